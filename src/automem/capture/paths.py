@@ -1,0 +1,47 @@
+"""The few paths the hot path needs, without importing the rest of automem.
+
+``automem.home`` builds the whole memory tree on top of these; they live here
+so a capture hook can find its spool and log without importing anything else.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import hashlib
+
+_SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+
+
+def automem_home() -> str:
+    """AUTOMEM_HOME, else ~/.automem (read on every call: tests and users change it)."""
+    env = os.environ.get("AUTOMEM_HOME")
+    if env:
+        return os.path.abspath(os.path.expanduser(env))
+    return os.path.join(os.path.expanduser("~"), ".automem")
+
+
+def spool_dir(home: str | None = None) -> str:
+    return os.path.join(home or automem_home(), "spool")
+
+
+def log_path(home: str | None = None) -> str:
+    return os.path.join(home or automem_home(), "log", "automem.log")
+
+
+def safe_session_id(session_id: object) -> str:
+    """A file name for a session id: the id itself when harmless, else a hash.
+
+    Session ids come from the payload, so a hostile or odd one ("../x", "")
+    must never choose where we write.
+    """
+    text = str(session_id or "").strip()
+    if _SAFE_ID.fullmatch(text) and ".." not in text:
+        return text
+    if not text:
+        return "unknown-session"
+    return "sid-" + hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:24]
+
+
+def spool_path(session_id: object, home: str | None = None) -> str:
+    return os.path.join(spool_dir(home), safe_session_id(session_id) + ".jsonl")

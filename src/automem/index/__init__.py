@@ -1,0 +1,1 @@
+"""index: see DESIGN.md."""

@@ -1,0 +1,1 @@
+"""Secrets out, before anything is written: a fast stdlib tier and the full pass."""
