@@ -1,0 +1,136 @@
+"""index.db: the derived SQLite database (only index/ writes it).
+
+Everything in it can be rebuilt from the Markdown tree: delete it (or let it
+get corrupted) and the next ``connect`` starts a fresh one; the bank's
+exactly-once keys are recovered from the ``turn_key`` lines of bank entries.
+WAL mode and a busy timeout let hooks, passes and the CLI share it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+
+from automem.home import Home
+from automem.log import log_error
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS cursors (
+    path TEXT PRIMARY KEY,
+    harness TEXT NOT NULL,
+    offset INTEGER NOT NULL DEFAULT 0,
+    size INTEGER NOT NULL DEFAULT 0,
+    mtime_ns INTEGER NOT NULL DEFAULT 0,
+    inode INTEGER NOT NULL DEFAULT 0,
+    head TEXT NOT NULL DEFAULT '',
+    updated_at REAL NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS banked (
+    turn_key TEXT PRIMARY KEY,
+    project TEXT NOT NULL,
+    file TEXT NOT NULL,
+    banked_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS reservations (
+    turn_key TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS harnesses (
+    harness TEXT PRIMARY KEY,
+    enabled_at REAL NOT NULL,
+    backfill_days INTEGER NOT NULL DEFAULT 30,
+    backfill_done INTEGER NOT NULL DEFAULT 0
+);
+"""
+
+
+def connect(home: Home | None = None) -> sqlite3.Connection:
+    """Open (creating or rebuilding as needed) the index database."""
+    home = home or Home.current()
+    home.ensure()
+    path = home.index_db
+    try:
+        conn = _open(path)
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        _migrate(conn, home)
+        return conn
+    except sqlite3.DatabaseError as exc:
+        log_error("index", f"{path} unusable ({exc}); moved aside and rebuilt")
+        _move_aside(path)
+        conn = _open(path)
+        _migrate(conn, home)
+        return conn
+
+
+def _open(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(str(path), timeout=10, isolation_level=None)
+    conn.execute("PRAGMA busy_timeout = 10000")
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    try:
+        path.chmod(0o600)
+    except OSError:
+        pass
+    return conn
+
+
+def _move_aside(path: Path) -> None:
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+    for suffix in ("", "-wal", "-shm"):
+        part = Path(str(path) + suffix)
+        if part.exists():
+            try:
+                part.replace(Path(f"{path}.corrupt-{stamp}{suffix}"))
+            except OSError:
+                part.unlink(missing_ok=True)
+
+
+def _migrate(conn: sqlite3.Connection, home: Home) -> None:
+    conn.executescript(_SCHEMA)
+    row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    if row is None:
+        conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        recover_banked_keys(conn, home)
+
+
+def recover_banked_keys(conn: sqlite3.Connection, home: Home) -> int:
+    """Re-learn which turns are banked from the bank entries themselves (index lost or new)."""
+    count = 0
+    for project in home.projects():
+        bank = project.bank_dir
+        if not bank.is_dir():
+            continue
+        for entry in bank.glob("*.md"):
+            key = _frontmatter_value(entry, "turn_key")
+            if key:
+                conn.execute(
+                    "INSERT OR IGNORE INTO banked VALUES (?, ?, ?, ?)",
+                    (key, project.slug, str(entry.relative_to(project.dir)), entry.stat().st_mtime),
+                )
+                count += 1
+    return count
+
+
+def _frontmatter_value(path: Path, key: str) -> str | None:
+    """A top-level scalar from a Markdown file's frontmatter, read without a YAML parser."""
+    try:
+        with path.open("r", encoding="utf-8", errors="replace") as handle:
+            if handle.readline().strip() != "---":
+                return None
+            for _ in range(200):
+                line = handle.readline()
+                if not line or line.strip() == "---":
+                    return None
+                if line.startswith(key + ":"):
+                    value = line.split(":", 1)[1].strip()
+                    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+                        value = value[1:-1]
+                    return value or None
+    except OSError:
+        return None
+    return None
