@@ -142,6 +142,110 @@ def doctor(as_json: bool) -> None:
         sys.exit(1)
 
 
+# ---------------------------------------------------------------- bank
+
+
+@cli.group()
+def bank() -> None:
+    """Bank every finished turn of every harness as Markdown (autobank)."""
+
+
+@bank.command("run")
+@click.option("--harness", "harnesses", multiple=True, help="Only this harness (repeatable).")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def bank_run(harnesses: tuple[str, ...], as_json: bool) -> None:
+    """One autobank pass (waits for a running pass to finish first)."""
+    from automem.bank.passes import run_pass
+
+    show_bar = sys.stderr.isatty() and not as_json
+
+    def progress(harness: str, banked: int) -> None:
+        if show_bar:
+            click.echo(f"\r{harness}: {banked} banked", nl=False, err=True)
+
+    report = run_pass(harnesses=harnesses or None, wait=True, progress=progress)
+    if show_bar:
+        click.echo("", err=True)
+    if as_json:
+        _echo_json(report.as_dict())
+        return
+    if report.skipped:
+        click.echo(f"skipped: {report.skipped}")
+        return
+    click.echo(
+        f"banked {report.banked} turn(s), rewrote {report.rewritten}, read {report.files_read} of "
+        f"{report.files_seen} transcript(s) ({report.bytes_read / 1e6:.1f} MB)"
+        + (" — more to read, run again or use `automem bank watch`" if report.backlog else "")
+    )
+    for error in report.errors:
+        click.echo(f"  error: {error}", err=True)
+
+
+@bank.command("watch")
+@click.option("--interval", default=30.0, show_default=True, help="Seconds between passes.")
+@click.option("--once", is_flag=True, hidden=True)
+def bank_watch(interval: float, once: bool) -> None:
+    """The service loop: a pass at start, every INTERVAL seconds, every 2 s while a backfill drains."""
+    from automem.bank.service import watch
+
+    watch(interval=interval, once=once, echo=click.echo)
+
+
+@bank.command("enable")
+@click.argument("harness")
+def bank_enable(harness: str) -> None:
+    """Turn autobank on for HARNESS (its first pass banks the last 30 days)."""
+    _set_harness(harness, True)
+
+
+@bank.command("disable")
+@click.argument("harness")
+def bank_disable(harness: str) -> None:
+    """Turn autobank off for HARNESS (what is banked stays)."""
+    _set_harness(harness, False)
+
+
+def _set_harness(harness: str, on: bool) -> None:
+    from automem.config import HARNESSES, load, set_value
+
+    if harness not in HARNESSES:
+        _fail(f"unknown harness {harness!r}; known: {', '.join(HARNESSES)}")
+    current = load().autobank_harnesses
+    wanted = [h for h in HARNESSES if (h in current or h == harness) and not (h == harness and not on)]
+    path = set_value("autobank.harnesses", wanted)
+    click.echo(f"autobank {'enabled' if on else 'disabled'} for {harness} ({path})")
+
+
+@bank.command("backfill")
+@click.option("--days", type=click.IntRange(1, 3650), required=True, help="Bank turns that finished in the last N days.")
+@click.option("--harness", "harnesses", multiple=True, help="Only this harness (repeatable).")
+def bank_backfill(days: int, harnesses: tuple[str, ...]) -> None:
+    """Widen the window to N days and re-read every transcript once (nothing is banked twice)."""
+    from automem.bank.passes import backfill, run_pass
+
+    backfill(days, harnesses=harnesses or None)
+    report = run_pass(harnesses=harnesses or None, wait=True)
+    click.echo(f"backfill of {days} day(s): banked {report.banked} turn(s)" + (" (more to read)" if report.backlog else ""))
+
+
+@bank.command("status")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def bank_status(as_json: bool) -> None:
+    """Per harness: switch, window, transcripts tracked, turns banked."""
+    from automem.bank.service import status
+
+    data = status()
+    if as_json:
+        _echo_json(data)
+        return
+    click.echo(f"auto_bank: {'on' if data['auto_bank'] else 'off'}")
+    for name, row in data["harnesses"].items():
+        click.echo(
+            f"  {name:12} {'on ' if row['enabled'] else 'off'}  transcripts {row['transcripts']:>5}  "
+            f"tracked {row['tracked']:>5}  banked {row['banked']:>6}  window from {row['window_start'] or '-'}"
+        )
+
+
 def main() -> None:  # pragma: no cover - console entry kept for `python -m automem.cli`
     cli()
 

@@ -226,3 +226,69 @@ def write_default(home: Home | None = None, *, overwrite: bool = False) -> Path:
 
     atomic_write_text(path, DEFAULT_CONFIG_TEXT)
     return path
+
+
+def set_value(dotted: str, value: Any, home: Home | None = None) -> Path:
+    """Change one setting in config.yml, keeping the user's comments where the line can be found.
+
+    The line ``<key>: ...`` under its section is rewritten in place; when the
+    file has no such line (or no file exists) the key is added to its section.
+    The result is validated before it replaces the file.
+    """
+    import re
+
+    import yaml
+
+    home = (home or Home.current()).ensure()
+    path = home.config_file
+    if not path.exists():
+        write_default(home)
+    text = path.read_text(encoding="utf-8")
+    section, _, key = dotted.rpartition(".")
+    rendered = yaml.safe_dump(value, default_flow_style=True).strip()
+    if rendered.endswith("\n..."):
+        rendered = rendered[:-4].strip()
+    lines = text.splitlines()
+    in_section = not section
+    done = False
+    for i, line in enumerate(lines):
+        stripped = line.split("#", 1)[0].rstrip()
+        if not stripped:
+            continue
+        indent = len(line) - len(line.lstrip())
+        if section and indent == 0:
+            in_section = stripped == f"{section}:"
+            continue
+        match = re.match(rf"^(\s*){re.escape(key)}:\s*([^#]*?)(\s*#.*)?$", line)
+        if in_section and match and (indent > 0 or not section):
+            lines[i] = f"{match.group(1)}{key}: {rendered}{match.group(3) or ''}"
+            done = True
+            break
+    if not done:
+        if section and any(l.rstrip() == f"{section}:" for l in lines):
+            at = next(i for i, l in enumerate(lines) if l.rstrip() == f"{section}:")
+            lines.insert(at + 1, f"  {key}: {rendered}")
+        elif section:
+            lines += [f"{section}:", f"  {key}: {rendered}"]
+        else:
+            lines.append(f"{key}: {rendered}")
+    new_text = "\n".join(lines) + "\n"
+    from automem.atomic import atomic_write_text
+
+    probe = Config(_parse_text(new_text, path), path)
+    if probe.get(dotted) != value:
+        raise ConfigError(f"could not set `{dotted}` in {path}; edit the file by hand")
+    atomic_write_text(path, new_text)
+    return path
+
+
+def _parse_text(text: str, path: Path) -> dict[str, Any]:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        probe = Path(tmp) / "config.yml"
+        probe.write_text(text, encoding="utf-8")
+        try:
+            return _parse(probe)
+        except ConfigError as exc:
+            raise ConfigError(str(exc).replace(str(probe), str(path))) from None

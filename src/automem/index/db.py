@@ -33,7 +33,8 @@ CREATE TABLE IF NOT EXISTS banked (
     turn_key TEXT PRIMARY KEY,
     project TEXT NOT NULL,
     file TEXT NOT NULL,
-    banked_at REAL NOT NULL
+    banked_at REAL NOT NULL,
+    revision TEXT
 );
 CREATE TABLE IF NOT EXISTS reservations (
     turn_key TEXT PRIMARY KEY,
@@ -43,8 +44,7 @@ CREATE TABLE IF NOT EXISTS reservations (
 CREATE TABLE IF NOT EXISTS harnesses (
     harness TEXT PRIMARY KEY,
     enabled_at REAL NOT NULL,
-    backfill_days INTEGER NOT NULL DEFAULT 30,
-    backfill_done INTEGER NOT NULL DEFAULT 0
+    window_start REAL NOT NULL
 );
 """
 
@@ -109,7 +109,7 @@ def recover_banked_keys(conn: sqlite3.Connection, home: Home) -> int:
             key = _frontmatter_value(entry, "turn_key")
             if key:
                 conn.execute(
-                    "INSERT OR IGNORE INTO banked VALUES (?, ?, ?, ?)",
+                    "INSERT OR IGNORE INTO banked (turn_key, project, file, banked_at) VALUES (?, ?, ?, ?)",
                     (key, project.slug, str(entry.relative_to(project.dir)), entry.stat().st_mtime),
                 )
                 count += 1

@@ -1,0 +1,117 @@
+"""A finished turn as a bank entry: seed 002's Markdown format, caps included.
+
+Rendering is a pure function of the turn, so the same turn always gives the
+same file name and bytes: a pass that dies after writing and before recording
+the turn's key rewrites the same file instead of adding a second one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+
+from automem.harness.model import Turn
+from automem.home import file_safe_iso, title_slug
+
+PROMPT_CAP = 2000
+RESULT_CAP = 4000
+ACTION_CAP = 300
+MAX_ACTIONS = 60
+MAX_FILE_BYTES = 1_000_000
+TITLE_CAP = 80
+TRUNCATED = " …[truncated]"
+
+_NOISE = re.compile(r"<(system-reminder|command-[a-z]+|local-command-[a-z]+)>.*?</\1>", re.S)
+
+
+@dataclass(frozen=True)
+class BankEntry:
+    file_name: str
+    text: str
+    title: str
+    ts: str
+    tags: list[str]
+
+
+def title_of(turn: Turn) -> str:
+    """The first meaningful line of the prompt (or the session title), short enough for an index row."""
+    source = _NOISE.sub(" ", turn.prompt or "").strip()
+    for line in source.splitlines():
+        line = " ".join(line.split()).strip("#>*- ")
+        if line:
+            return _cap(line, TITLE_CAP)
+    return _cap(turn.title or "Untitled turn", TITLE_CAP)
+
+
+def render(turn: Turn) -> BankEntry:
+    ts = _iso_ms(turn.ended_at or turn.started_at or "1970-01-01T00:00:00.000Z")
+    title = title_of(turn)
+    tags = sorted({(a.name or "tool").lower()[:40] for a in turn.actions})
+    digest = hashlib.sha256(turn.turn_key.encode("utf-8")).hexdigest()[:6]
+    file_name = f"{file_safe_iso(ts)}--{title_slug(title, 40)}-{digest}.md"
+    front = [
+        "---",
+        f"id: {_q(file_safe_iso(ts))}",
+        f"ts: {_q(ts)}",
+        f"title: {_q(title)}",
+        "tags:" + ("" if tags else " []"),
+        *[f"  - {_q(tag)}" for tag in tags],
+        f"cwd: {_q(turn.cwd or '')}",
+        f"session_id: {_q(turn.session_id)}",
+        f"harness: {_q(turn.harness)}",
+        f"turn_key: {_q(turn.turn_key)}",
+        f"source: {_q('autobank:' + turn.harness)}",
+    ]
+    if turn.finish_reason and turn.finish_reason not in ("turn_duration", "task_complete", "stop", "next_prompt"):
+        front.append(f"finish: {_q(turn.finish_reason)}")
+    front.append("---")
+    actions = [f"- {(a.name or 'tool').lower()}: {_cap(_action_text(a), ACTION_CAP)}" for a in turn.actions[:MAX_ACTIONS]]
+    if len(turn.actions) > MAX_ACTIONS:
+        actions.append(f"- … {len(turn.actions) - MAX_ACTIONS} more actions")
+    for feedback in turn.rejections[:5]:
+        actions.append(f"- rejected by the user: {_cap(' '.join(feedback.split()), ACTION_CAP)}")
+    head = "\n".join(front) + "\n\n## Prompt\n\n" + _cap((turn.prompt or "").strip(), PROMPT_CAP) + "\n\n## Actions\n\n"
+    head += ("\n".join(actions) if actions else "(none)") + "\n\n## Result\n\n"
+    result = _cap((turn.answer or "").strip() or "(no answer)", RESULT_CAP)
+    text = head + result + "\n"
+    while len(text.encode("utf-8")) > MAX_FILE_BYTES and len(result) > 100:  # seed: trim the Result to fit 1 MB
+        result = _cap(result, len(result) // 2)
+        text = head + result + "\n"
+    return BankEntry(file_name=file_name, text=text, title=title, ts=ts, tags=tags)
+
+
+def _action_text(action) -> str:
+    if action.input is None or action.input == "":
+        return action.input_summary or ""
+    if isinstance(action.input, str):
+        return action.input
+    try:
+        return json.dumps(action.input, ensure_ascii=False, sort_keys=False, separators=(",", ":"), default=str)
+    except (TypeError, ValueError):
+        return action.input_summary or ""
+
+
+def _cap(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: max(0, limit - len(TRUNCATED))].rstrip() + TRUNCATED
+
+
+def _q(value: str) -> str:
+    """A YAML double-quoted scalar (JSON strings are valid YAML)."""
+    return json.dumps(str(value), ensure_ascii=False)
+
+
+def _iso_ms(value: str) -> str:
+    """Normalize to ``YYYY-MM-DDTHH:MM:SS.mmmZ`` (the seed's ``ts``)."""
+    from datetime import datetime, timezone
+
+    text = value.strip()
+    try:
+        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return text
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=timezone.utc)
+    parsed = parsed.astimezone(timezone.utc)
+    return parsed.strftime("%Y-%m-%dT%H:%M:%S.") + f"{parsed.microsecond // 1000:03d}Z"

@@ -1,0 +1,317 @@
+"""Autobank passes: every finished turn of every enabled harness banked exactly once.
+
+A pass walks each enabled harness's transcripts, skips files whose size,
+modification time and inode match their cursor (a stat each, so an idle pass
+over a thousand files costs milliseconds), reads new bytes from the cursor,
+and banks each finished turn whose key is not yet in index.db.
+
+Exactly once: a turn is reserved before its entry is written and recorded as
+banked after; entry names are a pure function of the turn, so a pass killed
+between the two rewrites the same file, and a reservation older than ten
+minutes is taken over. Only one pass runs at a time (a lock file); a pass
+asked for while one runs leaves a note, and the running pass goes again.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+from automem import config as config_mod
+from automem.bank.entry import render
+from automem.bank.project_files import rebuild_main_md, write_missing_summaries
+from automem.bank.state import write_state
+from automem.harness import READERS
+from automem.harness.model import DROP_SECONDS, QUIET_SECONDS, Turn
+from automem.home import Home, Project
+from automem.index.db import connect
+from automem.log import log_error
+
+READ_BUDGET_BYTES = 8 * 1024 * 1024  # per harness per pass
+RESERVATION_TTL = 600.0
+DEFAULT_BACKFILL_DAYS = 30
+MAX_REPEATS = 3
+
+
+@dataclass
+class PassReport:
+    banked: int = 0
+    rewritten: int = 0
+    files_seen: int = 0
+    files_read: int = 0
+    bytes_read: int = 0
+    skipped: str | None = None
+    backlog: bool = False  # a budget stopped the pass with bytes left to read
+    projects: set[str] = field(default_factory=set)
+    per_harness: dict[str, int] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {
+            "banked": self.banked,
+            "rewritten": self.rewritten,
+            "files_seen": self.files_seen,
+            "files_read": self.files_read,
+            "bytes_read": self.bytes_read,
+            "skipped": self.skipped,
+            "backlog": self.backlog,
+            "projects": sorted(self.projects),
+            "per_harness": self.per_harness,
+            "errors": self.errors,
+        }
+
+
+Progress = Callable[[str, int], None]
+
+
+def run_pass(
+    home: Home | None = None,
+    *,
+    harnesses: Iterable[str] | None = None,
+    paths: dict[str, list[Path]] | None = None,
+    now: float | None = None,
+    budget_bytes: int = READ_BUDGET_BYTES,
+    wait: bool = False,
+    progress: Progress | None = None,
+) -> PassReport:
+    """One pass (single-flight). ``paths`` limits it to given files per harness (the Stop hook's own)."""
+    home = (home or Home.current()).ensure()
+    cfg = config_mod.load(home, strict=False)
+    if not cfg.auto_bank:
+        return PassReport(skipped="memory.auto_bank is off")
+    lock = _PassLock(home)
+    if not lock.acquire(wait=wait):
+        lock.leave_note()
+        return PassReport(skipped="another pass is running; it will pick this up")
+    try:
+        total = PassReport()
+        for _ in range(MAX_REPEATS):
+            lock.clear_note()
+            report = _one_pass(home, cfg, harnesses, paths, now, budget_bytes, progress)
+            _merge(total, report)
+            if not lock.note_left():
+                break
+            paths = None  # someone asked meanwhile: a full pass covers whatever they wanted
+        return total
+    finally:
+        lock.release()
+
+
+def _one_pass(home, cfg, harnesses, paths, now, budget_bytes, progress) -> PassReport:
+    now = time.time() if now is None else now
+    report = PassReport()
+    enabled = [h for h in (harnesses or cfg.autobank_harnesses) if h in READERS and h in cfg.autobank_harnesses]
+    conn = connect(home)
+    try:
+        cursors = {row[0]: row[1:] for row in conn.execute("SELECT path, offset, size, mtime_ns, inode, updated_at FROM cursors")}
+        for harness in enabled:
+            window_start = _window_start(conn, harness, now)
+            files = paths.get(harness, []) if paths is not None else READERS[harness].discover()
+            budget = budget_bytes
+            for path in files:
+                report.files_seen += 1
+                if budget <= 0:
+                    report.backlog = True
+                    break
+                try:
+                    budget -= _bank_file(home, conn, harness, Path(path), cursors, window_start, now, report, budget)
+                except Exception as exc:  # noqa: BLE001 - one bad transcript must not stop the pass
+                    message = f"{harness} {path}: {type(exc).__name__}: {exc}"
+                    report.errors.append(message)
+                    log_error("bank", message)
+                if progress:
+                    progress(harness, report.banked)
+        for slug in sorted(report.projects):
+            project = Project(home=home, slug=slug, root="")
+            from automem.store import write_markdown
+
+            _sweep_temp_files(project)
+            rebuild_main_md(project, write_markdown)
+            write_missing_summaries(project, write_markdown)
+    finally:
+        conn.close()
+    return report
+
+
+def _bank_file(home, conn, harness, path, cursors, window_start, now, report, budget) -> int:
+    """Bank what is new in one transcript; returns the bytes read."""
+    key = str(path)
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return 0
+    if st.st_mtime < window_start:
+        return 0  # not modified inside the backfill window: never read
+    offset, size, mtime_ns, inode, updated_at = cursors.get(key, (0, -1, -1, -1, 0.0))
+    unchanged = size == st.st_size and mtime_ns == st.st_mtime_ns and inode == st.st_ino
+    if unchanged:
+        if offset >= st.st_size:
+            return 0
+        # an open turn may settle through silence alone: look again once past each threshold
+        mtime = st.st_mtime
+        if not any(updated_at < mtime + wait <= now for wait in (QUIET_SECONDS, DROP_SECONDS)):
+            return 0
+    if inode != st.st_ino or st.st_size < offset:
+        offset = 0  # a new or rewritten file: banked keys keep this exactly-once
+    stream = READERS[harness].read_turns(path, start_offset=offset, now=now)
+    report.files_read += 1
+    settled_to = offset
+    read_before_stop = 0
+    stopped = False
+    for turn in stream:
+        if turn.settled:
+            settled_to = max(settled_to, turn.end_offset)
+        if turn.finished and _turn_time(turn) >= window_start:
+            _bank_turn(home, conn, turn, now, report)
+        read_before_stop = turn.end_offset - offset
+        if read_before_stop > budget:
+            stopped = True
+            report.backlog = True
+            break
+    resume = settled_to if stopped else stream.resume_offset
+    bytes_read = (read_before_stop if stopped else max(0, st.st_size - offset))
+    report.bytes_read += bytes_read
+    conn.execute(
+        "INSERT OR REPLACE INTO cursors (path, harness, offset, size, mtime_ns, inode, head, updated_at) VALUES (?,?,?,?,?,?,?,?)",
+        (key, harness, resume, st.st_size if not stopped else -1, st.st_mtime_ns, st.st_ino, "", now),
+    )
+    cursors[key] = (resume, st.st_size if not stopped else -1, st.st_mtime_ns, st.st_ino, now)
+    return bytes_read
+
+
+def _sweep_temp_files(project: Project) -> None:
+    """Temp files a killed pass left behind (only passes write bank/, and we hold the lock)."""
+    for folder in (project.bank_dir, project.state_dir, project.summaries_dir, project.dir):
+        if folder.is_dir():
+            for leftover in folder.glob(".*.tmp"):
+                leftover.unlink(missing_ok=True)
+
+
+def _turn_time(turn: Turn) -> float:
+    from datetime import datetime
+
+    for value in (turn.ended_at, turn.started_at):
+        if value:
+            try:
+                return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+            except ValueError:
+                continue
+    return time.time()
+
+
+def _bank_turn(home: Home, conn: sqlite3.Connection, turn: Turn, now: float, report: PassReport) -> None:
+    key = turn.turn_key
+    row = conn.execute("SELECT revision FROM banked WHERE turn_key = ?", (key,)).fetchone()
+    if row is not None and (turn.revision is None or row[0] == turn.revision):
+        return
+    owner = f"{os.getpid()}@{now}"
+    conn.execute("INSERT OR IGNORE INTO reservations VALUES (?, ?, ?)", (key, owner, now))
+    took = conn.execute(
+        "UPDATE reservations SET owner = ?, at = ? WHERE turn_key = ? AND (owner = ? OR at < ?)",
+        (owner, now, key, owner, now - RESERVATION_TTL),
+    ).rowcount
+    if not took:
+        return  # another live pass holds it
+    project = home.project_for_cwd(turn.cwd or "")
+    entry = render(turn)
+    from automem.store import write_markdown
+
+    target = project.bank_dir / entry.file_name
+    if row is not None:
+        old = conn.execute("SELECT file FROM banked WHERE turn_key = ?", (key,)).fetchone()
+        if old and old[0] != f"bank/{entry.file_name}":
+            (project.dir / old[0]).unlink(missing_ok=True)  # rewritten in place: one entry per key
+    write_markdown(target, entry.text)
+    if turn.todos or turn.plan:
+        write_state(project, turn, write_markdown)
+    conn.execute(
+        "INSERT OR REPLACE INTO banked (turn_key, project, file, banked_at, revision) VALUES (?, ?, ?, ?, ?)",
+        (key, project.slug, f"bank/{entry.file_name}", now, turn.revision),
+    )
+    conn.execute("DELETE FROM reservations WHERE turn_key = ?", (key,))
+    if row is None:
+        report.banked += 1
+    else:
+        report.rewritten += 1
+    report.per_harness[turn.harness] = report.per_harness.get(turn.harness, 0) + 1
+    report.projects.add(project.slug)
+
+
+def _window_start(conn: sqlite3.Connection, harness: str, now: float) -> float:
+    row = conn.execute("SELECT window_start FROM harnesses WHERE harness = ?", (harness,)).fetchone()
+    if row:
+        return row[0]
+    start = now - DEFAULT_BACKFILL_DAYS * 86400
+    conn.execute("INSERT INTO harnesses (harness, enabled_at, window_start) VALUES (?, ?, ?)", (harness, now, start))
+    return start
+
+
+def backfill(days: int, home: Home | None = None, harnesses: Iterable[str] | None = None, now: float | None = None) -> None:
+    """Widen the window to ``days`` and re-read every transcript once (banked keys prevent repeats)."""
+    home = (home or Home.current()).ensure()
+    now = time.time() if now is None else now
+    conn = connect(home)
+    try:
+        for harness in harnesses or READERS:
+            start = now - days * 86400
+            _window_start(conn, harness, now)
+            conn.execute("UPDATE harnesses SET window_start = min(window_start, ?) WHERE harness = ?", (start, harness))
+            conn.execute("DELETE FROM cursors WHERE harness = ?", (harness,))
+    finally:
+        conn.close()
+
+
+def _merge(total: PassReport, part: PassReport) -> None:
+    total.banked += part.banked
+    total.rewritten += part.rewritten
+    total.files_seen += part.files_seen
+    total.files_read += part.files_read
+    total.bytes_read += part.bytes_read
+    total.backlog = part.backlog
+    total.skipped = part.skipped
+    total.projects |= part.projects
+    for harness, count in part.per_harness.items():
+        total.per_harness[harness] = total.per_harness.get(harness, 0) + count
+    total.errors.extend(part.errors)
+
+
+class _PassLock:
+    """flock on bank.lock: held for the pass, released by the kernel if the process dies."""
+
+    def __init__(self, home: Home) -> None:
+        self.path = home.root / "bank.lock"
+        self.note = home.root / "bank.pending"
+        self.fd: int | None = None
+
+    def acquire(self, wait: bool) -> bool:
+        import fcntl
+
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+            return True
+        except BlockingIOError:
+            os.close(self.fd)
+            self.fd = None
+            return False
+
+    def release(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+    def leave_note(self) -> None:
+        try:
+            self.note.touch()
+        except OSError:
+            pass
+
+    def note_left(self) -> bool:
+        return self.note.exists()
+
+    def clear_note(self) -> None:
+        self.note.unlink(missing_ok=True)
