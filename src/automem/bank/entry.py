@@ -46,7 +46,9 @@ def title_of(turn: Turn) -> str:
 
 
 def render(turn: Turn) -> BankEntry:
-    ts = _iso_ms(turn.ended_at or turn.started_at or "1970-01-01T00:00:00.000Z")
+    # an Antigravity entry is one whole conversation, dated by its first prompt (seed 002)
+    first, second = (turn.started_at, turn.ended_at) if turn.harness == "antigravity" else (turn.ended_at, turn.started_at)
+    ts = _iso_ms(first or second or "1970-01-01T00:00:00.000Z")
     title = title_of(turn)
     tags = sorted({(a.name or "tool").lower()[:40] for a in turn.actions})
     digest = hashlib.sha256(turn.turn_key.encode("utf-8")).hexdigest()[:6]

@@ -1,0 +1,244 @@
+"""Streaming machinery every JSONL transcript reader shares.
+
+A transcript is read line by line from a byte offset (never whole into memory). A line without
+its newline is still being written: reading stops before it and the cursor stays there. A line
+that is not JSON is skipped. Turns come out in file order; the stream then knows the offset up
+to which everything is settled, which is the start of the one turn still open (or the end of the
+last complete line), so an incremental pass can resume there and re-read only that turn.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from automem.harness.model import (
+    DROP_SECONDS,
+    QUIET_SECONDS,
+    RESULT_CAP,
+    ToolAction,
+    Turn,
+    cap,
+    small_input,
+    summarize_input,
+)
+
+_loads = json.loads
+
+
+def iter_records(path: Path, start_offset: int = 0) -> Iterator[tuple[int, int, Any]]:
+    """(offset, end offset, parsed JSON or None) per complete line from ``start_offset``.
+
+    Stops before an unterminated last line (a writer is mid-line); yields None for a corrupt one.
+    """
+    with open(path, "rb") as handle:
+        if start_offset:
+            handle.seek(start_offset)
+        offset = start_offset
+        for line in handle:
+            end = offset + len(line)
+            if not line.endswith(b"\n"):
+                return
+            try:
+                record = _loads(line)
+            except ValueError:
+                record = None
+            yield offset, end, record
+            offset = end
+
+
+def read_first_record(path: Path) -> Any:
+    """The first line of a file, parsed (session headers), or None."""
+    try:
+        with open(path, "rb") as handle:
+            line = handle.readline()
+    except OSError:
+        return None
+    if not line.endswith(b"\n"):
+        return None
+    try:
+        return _loads(line)
+    except ValueError:
+        return None
+
+
+class OpenTurn:
+    """A turn being assembled: the Turn plus what is needed to decide when it is finished."""
+
+    __slots__ = ("turn", "pending", "by_id", "awaiting_model", "local_only")
+
+    def __init__(self, turn: Turn) -> None:
+        self.turn = turn
+        self.pending: set[str] = set()
+        self.by_id: dict[str, ToolAction] = {}
+        self.awaiting_model = False  # a tool result came back and the model has not spoken since
+        self.local_only = False
+
+    def add_action(self, call_id: str | None, name: str, raw_input: Any) -> ToolAction:
+        action = ToolAction(
+            name=name or "tool",
+            input_summary=summarize_input(raw_input),
+            input=small_input(raw_input),
+            call_id=call_id,
+        )
+        self.turn.actions.append(action)
+        if call_id:
+            self.pending.add(call_id)
+            self.by_id[call_id] = action
+        return action
+
+    def add_result(self, call_id: str | None, text: str, is_error: bool = False, exit_code: int | None = None) -> ToolAction | None:
+        action = self.by_id.get(call_id) if call_id else None
+        if call_id:
+            self.pending.discard(call_id)
+        self.awaiting_model = True
+        if action is None:
+            return None
+        action.result_text = cap(text, RESULT_CAP)
+        action.is_error = bool(is_error) or action.is_error
+        if exit_code is not None:
+            action.exit_code = exit_code
+        return action
+
+    def model_spoke(self) -> None:
+        self.awaiting_model = False
+
+    def set_answer(self, text: str) -> None:
+        if text and text.strip():
+            self.turn.answer = text.strip()
+
+    def close(self, reason: str, end_offset: int, ended_at: str | None, interrupted: bool = False) -> Turn:
+        turn = self.turn
+        turn.finished = True
+        turn.finish_reason = reason
+        turn.interrupted = turn.interrupted or interrupted
+        turn.end_offset = end_offset
+        if ended_at:
+            turn.ended_at = ended_at
+        return turn
+
+    def settle_unbanked(self, reason: str, end_offset: int) -> Turn:
+        turn = self.turn
+        turn.finished = False
+        turn.finish_reason = reason
+        turn.end_offset = end_offset
+        return turn
+
+    def quiet_ready(self) -> bool:
+        """An answer and nothing pending: the 5-minute quiet rule may finish it."""
+        return bool(self.turn.answer) and not self.pending and not self.awaiting_model
+
+
+class Parser:
+    """Per-file state machine; subclasses turn records into turns.
+
+    ``feed`` returns the turns that became settled with this record; ``current`` is the turn still
+    open, if any; ``quiet_rule`` says whether silence may finish it.
+    """
+
+    quiet_rule = True
+    wants_header = False
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.current: OpenTurn | None = None
+        self.skip_file = False
+
+    def header(self, record: Any) -> None:  # first line, given before reading from a mid-file offset
+        pass
+
+    def feed(self, offset: int, end: int, record: Any) -> list[Turn]:
+        raise NotImplementedError
+
+    def quiet_allowed(self, open_turn: OpenTurn) -> bool:
+        return self.quiet_rule
+
+
+class TurnStream:
+    """Iterate the turns of one transcript; afterwards ``resume_offset`` is where to start next time."""
+
+    def __init__(self, parser: Parser, path: Path, start_offset: int = 0, now: float | None = None) -> None:
+        self.parser = parser
+        self.path = Path(path)
+        self.start_offset = start_offset
+        self.now = now
+        self.resume_offset = start_offset
+        self.bytes_read = 0
+        self.done = False
+
+    def __iter__(self) -> Iterator[Turn]:
+        parser = self.parser
+        last_end = self.start_offset
+        if parser.skip_file:
+            self.done = True
+            return
+        try:
+            if self.start_offset and parser.wants_header:
+                first = read_first_record(self.path)
+                if first is not None:
+                    parser.header(first)
+            for offset, end, record in iter_records(self.path, self.start_offset):
+                last_end = end
+                if parser.skip_file:
+                    continue
+                if record is None or not isinstance(record, dict):
+                    continue
+                settled = parser.feed(offset, end, record)
+                if settled:
+                    yield from settled
+        except FileNotFoundError:
+            self.resume_offset = self.start_offset
+            self.done = True
+            return
+        self.bytes_read = last_end - self.start_offset
+        open_turn = parser.current
+        if open_turn is None or parser.skip_file:
+            self.resume_offset = last_end
+            self.done = True
+            return
+        silent_for = self._silent_for()
+        turn = open_turn.turn
+        if turn.end_offset < turn.start_offset:
+            turn.end_offset = last_end
+        if parser.quiet_allowed(open_turn) and silent_for >= QUIET_SECONDS and open_turn.quiet_ready():
+            parser.current = None
+            self.resume_offset = last_end
+            self.done = True
+            yield open_turn.close("quiet", last_end, turn.ended_at)
+            return
+        if silent_for >= DROP_SECONDS:
+            parser.current = None
+            self.resume_offset = last_end
+            self.done = True
+            yield open_turn.settle_unbanked("dropped", last_end)
+            return
+        self.resume_offset = turn.start_offset
+        self.done = True
+        yield turn
+
+    def _silent_for(self) -> float:
+        now = time.time() if self.now is None else self.now
+        try:
+            mtime = os.stat(self.path).st_mtime
+        except OSError:
+            return 0.0
+        return now - mtime
+
+
+def env_home(env: Mapping[str, str] | None) -> tuple[Mapping[str, str], Path]:
+    env = os.environ if env is None else env
+    home = env.get("HOME") or os.path.expanduser("~")
+    return env, Path(home)
+
+
+def is_nested_session_file(path: Path) -> bool:
+    """True for files inside a session's own folder (``<dir>/<session>/…/x.jsonl``): subagents."""
+    for parent in list(path.parents)[:4]:
+        sibling = parent.parent / (parent.name + ".jsonl")
+        if parent.name and sibling.exists() and sibling != path:
+            return True
+    return False

@@ -1,0 +1,210 @@
+"""Learned memories as Markdown files: the format of DESIGN.md, read and written in one place.
+
+A memory is ``projects/<slug>/memories/<file-safe-iso>--<slug>.md`` with YAML
+frontmatter (id, type, summary, tags, scope, source, harness, session_id,
+created, last_seen, seen) and a body of content, **Why:** and **How to
+apply:**. A memory whose ``source`` is not automatic belongs to the user:
+automation never rewrites or deletes it (``is_users``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from automem.home import Project, file_safe_iso, title_slug
+
+TYPES = ("pattern", "decision", "preference", "observation")
+SUMMARY_CAP = 120
+CONTENT_CAP = 4096
+WHY_CAP = 1024
+HOW_CAP = 1024
+TRUNCATION = "…[truncated]"
+AUTOMATIC_SOURCES = ("auto-memorize", "mcp", "llm")  # prefixes of sources automation may rewrite
+
+_WHY = "**Why:**"
+_HOW = "**How to apply:**"
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def cap(text: str, limit: int) -> str:
+    """Cut to ``limit`` characters, marking the cut so a reader knows text is missing."""
+    text = (text or "").strip()
+    if len(text) <= limit:
+        return text
+    return text[: limit - len(TRUNCATION)].rstrip() + TRUNCATION
+
+
+@dataclass
+class Memory:
+    type: str
+    summary: str
+    content: str
+    why: str = ""
+    how_to_apply: str = ""
+    tags: list[str] = field(default_factory=list)
+    scope: str = "project"  # project | global
+    source: str = "auto-memorize"
+    harness: str = ""
+    session_id: str = ""
+    created: str = field(default_factory=now_iso)
+    last_seen: str = ""
+    seen: int = 1
+    id: str = ""
+    path: Path | None = None
+
+    def __post_init__(self) -> None:
+        if self.type not in TYPES:
+            raise ValueError(f"memory type must be one of {', '.join(TYPES)}, not {self.type!r}")
+        self.summary = cap(" ".join((self.summary or "").split()), SUMMARY_CAP)
+        self.content = cap(self.content, CONTENT_CAP)
+        self.why = cap(self.why, WHY_CAP)
+        self.how_to_apply = cap(self.how_to_apply, HOW_CAP)
+        self.last_seen = self.last_seen or self.created
+        if not self.id:
+            digest = hashlib.sha256(f"{self.created}|{self.summary}".encode("utf-8")).hexdigest()[:6]
+            self.id = f"{file_safe_iso(self.created)[:19]}-{digest}"
+
+    @property
+    def is_automatic(self) -> bool:
+        return is_automatic_source(self.source)
+
+    def file_name(self) -> str:
+        return f"{file_safe_iso(self.created)}--{title_slug(self.summary, 50)}.md"
+
+    def render(self) -> str:
+        front = [
+            "---",
+            f"id: {_q(self.id)}",
+            f"type: {_q(self.type)}",
+            f"summary: {_q(self.summary)}",
+            "tags:" + ("" if self.tags else " []"),
+            *[f"  - {_q(tag)}" for tag in self.tags],
+            f"scope: {_q(self.scope)}",
+            f"source: {_q(self.source)}",
+            f"harness: {_q(self.harness)}",
+            f"session_id: {_q(self.session_id)}",
+            f"created: {_q(self.created)}",
+            f"last_seen: {_q(self.last_seen)}",
+            f"seen: {int(self.seen)}",
+            "---",
+            "",
+            self.content.strip(),
+            "",
+        ]
+        if self.why:
+            front += [f"{_WHY} {self.why.strip()}", ""]
+        if self.how_to_apply:
+            front += [f"{_HOW} {self.how_to_apply.strip()}", ""]
+        return "\n".join(front)
+
+    def as_dict(self) -> dict:
+        return {
+            "id": self.id, "type": self.type, "summary": self.summary, "content": self.content, "why": self.why,
+            "how_to_apply": self.how_to_apply, "tags": list(self.tags), "scope": self.scope, "source": self.source,
+            "harness": self.harness, "session_id": self.session_id, "created": self.created,
+            "last_seen": self.last_seen, "seen": self.seen, "path": str(self.path) if self.path else None,
+        }
+
+
+def is_automatic_source(source: str) -> bool:
+    return any(str(source).startswith(prefix) for prefix in AUTOMATIC_SOURCES)
+
+
+def parse(path: Path) -> Memory:
+    """Read one memory file (raises ValueError with the path when it is not one)."""
+    import frontmatter
+
+    try:
+        post = frontmatter.load(str(path))
+    except Exception as exc:  # noqa: BLE001 - yaml and io errors alike: say which file
+        raise ValueError(f"{path}: not a memory file ({exc})") from None
+    meta = post.metadata
+    body = post.content
+    why = how = ""
+    if _HOW in body:
+        body, how = body.split(_HOW, 1)
+    if _WHY in body:
+        body, why = body.split(_WHY, 1)
+    try:
+        memory = Memory(
+            type=str(meta.get("type", "observation")),
+            summary=str(meta.get("summary", "")),
+            content=body.strip(),
+            why=why.strip(),
+            how_to_apply=how.strip(),
+            tags=[str(t) for t in meta.get("tags") or []],
+            scope=str(meta.get("scope", "project")),
+            source=str(meta.get("source", "user")),
+            harness=str(meta.get("harness", "") or ""),
+            session_id=str(meta.get("session_id", "") or ""),
+            created=str(meta.get("created", "") or now_iso()),
+            last_seen=str(meta.get("last_seen", "") or ""),
+            seen=int(meta.get("seen", 1) or 1),
+            id=str(meta.get("id", "") or path.stem),
+        )
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    memory.path = path
+    return memory
+
+
+def list_memories(project: Project) -> list[Memory]:
+    """Every readable memory of a project (unreadable files are skipped, not fatal)."""
+    folder = project.memories_dir
+    if not folder.is_dir():
+        return []
+    out = []
+    for path in sorted(folder.glob("*.md")):
+        try:
+            out.append(parse(path))
+        except ValueError:
+            continue
+    return out
+
+
+def save(project: Project, memory: Memory) -> Path:
+    """Write a memory through the store (redacted, atomic); returns its path."""
+    from automem.store import write_markdown
+
+    path = memory.path or (project.memories_dir / memory.file_name())
+    write_markdown(path, memory.render())
+    memory.path = path
+    return path
+
+
+def reinforce(memory: Memory, when: str | None = None) -> Path | None:
+    """seen + 1 and last_seen, for an automatic memory; the user's own are never rewritten."""
+    if not memory.is_automatic or memory.path is None:
+        return None
+    from automem.store import write_markdown
+
+    memory.seen += 1
+    memory.last_seen = when or now_iso()
+    write_markdown(memory.path, memory.render())
+    return memory.path
+
+
+def _q(value: str) -> str:
+    return json.dumps(str(value), ensure_ascii=False)
+
+
+_ID_SAFE = re.compile(r"^[A-Za-z0-9._-]+$")
+
+
+def find(projects: list[Project], memory_id: str) -> Memory | None:
+    """A memory by id (or file stem) across the given projects."""
+    if not _ID_SAFE.match(memory_id or ""):
+        return None
+    for project in projects:
+        for memory in list_memories(project):
+            if memory.id == memory_id or (memory.path and memory.path.stem == memory_id):
+                return memory
+    return None

@@ -1,0 +1,111 @@
+"""Streaming guarantees shared by the JSONL readers, checked on a real file of each harness.
+
+Corrupt lines, a half-written last line, a file appended to while it is read, and resuming from
+the offset a previous read settled: every finished turn comes out exactly once, with the same key.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from automem.harness import claude_code, codex, pi
+
+CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "transcripts"
+pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not available")
+
+CASES = [
+    pytest.param(claude_code, "claude/omarchy-backup/projects/-home-vwestberg-Claude/44ef5cbf-9cc3-4f7b-ac40-337a4d39713b.jsonl", id="claude"),
+    pytest.param(codex, "codex/idaho-vault/sessions/2026/04/19/rollout-2026-04-19T22-04-58-019da910-1d2d-7883-b552-6e3adf8a4ed9.jsonl", id="codex"),
+    pytest.param(pi, "pi/pi-mono/large-session.jsonl", id="pi"),
+]
+QUIET = 3600.0
+BUSY = 10.0
+
+
+def _finished(module, path: Path, after_mtime: float, start: int = 0):
+    stream = module.read_turns(path, start_offset=start, now=os.stat(path).st_mtime + after_mtime)
+    turns = list(stream)
+    return [t.turn_key for t in turns if t.finished], stream
+
+
+def _lines(rel: str) -> list[bytes]:
+    return (CORPUS / rel).read_bytes().splitlines(keepends=True)
+
+
+@pytest.mark.parametrize("module,rel", CASES)
+def test_keys_stable_across_rereads(module, rel):
+    first, _ = _finished(module, CORPUS / rel, QUIET)
+    second, _ = _finished(module, CORPUS / rel, QUIET)
+    assert first == second and len(first) == len(set(first)) > 0
+
+
+@pytest.mark.parametrize("module,rel", CASES)
+def test_corrupt_line_in_the_middle_is_skipped(module, rel, tmp_path):
+    full, _ = _finished(module, CORPUS / rel, QUIET)
+    lines = _lines(rel)
+    mid = len(lines) // 2
+    broken = tmp_path / Path(rel).name
+    broken.write_bytes(b"".join(lines[:mid] + [b'{"type":"user","message":{"role":"us\x00\xff garbage\n', b"\n", b"[1,2]\n"] + lines[mid:]))
+    got, stream = _finished(module, broken, QUIET)
+    assert got == full
+    assert stream.resume_offset == broken.stat().st_size
+
+
+@pytest.mark.parametrize("module,rel", CASES)
+def test_half_written_last_line_is_left_for_next_read(module, rel, tmp_path):
+    full, _ = _finished(module, CORPUS / rel, QUIET)
+    lines = _lines(rel)
+    complete = b"".join(lines[:-1])
+    path = tmp_path / Path(rel).name
+    path.write_bytes(complete + lines[-1][: len(lines[-1]) // 2])
+    first, stream = _finished(module, path, BUSY)
+    assert stream.resume_offset <= len(complete)
+    with open(path, "ab") as handle:
+        handle.write(lines[-1][len(lines[-1]) // 2:])
+    second, _ = _finished(module, path, QUIET, start=stream.resume_offset)
+    assert first + second == full
+
+
+@pytest.mark.parametrize("module,rel", CASES)
+def test_appended_while_reading(module, rel, tmp_path):
+    full, _ = _finished(module, CORPUS / rel, QUIET)
+    lines = _lines(rel)
+    half = len(lines) // 2
+    path = tmp_path / Path(rel).name
+    path.write_bytes(b"".join(lines[:half]))
+    stream = module.read_turns(path, now=time.time())  # the file was just written: not quiet
+    seen = []
+    appended = False
+    for turn in stream:
+        if turn.finished:
+            seen.append(turn.turn_key)
+        if not appended:
+            with open(path, "ab") as handle:  # the writer goes on while we read
+                handle.write(b"".join(lines[half:]))
+            appended = True
+    rest, _ = _finished(module, path, QUIET, start=stream.resume_offset)
+    assert seen + rest == full
+
+
+@pytest.mark.parametrize("module,rel", CASES)
+def test_resume_from_settled_offset_reads_only_the_rest(module, rel, tmp_path):
+    full, _ = _finished(module, CORPUS / rel, QUIET)
+    lines = _lines(rel)
+    path = tmp_path / Path(rel).name
+    for fraction in (0.2, 0.5, 0.8):
+        cut = max(1, int(len(lines) * fraction))
+        path.write_bytes(b"".join(lines[:cut]))
+        before, stream = _finished(module, path, BUSY)
+        offset = stream.resume_offset
+        assert offset == 0 or b"".join(lines)[offset - 1:offset] == b"\n"  # a line boundary
+        after, _ = _finished(module, CORPUS / rel, QUIET, start=offset)
+        assert before + after == full, fraction
+
+
+def test_missing_file_yields_nothing(tmp_path):
+    stream = claude_code.read_turns(tmp_path / "gone.jsonl", start_offset=0)
+    assert list(stream) == [] and stream.resume_offset == 0
