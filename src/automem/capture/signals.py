@@ -1,30 +1,370 @@
 """Errors and failures in tool output, each with a normalized signature.
 
-(First cut; the full detector set lands with its tests.)
+Runs on every tool call, so it is built for speed and for precision: cheap
+substring checks find the few candidate lines, then anchored patterns decide
+what each line is. A word like "error" alone is never enough: the line must
+have the shape of a real failure (a level word at its start, a test summary
+with a non-zero count, a compiler diagnostic, an exception line at column 0).
+
+The signature strips what changes between runs and machines (paths, numbers,
+hashes, addresses, UUIDs, timestamps, temp names) and keeps what names the
+error (exception type, module name, error code, test name), so the same error
+compares equal across sessions and projects.
 """
 
 from __future__ import annotations
 
 import re
 
-_ERROR_LINE = re.compile(r"^.*\b(?:[A-Z][A-Za-z]*(?:Error|Exception)|ERROR|FATAL|error|fatal)\b.*$", re.M)
+
+class _Lazy:
+    """A regex compiled on first use: a hook process pays only for the patterns it reaches."""
+
+    __slots__ = ("_pattern", "_flags", "_compiled")
+
+    def __init__(self, pattern: str, flags: int = 0):
+        self._pattern, self._flags, self._compiled = pattern, flags, None
+
+    def _get(self) -> re.Pattern:
+        if self._compiled is None:
+            self._compiled = re.compile(self._pattern, self._flags)
+        return self._compiled
+
+    def match(self, text: str):
+        return self._get().match(text)
+
+    def search(self, text: str):
+        return self._get().search(text)
+
+    def fullmatch(self, text: str):
+        return self._get().fullmatch(text)
+
+    def sub(self, repl, text: str):
+        return self._get().sub(repl, text)
+
+
+MAX_SIGNALS = 8
+MAX_LINE = 500
+MAX_SIGNATURE = 300
+_MAX_CANDIDATES = 400  # candidate lines classified per text
+_MAX_LINE_SCAN = 4000  # longer lines are data blobs (minified code), not diagnostics
+
+# Lower-case substrings that every recognised line contains (the prefilter).
+_KEYWORDS = (
+    "error", "fail", "fatal", "exception", "denied", "not permitted", "not found", "no such file",
+    "not recognized", "panic", "err!", "exit code", "exited with", "exit status",
+)
+
+# --- test runners -----------------------------------------------------------
+_TEST_RUNNERS = (  # (kind, substrings one of which the line must hold, pattern)
+    ("pytest", ("FAILED ", "ERROR "), _Lazy(r"^(?:FAILED|ERROR) \S+::\S+|^ERROR \S+\.py\b")),
+    ("pytest", (" in ",), _Lazy(r"^=*[ \t]*[1-9]\d* (?:failed|errors?)\b(?:, \d+ \w+)*[ \t]+in [\d.]+s\b"
+                                r"|^=+ .*?\b[1-9]\d* (?:failed|errors?)\b.* in [\d.]+s\b")),
+    ("jest", ("Test",), _Lazy(r"^[ \t]*(?:Tests?|Test Files|Test Suites):?[ \t]+.*?\b[1-9]\d* failed\b")),
+    ("jest", ("FAIL ",), _Lazy(r"^[ \t]*FAIL[ \t]+\S+\.[cm]?[jt]sx?\b")),
+    ("go-test", ("FAIL",), _Lazy(r"^[ \t]*--- FAIL: \S+|^FAIL\t\S+")),
+    ("cargo-test", ("FAILED", "test failed"), _Lazy(r"^test result: FAILED\b|^test \S+ \.\.\. FAILED$|^error: test failed\b")),
+    ("node-test", ("# fail",), _Lazy(r"^# fail [1-9]\d*$")),
+)
+_NPM = _Lazy(r"^npm (?:ERR!|error) +\S")
+_COMPILERS = (
+    # gcc/clang/javac/swiftc: file:line[:col]: [fatal] error: message
+    _Lazy(r"^[ \t]*[^\s:]+:\d+(?::\d+)?:[ \t]+(?:fatal )?error:[ \t]+\S"),
+    # tsc: file(line,col): error TS2322: ... / file:line:col - error TS2322: ...
+    _Lazy(r"^[ \t]*\S+?(?:\(\d+,\d+\)|:\d+:\d+ -):? error TS\d+: |^error TS\d+: "),
+    # rustc: error[E0308]: mismatched types ; MSVC: file(12): error C2065: ...
+    _Lazy(r"^error\[E\d{4}\]: \S|^\S+\(\d+\)[ \t]*: (?:fatal )?error [A-Z]+\d+: "),
+    # eslint / biome style: "  12:5  error  message  rule"
+    _Lazy(r"^[ \t]+\d+:\d+[ \t]+error[ \t]+\S"),
+)
+# An exception at column 0: Python's last traceback line, JS/Node, Java.
+_EXCEPTION = _Lazy(
+    r"^(?:E[ \t]+|\[|Uncaught[ \t]+|Caused by:[ \t]+|Exception in thread \"[^\"]*\"[ \t]+"
+    r"|Unhandled(?: promise)? rejection:?[ \t]+)?"
+    r"(?P<exc>(?:[A-Za-z_]\w*\.)*[A-Z]\w*?(?:Error|Exception|Fault))"
+    r"(?:[ \t]\[\w+\])?(?::[ \t]*(?P<msg>.*?))?\]?[ \t]*$"
+)
+_POWERSHELL = _Lazy(r"^[ \t]*\+ FullyQualifiedErrorId : (?:[\w.,-]+,)?(?P<exc>[\w.]+?(?:Exception|Error))?\b")
+_AFTER_COLON = r"(?:^[ \t]*|:[ \t]*|\b(?:code|errno)[ \t]+)"  # where a system error message starts
+_PERMISSION = _Lazy(
+    _AFTER_COLON + r"(?:Permission denied|PERMISSION DENIED|EACCES|EPERM|[Oo]peration not permitted"
+    r"|Access is denied|Access to the path .{1,200} is denied)(?![\"'`\w])"
+)
+_NOT_FOUND = _Lazy(
+    _AFTER_COLON + r"(?:command not found|[Nn]o such file or directory|ENOENT|[Cc]annot find the path specified"
+    r"|Cannot find module '[^']+')(?![\"'`\w])"
+    r"|is not recognized as (?:the name of a cmdlet|an internal or external command)"
+    r"|^\S*sh: (?:line )?\d+: .+: not found$"
+)
+_ERROR_LINE = _Lazy(
+    r"^(?P<indent>[ \t]*)"
+    r"(?P<prefix>(?:\d{4}-\d\d-\d\d[T ]\d\d:\d\d[\d:.,]*(?:Z|[+-]\d\d:?\d\d)?[ \t]+)?"
+    r"(?:\[[^\]\n]{1,60}\][ \t]*)*?"
+    r"(?:(?P<prog>[\w.+-]{1,40}(?:\[\d+\])?):[ \t]+)?)"
+    r"(?:(?P<tag>(?i:\[(?:error|fatal|err|critical|emerg)\]|<(?:error|fatal)>))"
+    r"|(?P<upper>ERROR|FATAL|CRITICAL|PANIC|FATAL ERROR)(?=[:\] \t])"
+    r"|(?P<lower>[Ee]rror|[Ff]atal(?: error)?|panic)(?:[ \t]?\[[\w-]+\])?:"
+    r"|(?P<make>make(?:\[\d+\])?: \*\*\* .*Error \d+))"
+    r"[ \t]*[:\]-]?[ \t]*(?P<msg>.*)$"
+)
+_NULLISH = _Lazy(
+    r"^(?:0+|none|no(?:ne)? (?:errors?|issues|problems)\b.*|false|null|nil|n/?a|ok|off|\[\]|\{\}|-+)?[ \t]*[,;.]?[ \t]*$",
+    re.I,
+)
+_NOT_A_MESSAGE = _Lazy(r"^[=(){},.;\"|>&*#]")
+_CONFIG_KEY = _Lazy(r"level|log|verbosity|severity|threshold|format|mode", re.I)
+_EXIT_LINE = _Lazy(
+    r"^[ \t]*(?:Exit code:?|Command exited with code|Process finished with exit code|exit status"
+    r"|Process completed with exit code)[ \t]+(?P<code>-?\d+)\b"
+)
+_NO_DIGITS = str.maketrans("", "", "0123456789")
+_TRACEBACK = "Traceback (most recent call last)"
+_FILE_VIEW_LINE = _Lazy(r"^[ \t]*\d+(?:→|\t)")
+_TAGS = _Lazy(r"</?[a-z_]+>")
+
+# --- signature normalization -------------------------------------------------
+_SIG_TOKENS = _Lazy(
+    r"(?P<uuid>\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b)"
+    r"|(?P<ts>\b\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)?\b"
+    r"|\b\d\d:\d\d:\d\d(?:[.,]\d+)?\b)"
+    r"|(?P<url>\b[a-z][a-z0-9+.-]*://[^\s'\"<>)\]]+)"
+    r"|(?P<quoted>(?<!\w)'[^'\n]{0,200}'(?!\w)|\"[^\"\n]{0,200}\"|`[^`\n]{0,200}`)"
+    r"|(?P<winpath>\b[A-Za-z]:\\[^\s'\"<>|:*?]*)"
+    r"|(?P<path>(?:~|(?<![\w.@+-])[\w.@+-]+)?(?:/[\w.@+-]+)+/?|(?<![\w/])\.{0,2}/(?=\s|$)"
+    r"|(?<![\w.@+-])[\w.@+-]+\.(?:py|pyi|js|mjs|cjs|jsx|ts|tsx|go|rs|c|cc|cpp|h|hpp|java|kt|rb|php|cs|swift|sh)\b)"
+    r"|(?P<addr>\b0x[0-9a-fA-F]+\b)"
+    r"|(?P<hash>\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,64}\b)"
+    r"|(?P<tmp>\b(?:tmp|temp)[\w-]{5,}\b|\bpytest-\d+\b)"
+    r"|(?P<num>(?<![\w.])\d+(?:\.\d+)*(?:ms|us|ns|s|m|h|[kKMG]i?B|B|x|%)?(?!\w))"
+)
+_LOCATIONS = _Lazy(
+    r"File <path>, line <n>(?:, in \S+)?"
+    r"|<path>(?:(?::<n>){1,2}|\(<n>(?:,<n>)?\)|,? line <n>(?:, column <n>)?)"
+)
+_DECOR = _Lazy(r"[=━─_*~#-]{3,}|^[>+|×✖✗✘!]+[ \t]")
+
+
+def _sig_token(match: re.Match) -> str:
+    kind = match.lastgroup
+    text = match.group(0)
+    if kind == "quoted":
+        inner = text[1:-1]
+        if _looks_like_path(inner):
+            return text[0] + "<path>" + text[-1]
+        if re.fullmatch(r"(?:tmp|temp)[\w.-]*", inner, re.I):
+            return text[0] + "<tmp>" + text[-1]
+        return text[0] + _SIG_TOKENS.sub(_sig_token_inner, inner) + text[-1]
+    if kind in ("path", "winpath"):
+        return "<path>"
+    return {"uuid": "<uuid>", "ts": "<ts>", "url": "<url>", "addr": "<addr>",
+            "hash": "<hash>", "tmp": "<tmp>", "num": "<n>"}[kind]
+
+
+def _sig_token_inner(match: re.Match) -> str:
+    """Inside a kept quoted string: only the volatile parts, never module-like names."""
+    kind = match.lastgroup
+    if kind in ("path", "winpath", "quoted"):
+        text = match.group(0)
+        return "<path>" if _looks_like_path(text) else text
+    return _sig_token(match)
+
+
+def _looks_like_path(text: str) -> bool:
+    return (
+        text.startswith(("/", "~/", "./", "../", "\\\\"))
+        or bool(re.match(r"[A-Za-z]:[\\/]", text))
+        or (text.count("/") >= 2 and " " not in text)
+        or bool(re.search(r"\.(?:py|js|ts|tsx|jsx|go|rs|c|h|cpp|java|rb|json|ya?ml|toml|md|txt|log|sh)$", text))
+    )
 
 
 def normalize_signature(text: str) -> str:
-    text = re.sub(r"(?:/[^\s:'\"]+)+", "<path>", text)
-    text = re.sub(r"\b0x[0-9a-fA-F]+\b|\b[0-9a-f]{7,}\b|\d+", "<n>", text)
-    return " ".join(text.split())[:200]
+    """Volatile parts replaced by placeholders; the identity of the error kept."""
+    text = text or ""
+    if text.startswith("npm ERR!"):
+        text = "npm error" + text[len("npm ERR!") :]
+    text = _DECOR.sub(" ", text)
+    text = _SIG_TOKENS.sub(_sig_token, text)
+    if "<path>" in text:
+        text = text.replace('"<path>"', "<path>").replace("'<path>'", "<path>")
+        text = _LOCATIONS.sub("<loc>", text)
+    return " ".join(text.split())[:MAX_SIGNATURE]
+
+
+# --- detection --------------------------------------------------------------
+
+
+def _looks_like_file_view(text: str) -> bool:
+    """A numbered file listing (Claude Code Read output): content, not a failure."""
+    seen = 0
+    for line in text.lstrip("\n").split("\n", 6)[:5]:
+        if not line.strip():
+            continue
+        if not _FILE_VIEW_LINE.match(line):
+            return False
+        seen += 1
+    return seen > 0
+
+
+def _candidate_lines(text: str, lower: str):
+    """(start, end) of each line holding a keyword, in text order, capped."""
+    starts: dict[int, int] = {}
+    for keyword in _KEYWORDS:
+        if keyword not in lower:
+            continue
+        pos = lower.find(keyword)
+        while pos != -1 and len(starts) < _MAX_CANDIDATES * 2:
+            start = lower.rfind("\n", 0, pos) + 1
+            end = lower.find("\n", pos)
+            end = len(lower) if end == -1 else end
+            starts.setdefault(start, end)
+            pos = lower.find(keyword, end)
+    for start in sorted(starts)[:_MAX_CANDIDATES]:
+        yield start, starts[start]
+
+
+def _classify(line: str, has_traceback: bool) -> str | None:
+    """The error type of one line, or None when it is not a failure line.
+
+    Each family is tried only when the line holds the text it needs, so its
+    pattern is compiled (and run) only when it can match.
+    """
+    low = line.lower()
+    has_error = "error" in low
+    if "fail" in low or (has_error and ("::" in line or " in " in line)):
+        for kind, needles, pattern in _TEST_RUNNERS:
+            if any(n in line for n in needles) and pattern.search(line):
+                return kind
+    if line.startswith("npm ") and _NPM.match(line):
+        return "npm"
+    if has_error and (": error" in line or "error TS" in line or "error[" in line or " error " in line):
+        for pattern in _COMPILERS:
+            if pattern.match(line):
+                return "compiler"
+    if "Error" in line or "Exception" in line or "Fault" in line:
+        exc = _EXCEPTION.match(line)
+        if exc and (exc.group("msg") or (exc.group("msg") is None and has_traceback)):
+            return exc.group("exc").rsplit(".", 1)[-1]
+        if "FullyQualifiedErrorId" in line:
+            ps = _POWERSHELL.match(line)
+            if ps:
+                return ps.group("exc") or "powershell"
+    if ("denied" in low or "not permitted" in low or "EACCES" in line or "EPERM" in line) and _PERMISSION.search(line):
+        return "permission-denied"
+    if ("not found" in low or "no such file" in low or "ENOENT" in line or "not recognized" in low
+            or "annot find" in low) and _NOT_FOUND.search(line):
+        return "not-found"
+    if (has_error or "fatal" in low or "panic" in low) and _is_error_line(line):
+        return "error-line"
+    return None
+
+
+def _is_error_line(line: str) -> bool:
+    match = _ERROR_LINE.match(line)
+    if not match:
+        return False
+    if match.group("make"):
+        return True
+    msg = match.group("msg").strip()
+    if not msg or _NULLISH.match(msg) or _NOT_A_MESSAGE.match(msg):
+        return False
+    prog = match.group("prog") or ""
+    if prog and _CONFIG_KEY.search(prog):
+        return False  # "log_level: ERROR ..." is configuration
+    if match.group("lower") and match.group("indent") and not match.group("prefix"):
+        return False  # an indented "error: ..." is a YAML/JSON key, not a diagnostic
+    if match.group("lower") and not match.group("lower")[0].isupper() and msg.startswith(("'", "`")):
+        return False
+    return True
+
+
+def _with_location(line: str, text: str, end: int) -> str:
+    """The carrying line, plus the "--> file:line" that rustc prints under it."""
+    next_end = text.find("\n", end + 1)
+    following = text[end + 1 : next_end if next_end != -1 else len(text)].strip()
+    if line.startswith("error") and following.startswith("--> "):
+        return line.strip() + " " + following
+    return line
+
+
+def _signal(error_type: str, line: str, signature_source: str | None = None) -> dict:
+    line = line.strip()[:MAX_LINE]
+    return {"error_type": error_type, "line": line, "signature": normalize_signature(signature_source or line)}
+
+
+def _first_line(text: str, skip: re.Pattern | None = None) -> str:
+    for raw in text.splitlines():
+        line = _TAGS.sub("", raw).strip()
+        if line and not (skip and skip.match(line)):
+            return line
+    return ""
+
+
+def _fallback(text: str, is_error: bool, exit_code: int | None, exit_in_text: int | None) -> list[dict]:
+    code = exit_code if exit_code else exit_in_text
+    if code:
+        context = _first_line(text, _EXIT_LINE)
+        line = f"exit code {code}: {context}" if context else f"exit code {code}"
+        signal = _signal("exit-code", line)
+        signal["signature"] = f"exit code {code}: {normalize_signature(context)}".rstrip(": ")
+        return [signal]
+    if is_error:
+        line = _first_line(text) or "(tool reported an error with no output)"
+        return [_signal("tool-error", line)]
+    return []
 
 
 def detect_errors(text: str, *, is_error: bool = False, exit_code: int | None = None) -> list[dict]:
-    out = []
-    for match in _ERROR_LINE.finditer(text or ""):
-        line = match.group(0).strip()[:500]
-        out.append({"error_type": "error", "line": line, "signature": normalize_signature(line)})
-        if len(out) >= 5:
+    """Failure signals of one tool output: [{error_type, line, signature}], at most MAX_SIGNALS."""
+    text = text or ""
+    lower = text.lower()
+    found: list[dict] = []
+    exit_in_text: int | None = None
+    if any(k in lower for k in _KEYWORDS) and not _looks_like_file_view(text):
+        has_traceback = _TRACEBACK in text
+        signatures: set[str] = set()
+        kinds: set[str] = set()
+        shapes: set[str] = set()
+        for start, end in _candidate_lines(text, lower):
+            line = text[start:end].rstrip("\r")
+            if len(line) > _MAX_LINE_SCAN:
+                continue
+            exit_match = _EXIT_LINE.match(line)
+            if exit_match:
+                if exit_in_text is None and exit_match.group("code") != "0":
+                    exit_in_text = int(exit_match.group("code"))
+                continue
+            shape = line.translate(_NO_DIGITS).strip()
+            if shape in shapes:
+                continue  # the same line again with other numbers: same signature
+            shapes.add(shape)
+            kind = _classify(line, has_traceback)
+            if kind is None or (kind == "npm" and kind in kinds):
+                continue  # npm repeats one failure over many lines: keep its first
+            signal = _signal(kind, _with_location(line, text, end), line)
+            if signal["signature"] in signatures:
+                continue
+            signatures.add(signal["signature"])
+            kinds.add(kind)
+            found.append(signal)
+    if not found:
+        return _fallback(text, is_error, exit_code, exit_in_text)
+    return _pick(found)
+
+
+def _pick(found: list[dict]) -> list[dict]:
+    """At most MAX_SIGNALS, one of each type first so a flood of one kind hides nothing."""
+    if len(found) <= MAX_SIGNALS:
+        return found
+    chosen: list[int] = []
+    types: set[str] = set()
+    for i, signal in enumerate(found):
+        if signal["error_type"] not in types:
+            types.add(signal["error_type"])
+            chosen.append(i)
+    for i in range(len(found)):
+        if len(chosen) >= MAX_SIGNALS:
             break
-    if not out and (is_error or exit_code):
-        first = (text or "").strip().splitlines()[:1]
-        line = first[0][:500] if first else f"exit code {exit_code}"
-        out.append({"error_type": "exit", "line": line, "signature": normalize_signature(line)})
-    return out
+        if i not in chosen:
+            chosen.append(i)
+    return [found[i] for i in sorted(chosen[:MAX_SIGNALS])]
