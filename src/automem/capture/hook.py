@@ -10,7 +10,6 @@ only when such an event arrives.
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import sys
@@ -40,7 +39,10 @@ KNOWN_EVENTS = frozenset(
 
 # event -> "module:function" taking (payload, harness) and returning a hook output dict or None.
 # Later parts of automem register here; a module that is not there yet is simply skipped.
-LATE_HANDLERS: dict[str, str] = {}
+LATE_HANDLERS: dict[str, str] = {
+    "Stop": "automem.bank.trigger:on_stop",
+    "SessionEnd": "automem.bank.trigger:on_stop",
+}
 
 REJECTION_MARK = "The user doesn't want to proceed with this tool use"
 FEEDBACK_MARK = "the user said:"
@@ -66,7 +68,7 @@ def run(argv: list[str], raw: bytes) -> dict | None:
         return None
     try:
         payload = json.loads(raw)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: absurdly deep nesting
         log_error("hook", f"payload is not JSON ({exc}) for event {event_arg or '?'}")
         return None
     if not isinstance(payload, dict):
@@ -81,6 +83,8 @@ def run(argv: list[str], raw: bytes) -> dict | None:
         capture(event, payload, harness)
     target = LATE_HANDLERS.get(event)
     if target:
+        import importlib
+
         module_name, _, func_name = target.partition(":")
         handler = getattr(importlib.import_module(module_name), func_name)
         return handler(payload, harness)
@@ -137,7 +141,14 @@ def _result_records(event: str, payload: dict) -> list[dict]:
     text = response_text(response)
     if REJECTION_MARK in text:
         feedback = text.split(FEEDBACK_MARK, 1)[1].strip() if FEEDBACK_MARK in text else ""
-        return [{"kind": "rejection", "tool": tool, "input": command, "feedback": feedback}]
+        record = {"kind": "rejection", "tool": tool, "input": command, "feedback": feedback}
+        if feedback:
+            from automem.capture.feedback import detect_feedback
+
+            # the user's words on a rejected call are the richest correction there is: classify them too
+            kinds = [item["feedback"] for item in detect_feedback(feedback)]
+            record["feedback_kind"] = kinds[0] if kinds else "correction"
+        return [record]
     if payload.get("is_interrupt") is True or (isinstance(response, dict) and response.get("interrupted") is True):
         return [{"kind": "interrupt", "tool": tool, "input": command}]
     exit_code = exit_code_of(response, text)

@@ -36,7 +36,7 @@ def summarize_input(tool_name: str, tool_input: object) -> str:
             return _cap(f"{key}: {value}")
     try:
         return _cap(json.dumps(tool_input, ensure_ascii=False, sort_keys=True, default=str))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         return ""
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-import hashlib
 
 _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
@@ -40,6 +39,8 @@ def safe_session_id(session_id: object) -> str:
         return text
     if not text:
         return "unknown-session"
+    import hashlib  # lazily: loading OpenSSL costs ~2.5 ms and ordinary ids never need it
+
     return "sid-" + hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:24]
 
 

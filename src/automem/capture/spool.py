@@ -18,6 +18,7 @@ MAX_LINE_BYTES = 8192
 MAX_SPOOL_BYTES = 4 * 1024 * 1024
 MAX_RECORDS_PER_EVENT = 32
 _TRUNCATED = "…[truncated]"
+_RECORD_START = b'{"v":'  # every record starts with its version (hook.capture puts it first)
 
 
 def encode_line(record: dict) -> bytes:
@@ -43,10 +44,12 @@ def encode_line(record: dict) -> bytes:
         data = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8", "replace")
         if len(data) <= MAX_LINE_BYTES:
             return data
-    # nothing left to shorten sensibly: keep only the envelope
-    small = {k: record[k] for k in ("v", "ts", "event", "kind", "session_id") if k in record}
+    # nothing left to shorten sensibly: keep only the envelope, each field short
+    small = {k: record[k] if not isinstance(record[k], str) else record[k][:200]
+             for k in ("v", "ts", "event", "kind", "session_id") if k in record}
+    small = {k: v for k, v in small.items() if v is None or isinstance(v, (str, int, float, bool))}
     small["truncated"] = True
-    return (json.dumps(small, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    return (json.dumps(small, ensure_ascii=True, separators=(",", ":")) + "\n").encode("utf-8")
 
 
 def append(session_id: object, records: list[dict], home: str) -> int:
@@ -87,6 +90,21 @@ def _rotate_if_full(path: str, incoming: int) -> None:
         os.close(lock_fd)
 
 
+def _parse_line(raw: bytes) -> object:
+    """One spool line; a line glued to the torn tail of a killed writer is recovered from its ``{"v":``."""
+    try:
+        return json.loads(raw)
+    except ValueError:
+        pass
+    start = raw.find(_RECORD_START, 1)
+    while start > 0:
+        try:
+            return json.loads(raw[start:])
+        except ValueError:
+            start = raw.find(_RECORD_START, start + 1)
+    return None
+
+
 def read(session_id: object, home: str) -> list[dict]:
     """Every whole, parseable line of the session's spool, the rotated part first."""
     path = spool_path(session_id, home)
@@ -97,10 +115,7 @@ def read(session_id: object, home: str) -> list[dict]:
                 for raw in handle:
                     if not raw.endswith(b"\n"):
                         break  # a line still being written
-                    try:
-                        value = json.loads(raw)
-                    except ValueError:
-                        continue
+                    value = _parse_line(raw)
                     if isinstance(value, dict):
                         records.append(value)
         except FileNotFoundError:

@@ -1,0 +1,53 @@
+"""Shared fixtures: a throwaway memory home, and the real installed hook command."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BIN = Path(sys.executable).parent
+
+
+def hook_command() -> list[str]:
+    """The console script a harness runs (``<venv>/bin/automem``), else the same entry via ``-m``."""
+    script = BIN / "automem"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "automem"]
+
+
+@pytest.fixture
+def automem_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """AUTOMEM_HOME and HOME pointed at fresh folders under tmp_path (the home itself is not created)."""
+    home = tmp_path / "automem-home"
+    user = tmp_path / "user-home"
+    user.mkdir()
+    monkeypatch.setenv("AUTOMEM_HOME", str(home))
+    monkeypatch.setenv("HOME", str(user))
+    monkeypatch.delenv("AUTOMEM_HARNESS", raising=False)
+    return home
+
+
+def run_hook(event: str | None, payload: object, env: dict | None = None, *, args: tuple[str, ...] = (),
+             timeout: float = 60, **popen) -> subprocess.CompletedProcess:
+    """Run ``automem hook <event> [args]`` as a subprocess with payload on stdin.
+
+    payload: bytes/str are sent as they are, anything else as JSON. env defaults to
+    os.environ (which the automem_home fixture has pointed at tmp dirs).
+    """
+    if isinstance(payload, str):
+        payload = payload.encode("utf-8", "surrogatepass")
+    elif not isinstance(payload, bytes):
+        payload = json.dumps(payload).encode()
+    argv = [*hook_command(), "hook", *([event] if event else []), *args]
+    return subprocess.run(argv, input=payload, capture_output=True, env=dict(os.environ if env is None else env),
+                          timeout=timeout, **popen)
+
+
+@pytest.fixture(name="run_hook")
+def run_hook_fixture():
+    """The run_hook helper, as a fixture so test modules need no import path tricks."""
+    return run_hook
