@@ -318,3 +318,13 @@ def test_every_capture_event_appends_to_one_file_per_session(automem_home, run_h
         by_session.setdefault(record["session_id"], []).append(record["kind"])
     assert by_session == {SESSION: ["tool", "result"], "another-session": ["tool"]}
     assert stat.S_IMODE((automem_home / "spool").stat().st_mode) == 0o700
+
+
+def test_secret_across_the_summary_cut_never_reaches_the_spool(automem_home, run_hook):
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0"
+    for cut in range(270, 300, 3):
+        command = "echo " + "x" * cut + " " + token + " done"
+        ok_run(run_hook, "PreToolUse", claude("PreToolUse", tool_name="Bash", tool_input={"command": command}))
+    text = next(automem_home.glob("spool/*.jsonl")).read_text()
+    for size in range(8, len(token) + 1):
+        assert size < 12 or token[:size] not in text, f"a {size}-char prefix of the token leaked"

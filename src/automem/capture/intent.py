@@ -41,6 +41,10 @@ def summarize_input(tool_name: str, tool_input: object) -> str:
 
 
 def _cap(text: str) -> str:
+    """Redact, then cut: a secret straddling the cut would otherwise leave a tail no rule recognises."""
+    from automem.redact.fast import redact_fast
+
+    text = redact_fast(text[: MAX_SUMMARY * 8])
     text = " ".join(text.split()) if "\n" not in text[:MAX_SUMMARY] else text.strip()
     return text if len(text) <= MAX_SUMMARY else text[: MAX_SUMMARY - 1] + "…"
 

@@ -1,1 +1,61 @@
-"""store: see DESIGN.md."""
+"""store: the one choke point that writes the Markdown tree (see DESIGN.md).
+
+Every file under AUTOMEM_HOME that a person reads (memories, bank entries,
+journals, summaries, MAIN.md, session state) is written by ``write_markdown``,
+which runs the full redaction pass on the text itself, so a caller cannot
+forget it, then writes atomically. Paths outside AUTOMEM_HOME are refused.
+``clean_for_index`` is what index/ must call on every text before it goes into
+index.db, and ``clean_for_model`` on anything sent to a model.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from automem.atomic import atomic_write_text
+
+__all__ = ["StoreError", "write_markdown", "clean_for_index", "clean_for_model", "redacted", "inside_home"]
+
+
+class StoreError(ValueError):
+    """A write the store refuses (a path outside AUTOMEM_HOME)."""
+
+
+def redacted(text: str) -> str:
+    """The full pass (detect-secrets + the shared rule table); idempotent."""
+    from automem.redact.full import redact
+
+    return redact(text)
+
+
+def inside_home(path: Path | str, home: Path | str | None = None) -> Path:
+    """The resolved path, or StoreError when it is not strictly inside AUTOMEM_HOME."""
+    if home is None:
+        from automem.capture.paths import automem_home
+
+        home = automem_home()
+    root = Path(os.path.realpath(home))
+    target = Path(os.path.realpath(path))
+    if target == root or root not in target.parents:
+        raise StoreError(f"refusing to write {path}: not inside AUTOMEM_HOME ({root})")
+    return target
+
+
+def write_markdown(path: Path | str, text: str, *, home: Path | str | None = None) -> Path:
+    """Redact text with the full pass and write it atomically (mode 0600) under AUTOMEM_HOME."""
+    if not isinstance(text, str):
+        raise TypeError(f"write_markdown needs text, not {type(text).__name__}")
+    target = inside_home(path, home)
+    atomic_write_text(target, redacted(text))
+    return target
+
+
+def clean_for_index(text: str) -> str:
+    """What index/ stores in index.db: the same full pass as the tree."""
+    return redacted(text) if text else text
+
+
+def clean_for_model(text: str) -> str:
+    """What llm/ may send to a model: the same full pass (capping is the caller's job)."""
+    return redacted(text) if text else text

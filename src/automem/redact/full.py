@@ -1,0 +1,195 @@
+"""The full redaction pass: the shared rule table plus detect-secrets with all its plugins.
+
+Every writer (store/, the index, anything sent to a model) goes through here.
+detect-secrets runs in-process, plugin by plugin, but only on small windows
+around suspicious spots (keywords, quoted high-entropy strings, spans the rule
+table already found), because running it on every line is slow. Its hits are
+widened to the whole token (it reports only ``ghp`` of a GitHub token) and
+filtered by the same allow-list as the rules, plus shape checks for the
+look-alikes its entropy plugins love: hashes, UUIDs, integrity strings,
+public keys, base64 of plain text.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from functools import lru_cache
+
+from automem.redact.rules import (
+    apply_spans,
+    classify_key,
+    is_allowed,
+    looks_random,
+    looks_strong,
+    rule_spans,
+)
+
+_WINDOW_BACK = 96
+_WINDOW_FWD = 224
+_QUOTED_CANDIDATE = re.compile(r"[\"']([A-Za-z0-9+/=_.-]{20,})[\"']")
+# ids that transcripts are full of: message, tool-use, request ids
+_ID_PREFIX = re.compile(r"(?:msg|toolu|req|call|run|resp|chatcmpl|evt|cus|pi|ch|sub|in|file|asst|thread|batch)_[A-Za-z0-9]")
+_WIDEN_RIGHT = re.compile(r"[A-Za-z0-9_\-+/=.~]*")
+_WIDEN_LEFT = re.compile(r"[A-Za-z0-9_-]*")
+_KEY_BEFORE = re.compile(r"([A-Za-z0-9_.$-]+)\\?[\"']?\s*(?:=>|:=|==?|:)\s*(?:[bru]{0,2}\\?[\"'`])?$")
+
+# Shapes that are not secrets when nothing names them as one.
+_SHAPE_RXES = [
+    re.compile(r"[0-9a-fA-F]{7,40}"),  # git SHAs, short digests
+    re.compile(r"[0-9a-fA-F]{64}|[0-9a-fA-F]{96}|[0-9a-fA-F]{128}"),  # sha256/384/512 digests
+    re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"),  # UUIDs
+    re.compile(r"(?:sha(?:1|224|256|384|512)|md5)[-:=][A-Za-z0-9+/=_-]+"),  # SRI integrity, digests
+    re.compile(r"h1:[A-Za-z0-9+/=]+"),  # go.sum
+    re.compile(r"AAAA(?:B3NzaC1yc2E|C3NzaC1lZDI1NTE5|E2VjZHNhLXNoYTItbmlzdHA)[A-Za-z0-9+/=]*"),  # SSH public keys
+    re.compile(r"(?:iVBORw0KGgo|/9j/|R0lGOD|PHN2Zy|UklGR)[A-Za-z0-9+/=]*"),  # base64 images
+    re.compile(r"pk_(?:live|test)_[A-Za-z0-9]+"),  # Stripe publishable keys are public by design
+]
+_PUBLIC_KEYS = frozenset(
+    re.sub(r"[^a-z0-9]", "", k) for k in
+    "n e x y x5c x5t kid publickey public_key pubkey integrity hash checksum digest etag sha sha1 sha256 sha512 "
+    "content_hash fingerprint id uid uuid request_id trace_id span_id cursor next_page_token page_token nonce "
+    "data src href url uri path file name image icon favicon thumb bundle".split()
+)
+
+
+@lru_cache(maxsize=1)
+def _plugins() -> list:
+    """One instance of every detect-secrets plugin (the 1.5 in-process API)."""
+    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+
+    return [cls() for cls in get_mapping_from_secret_type_to_class().values()]
+
+
+def _is_shape(value: str) -> bool:
+    return any(rx.fullmatch(value) for rx in _SHAPE_RXES)
+
+
+def _is_plain_base64(value: str) -> bool:
+    """Base64 that decodes to readable text (a bundle, a note) rather than key material."""
+    if len(value) < 16 or not re.fullmatch(r"[A-Za-z0-9+/]+={0,2}", value):
+        return False
+    try:
+        raw = base64.b64decode(value + "=" * (-len(value) % 4))
+    except (binascii.Error, ValueError):
+        return False
+    try:
+        decoded = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    printable = sum(1 for c in decoded if c.isprintable() or c in "\n\t")
+    # "user:pass" (Basic auth, docker config) decodes to printable text too: demand a word gap
+    return printable == len(decoded) and (" " in decoded or decoded.isalpha())
+
+
+def _suspicious_spots(text: str) -> list[int]:
+    """Quoted machine-made strings that are not ids or hashes (keyed spots come from the rule table)."""
+    spots: list[int] = []
+    for m in _QUOTED_CANDIDATE.finditer(text):
+        value = m.group(1)
+        if not _ID_PREFIX.match(value) and looks_random(value, 20) and not _is_shape(value):
+            spots.append(m.start())
+    return spots
+
+
+def _windows(text: str, seeds: list[int]) -> list[tuple[int, int]]:
+    """Merged windows around suspicious positions, clipped to their line."""
+    spots = list(seeds) + _suspicious_spots(text)
+    if not spots:
+        return []
+    spots.sort()
+    windows: list[tuple[int, int]] = []
+    n = len(text)
+    for p in spots:
+        s = max(0, p - _WINDOW_BACK)
+        e = min(n, p + _WINDOW_FWD)
+        nl = text.rfind("\n", s, p)
+        if nl >= 0:
+            s = nl + 1
+        nl = text.find("\n", p, e)
+        if nl >= 0:
+            e = nl
+        if windows and s <= windows[-1][1]:
+            windows[-1] = (windows[-1][0], max(windows[-1][1], e))
+        else:
+            windows.append((s, e))
+    return windows
+
+
+def detect_secrets_spans(text: str, seeds: list[int] | None = None) -> list[tuple[int, int, str]]:
+    """detect-secrets hits in text, widened to whole tokens and filtered by the allow-list."""
+    spans: list[tuple[int, int, str]] = []
+    plugins = _plugins()
+    for ws, we in _windows(text, seeds or []):
+        window = text[ws:we]
+        for plugin in plugins:
+            try:
+                hits = set(plugin.analyze_string(window))
+            except Exception:  # noqa: BLE001 - one plugin's bug must not stop the pass
+                continue
+            for hit in hits:
+                if not isinstance(hit, str) or not hit:
+                    continue
+                for span in _judge_hit(plugin, text, window, ws, hit):
+                    spans.append(span)
+    return spans
+
+
+def _judge_hit(plugin, text: str, window: str, ws: int, hit: str):
+    kind = plugin.secret_type
+    if kind == "Public IP (ipv4)":
+        return  # an address is not a credential
+    entropy_kind = kind in ("Base64 High Entropy String", "Hex High Entropy String")
+    if entropy_kind and (_ID_PREFIX.match(hit) or plugin.calculate_shannon_entropy(hit) <= plugin.entropy_limit):
+        return
+    name = "secret" if kind in ("Secret Keyword",) or entropy_kind else re.sub(r"[^a-z0-9]+", "-", kind.lower()).strip("-")
+    start = window.find(hit)
+    while start >= 0:
+        a = ws + start
+        b = a + len(hit)
+        if kind == "Private Key":
+            b = ws + len(window)  # the rest of the line; rules.py removes whole PEM blocks
+        else:
+            b = _WIDEN_RIGHT.match(text, b).end()
+            left = _WIDEN_LEFT.match(text[max(0, a - 64) : a][::-1]).end()
+            a -= left
+        token = text[a:b]
+        if _keep(kind, entropy_kind, text, a, token):
+            yield a, b, name
+        start = window.find(hit, start + 1)
+
+
+def _keep(kind: str, entropy_kind: bool, text: str, a: int, token: str) -> bool:
+    if kind == "Private Key":
+        return True
+    if is_allowed(token):
+        return False
+    m = _KEY_BEFORE.search(text, max(0, a - 80), a)
+    key = m.group(1) if m else ""
+    cls = classify_key(key) if key else None
+    if entropy_kind or kind == "Secret Keyword":
+        norm = re.sub(r"[^a-z0-9]", "", key.lower())
+        if norm in _PUBLIC_KEYS or norm.endswith(("id", "ids")) or _ID_PREFIX.match(token):
+            return False
+        if cls is not None:
+            return looks_random(token, 8) or looks_strong(token) or cls[0] == "strong" and len(token) >= 6
+        if _is_shape(token) or _is_plain_base64(token):
+            return False
+        return looks_random(token, 20)
+    return True
+
+
+def redact(text: str) -> str:
+    """The full pass: rule table + detect-secrets; markers ``[REDACTED:<rule>]``; idempotent."""
+    if not text:
+        return text
+    key_starts: list[int] = []
+    spans = rule_spans(text, key_starts)
+    spans.extend(detect_secrets_spans(text, key_starts))
+    return apply_spans(text, spans)
+
+
+def is_clean(text: str) -> bool:
+    """True when the full pass would not change text (nothing left to redact)."""
+    return redact(text) == text

@@ -1,0 +1,253 @@
+"""Redaction: fresh secrets of every shape vanish, look-alikes stay, both tiers, idempotent."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import string
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from automem.redact.fast import redact_fast
+from automem.redact.full import is_clean, redact
+from automem.redact.rules import is_allowed
+
+TIERS = {"fast": redact_fast, "full": redact}
+AUTOMEM = Path(sys.executable).parent / "automem"
+SCORE = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "secrets" / "score.py"
+
+ALNUM = string.ascii_letters + string.digits
+HEX = "0123456789abcdef"
+B64 = ALNUM + "+/"
+FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def chars(alphabet: str, n: int, m: int | None = None):
+    return st.text(alphabet=alphabet, min_size=n, max_size=m or n)
+
+
+def _mixed(s: str) -> bool:
+    return any(c.isdigit() for c in s) and any(c.isupper() for c in s) and any(c.islower() for c in s)
+
+
+TOKEN = chars(ALNUM, 20, 40).filter(_mixed)
+PASSWORD = st.builds(lambda a, b, c: a + b + c, chars(string.ascii_letters, 5, 9).filter(lambda s: s.lower() != s and s.upper() != s),
+                     st.sampled_from("!^%~_-*#+,."), chars(string.digits, 3, 5))
+
+SECRETS = {
+    "aws": st.builds(lambda p, b: p + b, st.sampled_from(["AKIA", "ASIA"]), chars(string.ascii_uppercase + string.digits, 16)),
+    "github": st.builds(lambda p, b: p + b, st.sampled_from(["ghp_", "gho_", "ghu_", "ghs_", "ghr_"]), chars(ALNUM, 36)),
+    "github_pat": st.builds(lambda a, b: f"github_pat_{a}_{b}", chars(ALNUM, 22), chars(ALNUM, 59)),
+    "gitlab": st.builds(lambda b: "glpat-" + b, chars(ALNUM + "_-", 20)),
+    "slack": st.builds(lambda p, a, b, c: f"{p}-{a}-{b}-{c}", st.sampled_from(["xoxb", "xoxp"]), chars(string.digits, 12), chars(string.digits, 13), chars(ALNUM, 24)),
+    "stripe": st.builds(lambda p, b: p + b, st.sampled_from(["sk_live_", "sk_test_", "rk_live_"]), chars(ALNUM, 24, 99)),
+    "openai": st.builds(lambda b: "sk-proj-" + b, chars(ALNUM, 48).filter(_mixed)),
+    "anthropic": st.builds(lambda b: f"sk-ant-api03-{b}AA", chars(ALNUM + "_-", 93)),
+    "google": st.builds(lambda b: "AIza" + b, chars(ALNUM + "_-", 35)),
+    "jwt": st.builds(lambda a, b, c: "eyJ" + a + ".eyJ" + b + "." + c, chars(ALNUM + "_-", 20, 40), chars(ALNUM + "_-", 30, 80), chars(ALNUM + "_-", 43)),
+    "sendgrid": st.builds(lambda a, b: f"SG.{a}.{b}", chars(ALNUM + "_-", 22), chars(ALNUM + "_-", 43)),
+    "npm": st.builds(lambda b: "npm_" + b, chars(ALNUM, 36)),
+    "hf": st.builds(lambda b: "hf_" + b, chars(string.ascii_letters, 34)),
+    "telegram": st.builds(lambda a, b: f"{a}:AA{b}", chars(string.digits, 10).filter(lambda s: s[0] != "0"), chars(ALNUM + "_-", 33)),
+}
+
+
+def pem(body: str, kind: str) -> str:
+    lines = [body[i:i + 64] for i in range(0, len(body), 64)]
+    return f"-----BEGIN {kind}PRIVATE KEY-----\n" + "\n".join(lines) + f"\n-----END {kind}PRIVATE KEY-----"
+
+
+CONTEXTS = [
+    "export MY_VAR={s}",
+    "{{\"service\": \"billing\", \"credential\": \"{s}\", \"timeout\": 5}}",
+    "curl -H 'Authorization: Bearer {s}' https://api.example.com/v1/me",
+    "client = Client(token=\"{s}\", timeout=10)",
+    "2024-05-13T16:16:40Z DEBUG using {s} (source=env)",
+    "  value: \"{s}\"\n",
+]
+
+
+@pytest.mark.parametrize("tier", TIERS)
+@pytest.mark.parametrize("shape", sorted(SECRETS))
+def test_fresh_vendor_tokens_vanish_in_any_context(tier, shape):
+    redactor = TIERS[tier]
+
+    @FAST
+    @given(secret=SECRETS[shape], context=st.sampled_from(CONTEXTS))
+    def check(secret, context):
+        # by design a token whose body spells a delimited placeholder word ("-fake-") is a placeholder
+        assume(not is_allowed(secret))
+        text = context.format(s=secret)
+        out = redactor(text)
+        assert secret not in out, (shape, text, out)
+        assert "[REDACTED:" in out
+        assert redactor(out) == out  # idempotent
+
+    check()
+
+
+ASSIGNMENTS = [
+    "DB_PASSWORD={p}", "POSTGRES_PASSWORD=\"{p}\"", "password: {p}", "  db_password: '{p}'", "{{\"password\": \"{p}\"}}",
+    "PASSWORD = \"{p}\"", "conn = connect(host=\"db\", user=\"app\", password=\"{p}\")", "[database]\npasswd = {p}\n",
+    "'password' => '{p}',", "<password>{p}</password>", "spring.datasource.password={p}", "mysql -u root -p'{p}' shop",
+    "sshpass -p '{p}' ssh deploy@10.0.4.7", "machine api.example.com\n  login bot\n  password {p}\n",
+    "db.internal:5432:app:app_user:{p}", "requirepass {p}", "CREATE USER app WITH PASSWORD '{p}';",
+    "postgresql://svc:{p}@db.internal:5432/app", "redis://:{p}@cache:6379/0",
+    "jdbc:postgresql://db:5432/app?user=app&password={p}", "curl -u admin:{p} https://es.internal:9200/",
+    "wget --http-user=admin --http-password={p} https://nexus/app.jar", "CLIENT_SECRET={p}", "client_secret: {p}",
+    "$env:DB_PASSWORD = \"{p}\"", "the wifi password is {p} btw", "ansible_become_password: {p}",
+]
+
+
+@pytest.mark.parametrize("tier", TIERS)
+@pytest.mark.parametrize("template", ASSIGNMENTS)
+def test_fresh_passwords_vanish_in_every_syntax(tier, template):
+    redactor = TIERS[tier]
+
+    @settings(max_examples=15, deadline=None)
+    @given(password=PASSWORD)
+    def check(password):
+        text = template.format(p=password)
+        out = redactor(text)
+        assert password not in out, (text, out)
+        assert "[REDACTED:" in out
+        assert redactor(out) == out
+
+    check()
+
+
+@pytest.mark.parametrize("tier", TIERS)
+@FAST
+@given(body=chars(B64, 800, 1600), kind=st.sampled_from(["RSA ", "EC ", "", "OPENSSH ", "ENCRYPTED "]),
+       escaped=st.booleans())
+def test_fresh_pem_blocks_vanish_whole(tier, body, kind, escaped):
+    block = pem(body, kind)
+    text = f"PRIVATE_KEY=\"{block}\"" if not escaped else json.dumps({"private_key": block})
+    out = TIERS[tier](text)
+    for line in block.splitlines()[1:-1]:
+        if len(line) >= 8:
+            assert line not in out
+    assert "[REDACTED:" in out
+
+
+@pytest.mark.parametrize("tier", TIERS)
+@FAST
+@given(user=chars(string.ascii_lowercase, 3, 8), password=PASSWORD)
+def test_fresh_basic_auth_headers_vanish(tier, user, password):
+    token = base64.b64encode(f"{user}:{password}".encode()).decode()
+    out = TIERS[tier](f'curl -H "Authorization: Basic {token}" https://jenkins.example.com/api/json')
+    assert token not in out and "[REDACTED:" in out
+
+
+@pytest.mark.parametrize("tier", TIERS)
+@FAST
+@given(sig=chars(ALNUM, 40, 44))
+def test_fresh_sas_signatures_and_webhooks_vanish(tier, sig):
+    sas = f"https://acme.blob.core.windows.net/c/b.bak?sv=2022-11-02&sp=rl&sig={sig}%3D"
+    slack = f"https://hooks.slack.com/services/T0123ABCD/B0123ABCDE/{sig[:24]}"
+    discord = f"https://discord.com/api/webhooks/1234567890123456789/{sig}"
+    for text in (sas, slack, discord):
+        out = TIERS[tier](f"POST {text} -> 200")
+        assert sig[:24] not in out and "[REDACTED:" in out
+
+
+LOOK_ALIKES = {
+    "git_sha": chars(HEX, 40),
+    "short_sha": chars(HEX, 7),
+    "uuid": st.uuids().map(str),
+    "sha512_sri": chars(B64, 86).map(lambda s: f"sha512-{s}=="),
+    "sha256_hex": chars(HEX, 64),
+}
+LOOK_ALIKE_CONTEXTS = [
+    "commit {s}", "request_id={s} status=200", "  \"integrity\": \"{s}\",", "checksum = \"{s}\"",
+    "Digest: sha256:{s}", "{{\"trace_id\": \"{s}\"}}", "git cherry-pick {s}",
+]
+
+
+@pytest.mark.parametrize("tier", TIERS)
+@pytest.mark.parametrize("shape", sorted(LOOK_ALIKES))
+def test_look_alikes_stay_unchanged(tier, shape):
+    redactor = TIERS[tier]
+
+    @FAST
+    @given(value=LOOK_ALIKES[shape], context=st.sampled_from(LOOK_ALIKE_CONTEXTS))
+    def check(value, context):
+        text = context.format(s=value)
+        assert redactor(text) == text
+
+    check()
+
+
+PLACEHOLDERS = [
+    "password=<your-password>", "API_KEY=xxx", "token: \"changeme\"", "DB_PASSWORD=changeme", "password=${DB_PASSWORD}",
+    "token: ${{ secrets.GH_TOKEN }}", "password: \"{{ .Values.db.password }}\"", "token=$GITHUB_TOKEN",
+    "password = \"%(db_password)s\"", "AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE",
+    "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "GITHUB_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+    "\"password\": \"********\"", "Authorization: Bearer <token>", "postgres://app:${DB_PASSWORD}@db:5432/app",
+    "password: [REDACTED]", "\"api_key\": \"[REDACTED:api-key]\"", "api_key = os.environ[\"API_KEY\"]",
+    "secret_key = settings.SECRET_KEY", "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAGFkOpemHFkACqpEHEcUSodbNrH6FClEZCHDTiGD92p dev@laptop",
+    "max_tokens=1024, temperature=0.2", "Token usage: input=1532 output=412",
+]
+
+
+@pytest.mark.parametrize("tier", TIERS)
+@pytest.mark.parametrize("text", PLACEHOLDERS)
+def test_placeholders_templates_examples_and_public_keys_stay(tier, text):
+    assert TIERS[tier](text) == text
+
+
+@FAST
+@given(text=st.text(alphabet=ALNUM + " =:\"'_-./\n{}[]$@", max_size=200))
+def test_redaction_is_idempotent_on_arbitrary_text(text):
+    for redactor in TIERS.values():
+        once = redactor(text)
+        assert redactor(once) == once
+
+
+def test_keys_stay_readable_and_markers_name_the_rule():
+    out = redact("DB_PASSWORD=Meadow!Saffron6792\nGITHUB_TOKEN=ghp_" + "a1B2" * 9)
+    assert out == "DB_PASSWORD=[REDACTED:password]\nGITHUB_TOKEN=[REDACTED:github-token]"
+    assert is_clean(out) and not is_clean("password: Autumn2022^JG35")
+
+
+def _batch(args: list[str], lines: list[str]) -> subprocess.CompletedProcess:
+    cmd = [str(AUTOMEM)] if AUTOMEM.exists() else [sys.executable, "-m", "automem"]
+    return subprocess.run([*cmd, "redact", *args], input="".join(lines), capture_output=True, text=True, timeout=120)
+
+
+def test_cli_batch_keeps_ids_and_reports_bad_lines_without_stopping():
+    lines = [json.dumps({"id": "a", "text": "password: Autumn2022^JG35"}) + "\n", "not json\n",
+             json.dumps({"id": 7, "text": "nothing here"}) + "\n", json.dumps({"id": "x"}) + "\n"]
+    proc = _batch(["--batch"], lines)
+    out = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert out[0] == {"id": "a", "text": "password: [REDACTED:password]"}
+    assert out[1]["id"] is None and "error" in out[1]
+    assert out[2] == {"id": 7, "text": "nothing here"}
+    assert out[3]["id"] == "x" and "error" in out[3]
+    assert proc.returncode == 1 and "line 2" in proc.stderr
+
+
+def test_cli_text_mode_and_fast_tier():
+    for args in ([], ["--tier", "fast"]):
+        proc = _batch(args, ["export GITHUB_TOKEN=ghp_" + "Zz9" * 12 + "\n"])
+        assert proc.returncode == 0 and proc.stdout == "export GITHUB_TOKEN=[REDACTED:github-token]\n"
+
+
+@pytest.mark.skipif(not SCORE.exists(), reason="shared/corpus/secrets is not there")
+@pytest.mark.parametrize("tier,min_recall,max_fp", [("full", 0.99, 0.01), ("fast", 0.99, 0.01)])
+def test_corpus_score(tier, min_recall, max_fp, tmp_path):
+    cmd = [str(AUTOMEM)] if AUTOMEM.exists() else [sys.executable, "-m", "automem"]
+    out = tmp_path / "score.json"
+    proc = subprocess.run([sys.executable, str(SCORE), "--batch", "--json-out", str(out), "--", *cmd, "redact", "--batch",
+                           "--tier", tier], capture_output=True, text=True, timeout=300, env=dict(os.environ))
+    summary = json.loads(out.read_text())["summary"]
+    assert summary["errors"] == 0, proc.stdout[-2000:]
+    assert summary["recall"] >= min_recall, proc.stdout[-3000:]
+    assert summary["strict_recall"] >= min_recall, proc.stdout[-3000:]
+    assert summary["fp_rate"] <= max_fp, proc.stdout[-3000:]
