@@ -14,7 +14,9 @@ import sys
 import textwrap
 
 # automem.__main__ is the console script's entry; automem.redact.rules is the stdlib rule table the fast tier applies
-ALLOWED = {"automem", "automem.__main__", "automem.redact", "automem.redact.fast", "automem.redact.rules"}
+# session_hooks: per-prompt recall (issue 5) rides on UserPromptSubmit; it imports only os until a memory exists
+ALLOWED = {"automem", "automem.__main__", "automem.redact", "automem.redact.fast", "automem.redact.rules",
+           "automem.session_hooks"}
 FORBIDDEN = ("yaml", "click", "detect_secrets", "httpx", "frontmatter", "ollama", "mcp", "rank_bm25", "sqlite3")
 
 # Drives the console script's own entry (automem.__main__.main) in-process with every capture event,

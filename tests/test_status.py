@@ -142,7 +142,7 @@ def test_doctor_passes_after_install(env, tmp_path):
     checks = json.loads(out.stdout)
     states = _states(checks)
     assert set(states) == {"python", "home", "config", "claude-code", "hook command", "hook run",
-                           "dependencies", "sizes", "codex"}
+                           "dependencies", "sizes", "index", "codex"}
     assert set(states.values()) == {"ok"}, checks
     hook_run = next(c for c in checks if c["name"] == "hook run")
     assert str(AUTOMEM) in hook_run["detail"] and "spool line" in hook_run["detail"]
@@ -198,3 +198,23 @@ def test_doctor_codex_present_but_not_wired(env, tmp_path):
     install(env, tmp_path)
     checks = {c.name: c for c in run_doctor()}
     assert checks["codex"].state == "ok"
+
+
+def test_doctor_reports_index_drift(tmp_path, monkeypatch):
+    """The Markdown is the truth: a memory file the index has not seen is drift, and reindex mends it."""
+    from automem.home import Home
+    from automem.index.fts import reindex
+    from automem.status import check_index
+    from automem.store.memories import Memory, save
+
+    monkeypatch.setenv("AUTOMEM_HOME", str(tmp_path / "am"))
+    home = Home.current().ensure()
+    project = home.project_for_cwd(str(tmp_path))
+    save(project, Memory(type="decision", summary="Use pnpm, not npm, in this repo", content="pnpm only"))
+    reindex(str(home.root))
+    assert check_index(home).state == "ok"
+    save(project, Memory(type="preference", summary="Prefer ruff over flake8", content="ruff"))
+    drifted = check_index(home)
+    assert drifted.state == "warn" and "1 missing" in drifted.detail and "reindex" in drifted.fix
+    reindex(str(home.root))
+    assert check_index(home).state == "ok"

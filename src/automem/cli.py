@@ -246,6 +246,282 @@ def bank_status(as_json: bool) -> None:
         )
 
 
+# ---------------------------------------------------------------- redact
+
+
+@cli.command()
+@click.option("--batch", is_flag=True, help='JSONL in ({"id","text"} per line), JSONL out, one line per input line.')
+@click.option("--tier", type=click.Choice(["full", "fast"]), default="full", hidden=True,
+              help="Which tier to run (fast = the hooks' stdlib rules; for measuring).")
+def redact(batch: bool, tier: str) -> None:
+    """Redact secrets: text on stdin -> text on stdout, secrets as [REDACTED:<rule>]."""
+    from automem.redact.cli import run_batch, run_text
+
+    if batch:
+        sys.exit(run_batch(sys.stdin, sys.stdout, sys.stderr, tier))
+    run_text(sys.stdin, sys.stdout, tier)
+
+
+# ---------------------------------------------------------------- recall / brief / audit (memory comes back)
+
+
+def _here():
+    """(home, project) for the current folder."""
+    import os
+
+    from automem.home import Home
+
+    home = Home.current()
+    return home, home.project_for_cwd(os.getcwd())
+
+
+def _recall_hit_line(hit) -> str:
+    when = hit.as_dict()["created"][:10]
+    where = f"{hit.project}:" if hit.project else ""
+    return f"[{hit.type}] {hit.title}  ({when}, {where}{hit.id}, score {hit.score:.2f})"
+
+
+@cli.command()
+@click.argument("query", nargs=-1, required=True)
+@click.option("--all", "all_projects", is_flag=True, help="Search every project, not just this one and its links.")
+@click.option("--type", "type_", type=click.Choice(["pattern", "decision", "preference", "observation", "memory", "bank",
+                                                   "journal", "main"]), help="Only this memory type or kind of file.")
+@click.option("--since", help="Only what was written or seen since: 7d, 12h, 2w or an ISO date.")
+@click.option("--harness", help="Only what came from this harness.")
+@click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 200))
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def recall(query, all_projects, type_, since, harness, limit, as_json) -> None:
+    """Search memories, bank entries, journal and MAIN.md for QUERY.
+
+    Scope: this project, _global and the projects linked from its MAIN.md
+    (a `linked: slug-or-path, ...` line or a `## Linked projects` list above
+    the markers), or everything with --all. Ranked by BM25 with reinforcement
+    and recency folded in.
+    """
+    from automem.recall import parse_since
+    from automem.recall import recall as run_recall
+
+    home, project = _here()
+    try:
+        since_at = parse_since(since)
+    except ValueError as exc:
+        _fail(str(exc))
+    hits = run_recall(" ".join(query), project=project.slug, home_root=str(home.root), all_projects=all_projects,
+                      type=type_, since=since_at, harness=harness, limit=limit)
+    if as_json:
+        _echo_json([h.as_dict() for h in hits])
+        return
+    if not hits:
+        click.echo("nothing found")
+    for hit in hits:
+        click.echo(_recall_hit_line(hit))
+        if hit.snippet and hit.snippet != hit.title:
+            click.echo(f"    {hit.snippet[:200]}")
+
+
+@cli.command()
+@click.option("--budget", "budget", type=click.IntRange(50, 2500), help="Token budget (default: brief.budget_tokens).")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def brief(budget, as_json) -> None:
+    """The brief a new session in this folder gets at SessionStart (empty when nothing is remembered)."""
+    from automem import brief as brief_mod
+    from automem.config import load
+    from automem.index import fts
+
+    home, project = _here()
+    budget = budget or load(home).brief_budget_tokens
+    conn = fts.open_index(str(home.root))
+    try:
+        fts.sync(conn, str(home.root), [project.slug, brief_mod.GLOBAL])
+        result = brief_mod.build(project.slug, home_root=str(home.root), budget_tokens=budget, conn=conn)
+    finally:
+        conn.close()
+    if as_json:
+        _echo_json({"project": project.slug, "budget_tokens": budget, **result.as_dict()})
+    elif result.text:
+        click.echo(result.text)
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def reindex(as_json) -> None:
+    """Rebuild the search index from the Markdown tree (safe any time; the tree is the truth)."""
+    from automem.index import fts
+
+    report = fts.reindex()
+    if as_json:
+        _echo_json(report.as_dict())
+    else:
+        click.echo(f"indexed {report.indexed} file(s)")
+
+
+@cli.command()
+@click.option("--since", default=None, help="Only memories written or seen since: 7d, 12h, 2w or an ISO date.")
+@click.option("--type", "type_", type=click.Choice(["pattern", "decision", "preference", "observation"]))
+@click.option("--all", "all_projects", is_flag=True, help="Every project, not just this one and _global.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def audit(since, type_, all_projects, as_json) -> None:
+    """List the automatic memories for review (then forget, keep or ask why)."""
+    from automem.audit import audit as run_audit
+    from automem.recall import parse_since
+
+    home, project = _here()
+    try:
+        since_at = parse_since(since)
+    except ValueError as exc:
+        _fail(str(exc))
+    found = run_audit(home, project.slug, since=since_at, type=type_, all_projects=all_projects)
+    if as_json:
+        _echo_json([m.as_dict() for m in found])
+        return
+    if not found:
+        click.echo("no automatic memories to review")
+    for m in found:
+        click.echo(f"{m.id}  [{m.type}] {m.summary}  (seen {m.seen}x, last {m.last_seen[:10]}, {m.harness or '-'})")
+    if found:
+        click.echo("act on one: automem forget ID | automem keep ID | automem why ID")
+
+
+def _audit_call(func, *args, **kwargs):
+    from automem.audit import AuditError
+
+    try:
+        return func(*args, **kwargs)
+    except AuditError as exc:
+        _fail(str(exc))
+
+
+@cli.command()
+@click.argument("memory_id")
+@click.option("--purge", is_flag=True, help="Delete the file instead of moving it to trash/.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def forget(memory_id, purge, as_json) -> None:
+    """Forget a memory: to the project's trash/ (or deleted with --purge) and out of the index."""
+    from automem.audit import forget as run_forget
+
+    home, project = _here()
+    done = _audit_call(run_forget, home, memory_id, project.slug, purge=purge)
+    if as_json:
+        _echo_json(done)
+    else:
+        click.echo(f"forgot {done['id']}" + (" (deleted)" if purge else f" (moved to {done['trash']})"))
+
+
+@cli.command()
+@click.argument("memory_id")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def keep(memory_id, as_json) -> None:
+    """Keep a memory as your own: automation never rewrites or deletes it again."""
+    from automem.audit import keep as run_keep
+
+    home, project = _here()
+    done = _audit_call(run_keep, home, memory_id, project.slug)
+    if as_json:
+        _echo_json(done)
+    else:
+        click.echo(f"kept {done['id']} (source: {done['source']})")
+
+
+@cli.command()
+@click.argument("memory_id")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def why(memory_id, as_json) -> None:
+    """Where a memory came from: session, harness, signals, when and how often seen."""
+    from automem.audit import why as run_why
+
+    home, project = _here()
+    info = _audit_call(run_why, home, memory_id, project.slug)
+    if as_json:
+        _echo_json(info)
+        return
+    for key in ("id", "type", "summary", "source", "project", "session_id", "harness", "signals", "created",
+                "last_seen", "seen", "path"):
+        value = info[key]
+        click.echo(f"{key:11} {', '.join(value) if isinstance(value, list) else value}")
+
+
+@cli.command()
+@click.argument("text", nargs=-1, required=True)
+@click.option("--type", "type_", default="observation", show_default=True,
+              type=click.Choice(["pattern", "decision", "preference", "observation"]))
+@click.option("--summary", help="A one-line summary (default: the first line of TEXT).")
+@click.option("--global", "is_global", is_flag=True, help="Applies everywhere (stored under _global).")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def remember(text, type_, summary, is_global, as_json) -> None:
+    """Write a memory by hand (source: user; automation never touches it)."""
+    from automem.audit import remember as run_remember
+
+    home, project = _here()
+    if is_global:
+        project = home.global_project()
+    memory = _audit_call(run_remember, home, project, " ".join(text), type=type_, summary=summary)
+    if as_json:
+        _echo_json(memory.as_dict())
+    else:
+        click.echo(f"remembered {memory.id} [{memory.type}] {memory.summary}")
+
+
+# ---------------------------------------------------------------- extract / consent / demo (issue 7)
+
+
+@cli.command()
+@click.option("--session", "session_id", default="", help="Session id (reads its spool).")
+@click.option("--transcript", type=click.Path(exists=True, dir_okay=False), help="Transcript file to read.")
+@click.option("--harness", type=click.Choice(["claude-code", "codex", "pi", "omp"]), help="Transcript format (guessed).")
+@click.option("--cwd", help="Project folder (default: the transcript's own cwd).")
+@click.option("--no-model", is_flag=True, help="Deterministic rules only, even with AUTOMEM_MODEL set.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def extract(session_id: str, transcript: str | None, harness: str | None, cwd: str | None, no_model: bool,
+            as_json: bool) -> None:
+    """Extract lessons from a session by hand (what the Stop hook runs detached)."""
+    from automem.extract.pipeline import extract as run_extract
+
+    if not session_id and not transcript:
+        _fail("give --session ID, --transcript PATH, or both")
+    result = run_extract(session_id=session_id, transcript=transcript, harness=harness, cwd=cwd,
+                         use_model=not no_model)
+    if as_json:
+        _echo_json(result.as_dict())
+        return
+    if result.skipped:
+        click.echo(f"nothing extracted: {result.skipped}")
+        return
+    click.echo(result.message() or f"automem: nothing new ({result.candidates} candidate(s), "
+                                    f"{len(result.reinforced)} reinforced)")
+    for memory in result.stored:
+        click.echo(f"  [{memory.type}] {memory.summary}  ({memory.path})")
+
+
+@cli.command()
+@click.argument("answer", type=click.Choice(["yes", "no", "ask", "status"]), default="status")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def consent(answer: str, as_json: bool) -> None:
+    """May automem extract lessons at session end? yes | no | ask | status."""
+    from automem import consent as gate
+    from automem.home import Home
+
+    root = Home.current().root
+    if answer != "status":
+        gate.write(root, answer)
+        if answer == "ask":
+            gate.forget_asked(root)
+    value = gate.read(root)
+    state = {True: "yes", False: "no", "ask": "ask"}.get(value, "not answered")  # type: ignore[arg-type]
+    if as_json:
+        _echo_json({"consented": value, "state": state, "path": str(root / "consent.json")})
+    else:
+        click.echo(f"consent: {state}")
+
+
+@cli.command()
+@click.option("--keep", is_flag=True, help="Keep the throwaway home and print where it is.")
+def demo(keep: bool) -> None:
+    """Replay a small bundled session through the real hooks into a throwaway home and show the result."""
+    from automem.demo import run_demo
+
+    run_demo(echo=click.echo, keep=keep)
+
+
 def main() -> None:  # pragma: no cover - console entry kept for `python -m automem.cli`
     cli()
 

@@ -330,9 +330,30 @@ def run_doctor(home: Home | None = None) -> list[Check]:
         check_hook_run(report),
         check_dependencies(),
         check_sizes(home),
+        check_index(home),
         check_codex_wired(report),
     ]
     return checks
+
+
+def check_index(home: Home) -> Check:
+    """basic-memory's lesson: the Markdown is the truth, so say when index.db has drifted from it."""
+    if not home.index_db.exists():
+        return Check("index", "ok", "index.db not built yet (it builds itself on first use)")
+    try:
+        from automem.index.fts import index_drift
+
+        drift = index_drift(home)
+    except Exception as exc:  # noqa: BLE001 - a broken index is a finding, not a crash
+        return Check("index", "warn", f"index.db unreadable ({type(exc).__name__}: {exc})", "run `automem reindex`")
+    detail = f"{drift['indexed']} indexed of {drift['files']} files"
+    if drift["ok"]:
+        return Check("index", "ok", detail)
+    return Check(
+        "index", "warn",
+        f"{detail}; {drift['missing']} missing, {drift['stale']} stale, {drift['orphaned']} orphaned",
+        "run `automem reindex` (the index is rebuilt from the Markdown; nothing is lost)",
+    )
 
 
 def check_python() -> Check:

@@ -130,7 +130,8 @@ def _one_pass(home, cfg, harnesses, paths, now, budget_bytes, progress) -> PassR
             from automem.store import write_markdown
 
             _sweep_temp_files(project)
-            rebuild_main_md(project, write_markdown)
+            if rebuild_main_md(project, write_markdown):
+                _index(home, conn, project.main_md)
             write_missing_summaries(project, write_markdown)
     finally:
         conn.close()
@@ -183,6 +184,16 @@ def _bank_file(home, conn, harness, path, cursors, window_start, now, report, bu
     return bytes_read
 
 
+def _index(home: Home, conn: sqlite3.Connection, path: Path) -> None:
+    """Keep the search index current as we write (the mtime scan would catch it, only later)."""
+    try:
+        from automem.index.fts import index_file
+
+        index_file(path, home_root=str(home.root), conn=conn)
+    except Exception as exc:  # noqa: BLE001 - the index is derived; `automem reindex` repairs it
+        log_error("bank", f"indexing {path.name}: {type(exc).__name__}: {exc}")
+
+
 def _sweep_temp_files(project: Project) -> None:
     """Temp files a killed pass left behind (only passes write bank/, and we hold the lock)."""
     for folder in (project.bank_dir, project.state_dir, project.summaries_dir, project.dir):
@@ -226,6 +237,7 @@ def _bank_turn(home: Home, conn: sqlite3.Connection, turn: Turn, now: float, rep
         if old and old[0] != f"bank/{entry.file_name}":
             (project.dir / old[0]).unlink(missing_ok=True)  # rewritten in place: one entry per key
     write_markdown(target, entry.text)
+    _index(home, conn, target)
     if turn.todos or turn.plan:
         write_state(project, turn, write_markdown)
     conn.execute(

@@ -40,8 +40,12 @@ KNOWN_EVENTS = frozenset(
 # event -> "module:function" taking (payload, harness) and returning a hook output dict or None.
 # Later parts of automem register here; a module that is not there yet is simply skipped.
 LATE_HANDLERS: dict[str, str] = {
-    "Stop": "automem.bank.trigger:on_stop",
-    "SessionEnd": "automem.bank.trigger:on_stop",
+    "Stop": "automem.extract.trigger:on_stop",  # one detached worker: bank, then extract
+    "SessionEnd": "automem.extract.trigger:on_stop",
+    "PreCompact": "automem.extract.trigger:on_stop",
+    "SubagentStop": "automem.extract.trigger:on_subagent_stop",
+    "SessionStart": "automem.session_hooks:on_session_start",
+    "UserPromptSubmit": "automem.session_hooks:on_user_prompt",
 }
 
 REJECTION_MARK = "The user doesn't want to proceed with this tool use"

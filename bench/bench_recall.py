@@ -1,0 +1,243 @@
+"""Recall, brief and per-prompt recall on a big tree: 10,000 memories and 100,000 bank entries.
+
+Run: ``python bench/bench_recall.py [--memories N] [--bank N] [--runs N] [--keep DIR]``.
+It writes a synthetic memory tree (real Markdown files, in automem's formats)
+under a temporary AUTOMEM_HOME, builds the index with ``automem.index.fts.reindex``,
+then times, interleaved run by run:
+
+* the SessionStart hook, whole process (``<venv>/bin/automem hook SessionStart``);
+* the UserPromptSubmit hook with per-prompt recall, whole process;
+* a Python floor: the venv interpreter parsing the same JSON payload;
+* ``recall()`` in-process over the project (memories + bank), median of many queries.
+
+Budgets (DESIGN.md / issue 5): hooks <= 150 ms median whole process, recall <= 10 ms
+median in-process. Figures are printed with their ratio to the floor; ``--strict``
+exits 1 when a budget is missed.
+
+``make_tree`` is also used by the tests (at a smaller size).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+HOOK_BUDGET_MS = 150.0
+RECALL_BUDGET_MS = 10.0
+PROJECT_CWD = "/home/dev/bigproject"
+
+_TOPICS = [
+    "pytest fixture", "database migration", "docker compose", "ruff lint", "mypy types", "github actions", "redis cache",
+    "postgres index", "react component", "webpack build", "api pagination", "oauth token refresh", "retry backoff",
+    "logging format", "unicode paths", "windows line endings", "git rebase", "semantic versioning", "feature flag",
+    "rate limiter", "cron schedule", "s3 upload", "csv export", "timezone handling", "memory leak", "flaky test",
+    "deadlock", "race condition", "schema validation", "config reload",
+]
+_TYPES = ["pattern", "decision", "preference", "observation"]
+
+
+def _words(rng: random.Random, vocab: list[str], n: int) -> str:
+    return " ".join(rng.choice(vocab) for _ in range(n))
+
+
+def make_vocab(rng: random.Random, size: int = 4000) -> list[str]:
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    vocab = set()
+    while len(vocab) < size:
+        vocab.add("".join(rng.choice(letters) for _ in range(rng.randint(4, 9))))
+    return sorted(vocab)
+
+
+def _iso(epoch: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(epoch)) + f".{int(epoch * 1000) % 1000:03d}Z"
+
+
+def _file_iso(epoch: float) -> str:
+    return _iso(epoch).replace(":", "-").replace(".", "-")
+
+
+def memory_text(i: int, rng: random.Random, vocab: list[str], now: float) -> tuple[str, str]:
+    """(file name, Markdown) of one automatic memory in store/memories.py's format."""
+    topic = _TOPICS[i % len(_TOPICS)]
+    created = now - rng.uniform(0, 120 * 86400)
+    seen = 1 + int(rng.expovariate(0.7))
+    summary = f"{topic}: {_words(rng, vocab, 6)}"
+    mem_id = f"{_file_iso(created)[:19]}-{i:06x}"
+    front = [
+        "---", f"id: {json.dumps(mem_id)}", f"type: {json.dumps(_TYPES[i % 4])}", f"summary: {json.dumps(summary)}",
+        "tags:", '  - "auto-memorize"', f"  - {json.dumps(_TYPES[i % 4])}", 'scope: "project"', 'source: "auto-memorize"',
+        'harness: "claude-code"', f'session_id: "sess-{i % 500}"', f"created: {json.dumps(_iso(created))}",
+        f"last_seen: {json.dumps(_iso(created + seen * 3600))}", f"seen: {seen}", "---", "",
+        f"When working on {topic}, {_words(rng, vocab, 30)}.", "",
+        f"**Why:** {_words(rng, vocab, 12)}", "", f"**How to apply:** {_words(rng, vocab, 10)}", "",
+    ]
+    return f"{_file_iso(created)}--m{i:06d}.md", "\n".join(front)
+
+
+def bank_text(i: int, rng: random.Random, vocab: list[str], now: float) -> tuple[str, str]:
+    """(file name, Markdown) of one bank entry in bank/entry.py's format."""
+    topic = _TOPICS[(i * 7) % len(_TOPICS)]
+    ts = now - rng.uniform(0, 365 * 86400)
+    title = f"fix {topic} {_words(rng, vocab, 3)}"
+    tags = sorted({rng.choice(["bash", "edit", "read", "write", "grep"]) for _ in range(3)})
+    text = "\n".join([
+        "---", f"id: {json.dumps(_file_iso(ts))}", f"ts: {json.dumps(_iso(ts))}", f"title: {json.dumps(title)}",
+        "tags:", *[f"  - {json.dumps(t)}" for t in tags], f'cwd: "{PROJECT_CWD}"', f'session_id: "sess-{i % 900}"',
+        'harness: "claude-code"', f'turn_key: "claude-code:sess-{i % 900}:{i}"', 'source: "autobank:claude-code"', "---",
+        "", "## Prompt", "", f"please {title} {_words(rng, vocab, 15)}", "", "## Actions", "",
+        f"- bash: pytest -k {rng.choice(vocab)}", f"- edit: src/{rng.choice(vocab)}.py", "", "## Result", "",
+        f"Done: {topic} {_words(rng, vocab, 40)}", "",
+    ])
+    return f"{_file_iso(ts)}--b{i:06d}.md", text
+
+
+def make_tree(home: Path, slug: str, memories: int, bank: int, *, seed: int = 5, bank_files: int | None = None,
+              now: float | None = None) -> dict:
+    """Write the synthetic tree; ``bank_files`` < ``bank`` writes only that many bank files (tests)."""
+    now = time.time() if now is None else now
+    rng = random.Random(seed)
+    vocab = make_vocab(rng)
+    project = home / "projects" / slug
+    for sub in ("memories", "bank", "journal"):
+        (project / sub).mkdir(parents=True, exist_ok=True)
+    (project / "MAIN.md").write_text(
+        "# Project Memory\n\nBig synthetic project for the recall benchmark.\nUse ruff and pytest; deploy with docker compose.\n\n"
+        "<!-- automem:index:start -->\n<!-- automem:index:end -->\n", encoding="utf-8")
+    for i in range(memories):
+        name, text = memory_text(i, rng, vocab, now)
+        (project / "memories" / name).write_text(text, encoding="utf-8")
+    written = bank if bank_files is None else min(bank, bank_files)
+    for i in range(written):
+        name, text = bank_text(i, rng, vocab, now)
+        (project / "bank" / name).write_text(text, encoding="utf-8")
+    day = time.strftime("%Y-%m-%d", time.localtime(now))
+    (project / "journal" / f"{day}.md").write_text("".join(
+        f"\n## Job #{n} (engineer) — 0{n}:00\n**Task:** nightly {_TOPICS[n]} run\n**Result:** completed, $0.12, 40s\n"
+        for n in range(1, 6)), encoding="utf-8")
+    return {"vocab": vocab, "project": project}
+
+
+def add_bank_rows(conn, slug: str, start: int, count: int, vocab: list[str], *, seed: int = 9, now: float | None = None) -> None:
+    """Index rows for bank entries that have no file (tests: a 100,000-entry index without 100,000 files)."""
+    now = time.time() if now is None else now
+    rng = random.Random(seed)
+    conn.execute("BEGIN")
+    for i in range(start, start + count):
+        name, text = bank_text(i, rng, vocab, now)
+        from automem.index.fts import parse_doc
+
+        doc = parse_doc("bank", text, name, now)
+        cur = conn.execute(
+            "INSERT INTO fts_docs (path, project, kind, ref, title, snippet, tags, source, harness, session_id, created,"
+            " last_seen, seen, mtime_ns, size) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,1,0,0)",
+            (f"projects/{slug}/bank-rows/{name}", slug, "bank", doc["ref"], doc["title"], doc["snippet"],
+             " ".join(doc["tags"]), doc["source"], doc["harness"], doc["session_id"], doc["created"], doc["created"]))
+        conn.execute("INSERT INTO fts_text (rowid, title, tags, prompt, actions, result) VALUES (?,?,?,?,?,?)",
+                     (cur.lastrowid, doc["title"], " ".join(doc["tags"]), doc["prompt"], doc["actions"], doc["result"]))
+    conn.execute("COMMIT")
+
+
+# ---------------------------------------------------------------- timing
+
+
+def venv_bin() -> Path:
+    for candidate in (REPO / ".venv" / "bin", Path(sys.executable).parent):
+        if (candidate / "automem").exists():
+            return candidate
+    sys.exit("no installed automem console script found (.venv/bin/automem)")
+
+
+def _run_ms(argv: list[str], payload: bytes, env: dict) -> tuple[float, bytes]:
+    start = time.perf_counter()
+    done = subprocess.run(argv, input=payload, capture_output=True, env=env)
+    return (time.perf_counter() - start) * 1000, done.stdout
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--memories", type=int, default=10_000)
+    parser.add_argument("--bank", type=int, default=100_000)
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--keep", help="Build (or reuse) the tree in this folder and keep it.")
+    parser.add_argument("--strict", action="store_true", help="Exit 1 when a budget is missed.")
+    args = parser.parse_args()
+
+    sys.path.insert(0, str(REPO / "src"))
+    from automem.home import find_project_root, project_slug
+    from automem.index import fts
+    from automem.recall import recall
+
+    base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="automem-bench-recall-"))
+    home = base / "home"
+    slug = project_slug(find_project_root(PROJECT_CWD))
+    env = {**os.environ, "AUTOMEM_HOME": str(home), "HOME": str(base)}
+    os.environ["AUTOMEM_HOME"] = str(home)
+    if not (home / "index.db").exists():
+        t0 = time.perf_counter()
+        make_tree(home, slug, args.memories, args.bank)
+        t1 = time.perf_counter()
+        report = fts.reindex(str(home))
+        t2 = time.perf_counter()
+        print(f"tree: {args.memories} memories + {args.bank} bank entries written in {t1 - t0:.1f} s; "
+              f"reindex of {report.indexed} files in {t2 - t1:.1f} s")
+    db_mb = (home / "index.db").stat().st_size / 1e6
+    print(f"index.db: {db_mb:.0f} MB")
+
+    binary = venv_bin()
+    common = {"session_id": "bench-session", "transcript_path": "/tmp/x.jsonl", "cwd": PROJECT_CWD}
+    start_payload = json.dumps({**common, "hook_event_name": "SessionStart", "source": "startup"}).encode()
+    prompts = [f"how should we handle the {topic} here" for topic in fts_topics()]
+    floor_argv = [str(binary / "python"), "-c", "import sys, json; json.loads(sys.stdin.buffer.read())"]
+    hook = [str(binary / "automem"), "hook"]
+    floor, starts, prompts_ms = [], [], []
+    out_start = out_prompt = b""
+    for run in range(args.runs):
+        floor.append(_run_ms(floor_argv, start_payload, env)[0])
+        ms, out_start = _run_ms([*hook, "SessionStart"], start_payload, env)
+        starts.append(ms)
+        payload = json.dumps({**common, "session_id": f"bench-{run}", "hook_event_name": "UserPromptSubmit",
+                              "prompt": prompts[run % len(prompts)]}).encode()
+        ms, out_prompt = _run_ms([*hook, "UserPromptSubmit"], payload, env)
+        prompts_ms.append(ms)
+    json.loads(out_start)  # both must be valid JSON output
+    brief = json.loads(out_start)["hookSpecificOutput"]["additionalContext"]
+    recalled = json.loads(out_prompt)["hookSpecificOutput"]["additionalContext"] if out_prompt.strip() else ""
+
+    conn = fts.open_index(str(home))
+    queries = [f"{topic} {extra}" for topic in fts_topics() for extra in ("fix", "error", "setup")]
+    recall(queries[0], project=slug, home_root=str(home), conn=conn)  # warm the page cache
+    recall_ms = []
+    for query in queries:
+        t = time.perf_counter()
+        recall(query, project=slug, home_root=str(home), conn=conn, limit=10)
+        recall_ms.append((time.perf_counter() - t) * 1000)
+    conn.close()
+
+    f, s, p, r = (statistics.median(x) for x in (floor, starts, prompts_ms, recall_ms))
+    print(f"python floor (parse payload):   {f:7.1f} ms median")
+    print(f"SessionStart hook, whole:       {s:7.1f} ms median ({s / f:.2f}x floor; budget {HOOK_BUDGET_MS:.0f} ms)"
+          f"  brief {len(brief)} chars")
+    print(f"UserPromptSubmit hook, whole:   {p:7.1f} ms median ({p / f:.2f}x floor; budget {HOOK_BUDGET_MS:.0f} ms)"
+          f"  last recall {len(recalled)} chars")
+    print(f"recall() in-process:            {r:7.2f} ms median, p90 {sorted(recall_ms)[int(len(recall_ms) * 0.9)]:.2f} ms"
+          f" over {len(queries)} queries (budget {RECALL_BUDGET_MS:.0f} ms)")
+    ok = s <= HOOK_BUDGET_MS and p <= HOOK_BUDGET_MS and r <= RECALL_BUDGET_MS
+    print("within budget" if ok else "OVER BUDGET")
+    return 1 if args.strict and not ok else 0
+
+
+def fts_topics() -> list[str]:
+    return list(_TOPICS)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

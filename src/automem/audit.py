@@ -1,0 +1,121 @@
+"""Review what automation remembered: audit, forget, keep, why, and remember by hand.
+
+Memories are found by id (or file stem) in the current project first, then
+``_global``, then every other project. ``forget`` moves the file to the
+project's ``trash/`` (``purge`` deletes it) and takes it out of the index at
+once; ``keep`` makes a memory the user's own (``source: user``), which
+automation never rewrites or deletes; ``remember`` writes a user memory
+through the store (redacted, atomic) and indexes it.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from automem.home import GLOBAL_PROJECT, Home, Project
+from automem.index import fts
+from automem.store import memories as store
+
+KEPT_SOURCE = "user"
+
+
+class AuditError(ValueError):
+    """A memory the command cannot act on; the message says why."""
+
+
+def _projects_in_order(home: Home, slug: str | None) -> list[Project]:
+    first = [Project(home=home, slug=s, root="") for s in (slug, GLOBAL_PROJECT) if s]
+    names = {p.slug for p in first}
+    return first + [p for p in home.projects() if p.slug not in names]
+
+
+def find(home: Home, memory_id: str, slug: str | None = None) -> store.Memory:
+    memory = store.find(_projects_in_order(home, slug), memory_id)
+    if memory is None:
+        raise AuditError(f"no memory with id {memory_id!r}; `automem audit` lists them")
+    return memory
+
+
+def audit(home: Home, slug: str | None, *, since: float | None = None, type: str | None = None,
+          all_projects: bool = False) -> list[store.Memory]:
+    """Automatic memories for review, newest first (the user's own are not listed)."""
+    projects = home.projects() if all_projects else [Project(home=home, slug=s, root="") for s in (slug, GLOBAL_PROJECT) if s]
+    out = []
+    for project in projects:
+        for memory in store.list_memories(project):
+            if not memory.is_automatic:
+                continue
+            if type and memory.type != type:
+                continue
+            when = max(fts.iso_epoch(memory.created, 0.0), fts.iso_epoch(memory.last_seen, 0.0))
+            if since is not None and when < since:
+                continue
+            out.append(memory)
+    return sorted(out, key=lambda m: m.last_seen or m.created, reverse=True)
+
+
+def forget(home: Home, memory_id: str, slug: str | None = None, *, purge: bool = False) -> dict:
+    """Move a memory to trash/ (or delete it) and out of the index; returns what was done."""
+    memory = find(home, memory_id, slug)
+    path = Path(memory.path)
+    project_dir = path.parent.parent
+    if purge:
+        path.unlink()
+        where = None
+    else:
+        trash = project_dir / "trash"
+        trash.mkdir(parents=True, exist_ok=True, mode=0o700)
+        target = trash / path.name
+        if target.exists():
+            target = trash / f"{path.stem}.{int(time.time())}{path.suffix}"
+        os.replace(path, target)
+        where = str(target)
+    fts.remove_file(path, str(home.root))
+    return {"id": memory.id, "forgotten": str(path), "trash": where, "purged": purge}
+
+
+def keep(home: Home, memory_id: str, slug: str | None = None) -> dict:
+    """Make a memory the user's own: automation never touches it again."""
+    memory = find(home, memory_id, slug)
+    was = memory.source
+    if memory.is_automatic:
+        memory.source = KEPT_SOURCE
+        store.save(_project_of(home, memory), memory)
+        fts.index_file(memory.path, str(home.root))
+    return {"id": memory.id, "source": memory.source, "was": was, "path": str(memory.path)}
+
+
+def why(home: Home, memory_id: str, slug: str | None = None) -> dict:
+    """Where a memory came from: session, harness, signals, when, how often seen."""
+    memory = find(home, memory_id, slug)
+    signals = [t for t in memory.tags if t != "auto-memorize"]
+    return {
+        "id": memory.id, "type": memory.type, "summary": memory.summary, "source": memory.source,
+        "automatic": memory.is_automatic, "session_id": memory.session_id, "harness": memory.harness,
+        "signals": signals, "tags": memory.tags, "created": memory.created, "last_seen": memory.last_seen,
+        "seen": memory.seen, "scope": memory.scope, "project": Path(memory.path).parent.parent.name,
+        "path": str(memory.path), "why": memory.why, "how_to_apply": memory.how_to_apply,
+    }
+
+
+def remember(home: Home, project: Project, text: str, *, type: str = "observation", summary: str | None = None,
+             why: str = "", how_to_apply: str = "") -> store.Memory:
+    """A memory written by hand (source ``user``), saved through the store and indexed at once."""
+    text = (text or "").strip()
+    if not text:
+        raise AuditError("nothing to remember: give the text to keep")
+    if type not in store.TYPES:
+        raise AuditError(f"--type must be one of {', '.join(store.TYPES)}")
+    first_line = next((line.strip() for line in text.splitlines() if line.strip()), text)
+    memory = store.Memory(type=type, summary=summary or first_line, content=text, why=why, how_to_apply=how_to_apply,
+                          tags=["remembered", type], scope="global" if project.slug == GLOBAL_PROJECT else "project",
+                          source=KEPT_SOURCE)
+    store.save(project, memory)
+    fts.index_file(memory.path, str(home.root))
+    return memory
+
+
+def _project_of(home: Home, memory: store.Memory) -> Project:
+    return Project(home=home, slug=Path(memory.path).parent.parent.name, root="")

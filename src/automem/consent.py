@@ -1,0 +1,112 @@
+"""consent.json: may automem extract lessons (and, with AUTOMEM_MODEL, call a model) at all?
+
+``{"consented": true|false|"ask", "at": "<iso>"}``. No file means nobody answered yet: the Stop
+hook asks once (a systemMessage, never blocking), nothing is extracted, and the session's spool is
+kept at most SPOOL_KEEP_DAYS. "no" deletes the spooled signals of the session that stopped.
+Stdlib only: the Stop hook reads it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+SPOOL_KEEP_DAYS = 7
+ANSWERS = {"yes": True, "y": True, "true": True, "no": False, "n": False, "false": False, "ask": "ask"}
+QUESTION = (
+    "automem can extract lessons at the end of each turn (errors hit, fixes applied, preferences you stated) "
+    "into local Markdown memory under {home}. Nothing leaves this machine unless you also set AUTOMEM_MODEL. "
+    "Answer once in a terminal: `automem consent yes`, `automem consent no`, or `automem consent ask`."
+)
+
+
+def _path(home) -> str:
+    return os.path.join(str(home), "consent.json")
+
+
+def read(home: str) -> bool | str | None:
+    """True, False, "ask", or None when nobody answered (or the file is unreadable)."""
+    try:
+        with open(_path(home), encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    value = data.get("consented") if isinstance(data, dict) else None
+    return value if value in (True, False, "ask") else None
+
+
+def granted(home: str) -> bool:
+    return read(home) is True
+
+
+def write(home: str, answer: str | bool) -> bool | str:
+    value = ANSWERS.get(str(answer).lower()) if not isinstance(answer, bool) else answer
+    if value is None:
+        raise ValueError(f"answer must be one of yes, no, ask; not {answer!r}")
+    from automem.atomic import atomic_write_text
+
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    atomic_write_text(_path(home), json.dumps({"consented": value, "at": stamp}) + "\n")
+    return value
+
+
+def question(home: str) -> str:
+    return QUESTION.format(home=home)
+
+
+def asked_marker(home) -> str:
+    return os.path.join(str(home), "state", "consent-asked")
+
+
+def should_ask(home: str) -> bool:
+    """True once when no answer is recorded ("ask" asks again in every new session)."""
+    value = read(home)
+    if value is True or value is False:
+        return False
+    return not os.path.exists(asked_marker(home))
+
+
+def mark_asked(home: str, session_id: str = "") -> None:
+    marker = asked_marker(home)
+    os.makedirs(os.path.dirname(marker), mode=0o700, exist_ok=True)
+    with open(marker, "w", encoding="utf-8") as handle:
+        handle.write(session_id + "\n")
+
+
+def forget_asked(home: str) -> None:
+    """For "ask": the next session asks again."""
+    try:
+        os.unlink(asked_marker(home))
+    except FileNotFoundError:
+        pass
+
+
+def prune_spool(home: str, session_id: str | None = None, now: float | None = None) -> int:
+    """Apply the answer to spooled signals: "no" deletes the session's; no answer keeps them 7 days."""
+    from pathlib import Path
+
+    value = read(home)
+    spool = Path(home) / "spool"
+    removed = 0
+    if not spool.is_dir():
+        return 0
+    now = time.time() if now is None else now
+    for path in spool.glob("*.jsonl*"):
+        if path.name.endswith(".lock"):
+            continue
+        this_session = session_id is not None and path.name.split(".jsonl")[0] == _safe(session_id)
+        too_old = value is not True and now - path.stat().st_mtime > SPOOL_KEEP_DAYS * 86400
+        if (value is False and this_session) or too_old:
+            try:
+                os.unlink(path)
+                removed += 1
+            except OSError:
+                pass
+    return removed
+
+
+def _safe(session_id: str) -> str:
+    from automem.capture.paths import safe_session_id
+
+    return safe_session_id(session_id)

@@ -1,0 +1,291 @@
+"""Session-end auto-memorize: signals -> candidates -> redact -> caps -> dedupe -> classify -> store.
+
+``extract(...)`` is what the detached worker, ``automem extract`` and the demo all run. It never
+runs without consent, never stores a secret (every field goes through the full redaction pass
+before it is capped, and the store redacts again on write), never rewrites a memory the user
+wrote, and is idempotent: a second run over the same session stores and reinforces nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from automem.extract.candidates import Candidate, candidates, error_clusters
+from automem.extract.dedupe import Deduper
+from automem.extract.steps import Step, steps_from_spool, steps_from_turns
+from automem.home import GLOBAL_PROJECT, Home, Project
+from automem.store.memories import Memory, list_memories, now_iso, reinforce, save
+
+
+@dataclass
+class Result:
+    stored: list[Memory] = field(default_factory=list)
+    reinforced: list[Memory] = field(default_factory=list)
+    skipped: str = ""  # why nothing ran (no consent, switched off, nothing to read)
+    candidates: int = 0
+    model: str = "off"
+
+    def message(self) -> str:
+        """The one line the user sees; empty when nothing new was stored."""
+        if not self.stored:
+            return ""
+        names = ", ".join(_short(m.summary) for m in self.stored[:3])
+        more = f" (+{len(self.stored) - 3} more)" if len(self.stored) > 3 else ""
+        n = len(self.stored)
+        return f"automem: stored {n} new memor{'y' if n == 1 else 'ies'}: {names}{more}"
+
+    def as_dict(self) -> dict:
+        return {
+            "stored": [m.as_dict() for m in self.stored],
+            "reinforced": [m.as_dict() for m in self.reinforced],
+            "skipped": self.skipped, "candidates": self.candidates, "model": self.model,
+            "message": self.message(),
+        }
+
+
+def _short(summary: str) -> str:
+    return summary if len(summary) <= 48 else summary[:47].rstrip() + "…"
+
+
+def redact(text: str) -> str:
+    from automem.store import redacted
+
+    return redacted(text)
+
+
+# --- state: what an earlier run already did for a session ----------------------------------------
+
+
+def _state_dir(home: Home) -> Path:
+    return home.root / "state" / "extract"
+
+
+def _session_state_path(home: Home, session_id: str) -> Path:
+    from automem.capture.paths import safe_session_id
+
+    return _state_dir(home) / f"{safe_session_id(session_id)}.json"
+
+
+def _load_json(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _save_json(path: Path, data: dict) -> None:
+    from automem.atomic import atomic_write_text
+
+    atomic_write_text(path, json.dumps(data, ensure_ascii=False) + "\n")
+
+
+def note_path(home: Home, session_id: str) -> Path:
+    from automem.capture.paths import safe_session_id
+
+    return _state_dir(home) / "notes" / f"{safe_session_id(session_id)}.txt"
+
+
+# --- the pass ---------------------------------------------------------------------------------
+
+
+def extract(
+    home: Home | None = None,
+    *,
+    session_id: str = "",
+    transcript: str | Path | None = None,
+    harness: str | None = None,
+    cwd: str | None = None,
+    last_message: str | None = None,
+    require_consent: bool = True,
+    use_model: bool = True,
+) -> Result:
+    home = home or Home.current()
+    from automem import consent
+
+    if require_consent and not consent.granted(home.root):
+        consent.prune_spool(home.root, session_id or None)
+        return Result(skipped="no consent (run `automem consent yes`)")
+    from automem.config import load
+
+    cfg = load(home, strict=False)
+    if not cfg.auto_memorize:
+        return Result(skipped="memory.auto_memorize is off")
+
+    if not session_id and transcript and Path(transcript).is_file():
+        session_id = _transcript_session(Path(transcript), harness)
+    state_path = _session_state_path(home, session_id or _file_key(transcript))
+    state = _load_json(state_path)
+    steps, turns_cwd, harness = _read_steps(home, session_id, transcript, harness, state)
+    cwd = cwd or turns_cwd or ""
+    project = home.project_for_cwd(cwd) if cwd else home.global_project()
+
+    clusters_path = _state_dir(home) / f"clusters-{project.slug}.json"
+    prior = Counter(_load_json(clusters_path).get("counts", {}))
+    session_clusters = error_clusters(steps)
+    prior_other = prior - Counter(state.get("clusters", {}))  # earlier sessions only
+    found = candidates(steps, prior_other)
+    model = cfg.model
+    result = Result(candidates=len(found), model=model)
+    if not found:
+        _finish_state(state_path, state, session_clusters, prior, clusters_path)
+        return result
+
+    if use_model and model and model != "off" and consent.granted(home.root):
+        found = _with_model(found, steps, model, cfg, home, last_message)
+
+    emitted = set(state.get("emitted", []))
+    existing = _existing(project, home)
+    deduper = Deduper([m.summary + "\n" + m.content for m in existing])
+    for cand in found:
+        key = _fingerprint(cand)
+        if key in emitted:
+            continue  # this run already saw it in an earlier pass over the same session
+        emitted.add(key)
+        memory = _to_memory(cand, harness or "", session_id)
+        match = deduper.duplicate_of(memory.summary + "\n" + memory.content)
+        if match is not None:
+            known = existing[match]
+            if known.path is not None and known.is_automatic and known.session_id != session_id:
+                reinforce(known, now_iso())
+                result.reinforced.append(known)
+            continue
+        target = home.global_project() if memory.scope == "global" else project
+        save(target, memory)
+        _index(memory, home)
+        existing.append(memory)
+        deduper.add(memory.summary + "\n" + memory.content)
+        result.stored.append(memory)
+    state["emitted"] = sorted(emitted)
+    _finish_state(state_path, state, session_clusters, prior, clusters_path)
+    message = result.message()
+    if message and session_id:
+        _save_text(note_path(home, session_id), message)
+    return result
+
+
+def _finish_state(state_path: Path, state: dict, session_clusters: Counter, prior: Counter, clusters_path: Path) -> None:
+    old = Counter(state.get("clusters", {}))
+    merged = prior - old + session_clusters  # replace this session's share with its latest count
+    state["clusters"] = dict(session_clusters)
+    state["at"] = now_iso()
+    _save_json(state_path, state)
+    top = dict(merged.most_common(500))
+    _save_json(clusters_path, {"counts": top})
+
+
+def _save_text(path: Path, text: str) -> None:
+    from automem.atomic import atomic_write_text
+
+    atomic_write_text(path, text + "\n")
+
+
+def _transcript_session(path: Path, harness: str | None) -> str:
+    from automem.extract.turns import read_all_turns
+
+    try:
+        turns = read_all_turns(path, harness if harness in ("claude-code", "codex", "pi", "omp") else None)
+    except (OSError, ValueError):
+        return ""
+    return next((t.session_id for t in turns if t.session_id), "")
+
+
+def _file_key(transcript: str | Path | None) -> str:
+    return "transcript-" + hashlib.sha256(str(transcript or "").encode()).hexdigest()[:16]
+
+
+def _read_steps(home: Home, session_id: str, transcript, harness, state: dict) -> tuple[list[Step], str, str | None]:
+    steps: list[Step] = []
+    cwd = ""
+    if transcript and Path(transcript).is_file():
+        from automem.extract.turns import guess_harness, read_all_turns
+
+        harness = harness if harness in ("claude-code", "codex", "pi", "omp") else guess_harness(Path(transcript))
+        turns = read_all_turns(transcript, harness)
+        steps = steps_from_turns(turns)
+        cwd = next((t.cwd for t in reversed(turns) if t.cwd), "") or ""
+    if session_id:
+        from automem.capture import spool
+
+        records = spool.read(session_id, str(home.root))
+        if not cwd:
+            cwd = next((r.get("cwd") for r in reversed(records) if isinstance(r.get("cwd"), str)), "")
+        harness = harness or next((r.get("harness") for r in records if r.get("harness")), None)
+        spooled = steps_from_spool(records)
+        if not steps:
+            steps = spooled
+        else:  # the transcript has the prompts; keep spooled feedback it does not show (redacted there)
+            have = {s.text.strip().lower() for s in steps if s.kind == "prompt"}
+            steps += [s for s in spooled if s.kind == "prompt" and not any(s.text.strip().lower() in h for h in have)]
+    return steps, cwd, harness
+
+
+def _existing(project: Project, home: Home) -> list[Memory]:
+    memories = list_memories(project)
+    if project.slug != GLOBAL_PROJECT:
+        memories += list_memories(home.global_project())
+    return memories
+
+
+def _fingerprint(cand: Candidate) -> str:
+    return hashlib.sha256(f"{cand.kind}|{cand.summary}".encode("utf-8")).hexdigest()[:16]
+
+
+def _to_memory(cand: Candidate, harness: str, session_id: str) -> Memory:
+    tags = ["auto-memorize", cand.kind, *[s for s in cand.signals if s != cand.kind]]
+    return Memory(
+        type=cand.kind,
+        summary=redact(cand.summary),
+        content=redact(cand.content),
+        why=redact(cand.why),
+        how_to_apply=redact(cand.how_to_apply),
+        tags=list(dict.fromkeys(tags)),
+        scope=cand.scope if cand.scope in ("project", "global") else "project",
+        source="auto-memorize",
+        harness=harness,
+        session_id=session_id,
+    )
+
+
+def _index(memory: Memory, home: Home) -> None:
+    try:
+        from automem.index.fts import index_file
+
+        if memory.path is not None:
+            index_file(memory.path, str(home.root))
+    except Exception as exc:  # noqa: BLE001 - the Markdown is the truth; the index is rebuildable
+        from automem.log import log_error
+
+        log_error("extract", f"index update failed: {type(exc).__name__}: {exc}", home=str(home.root))
+
+
+def _with_model(found: list[Candidate], steps: list[Step], model: str, cfg, home: Home, last: str | None) -> list[Candidate]:
+    """Model synthesis when asked for; any failure keeps the deterministic candidates."""
+    try:
+        from automem.llm import synthesize
+
+        better = synthesize(found, steps, model=model, timeout=float(cfg.get("llm.timeout_seconds", 20) or 20),
+                            home=home, last_message=last)
+        return better or found
+    except Exception as exc:  # noqa: BLE001
+        from automem.log import log_error
+
+        log_error("llm", f"synthesis failed, deterministic candidates kept: {type(exc).__name__}: {exc}",
+                  home=str(home.root))
+        return found
+
+
+def consume_note(home: Home, session_id: str) -> str:
+    """The last extraction's one-line message for this session, once (the next Stop hook shows it)."""
+    path = note_path(home, session_id)
+    try:
+        text = path.read_text(encoding="utf-8").strip()
+        path.unlink()
+    except OSError:
+        return ""
+    return text
+

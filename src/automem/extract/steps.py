@@ -1,0 +1,105 @@
+"""One neutral list of steps per session, whether it came from the spool or from a transcript.
+
+The candidate rules (candidates.py) read only these steps, so they work the same on a live
+session (hook spool lines) and on a past transcript read alone. A step is a user prompt with the
+feedback found in it, a tool action with the errors found in its output, a rejected tool call
+with the user's reason, or an interrupt.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from automem.harness.model import Turn
+
+_USER_INPUT_BLOCK = re.compile(r"##\s*User Input\s*\n+\s*```[a-z]*\n(.*?)```", re.S | re.I)
+_INJECTED = re.compile(r"<(environment_context|user_instructions|system-reminder|INSTRUCTIONS)>.*?</\1>", re.S)
+
+
+@dataclass
+class Step:
+    kind: str  # prompt | action | rejection | interrupt
+    text: str = ""  # prompt text, or rejection feedback
+    tool: str = ""
+    input: str = ""
+    ok: bool = True
+    errors: list[dict] = field(default_factory=list)
+    result_head: str = ""
+    feedback: list[dict] = field(default_factory=list)  # prompt: [{feedback, text, phrase}]
+    after_interrupt: bool = False  # prompt typed right after the user stopped the agent
+    turn: int = 0
+
+
+def user_words(prompt: str) -> str:
+    """What the user typed, without command templates and injected context around it."""
+    block = _USER_INPUT_BLOCK.search(prompt or "")
+    if block:
+        return block.group(1).strip()
+    return _INJECTED.sub(" ", prompt or "").strip()
+
+
+def steps_from_turns(turns: list[Turn]) -> list[Step]:
+    from automem.capture.feedback import detect_feedback
+    from automem.capture.signals import detect_errors
+
+    steps: list[Step] = []
+    stopped = False
+    for index, turn in enumerate(turns):
+        words = user_words(turn.prompt)
+        if words:
+            steps.append(Step("prompt", text=words, feedback=detect_feedback(words), after_interrupt=stopped, turn=index))
+        stopped = False
+        rejections = list(turn.rejections)
+        for action in turn.actions:
+            failed = action.is_error or action.exit_code not in (None, 0)
+            text = action.result_text or ""
+            if failed and "doesn't want to proceed with this tool use" in text:
+                feedback = rejections.pop(0) if rejections and "the user said" in text else ""
+                steps.append(Step("rejection", text=feedback, tool=action.name, input=action.input_summary, turn=index))
+                if not feedback:
+                    stopped = True
+                continue
+            errors = detect_errors(text[:20000], is_error=failed, exit_code=action.exit_code) if failed else []
+            steps.append(Step(
+                "action", tool=action.name, input=action.input_summary, ok=not failed, errors=errors,
+                result_head=text[:300], turn=index,
+            ))
+        if turn.interrupted:
+            steps.append(Step("interrupt", turn=index))
+            stopped = True
+    return steps
+
+
+def steps_from_spool(records: list[dict]) -> list[Step]:
+    """Spool lines (already redacted by the hook) as steps; prompts exist only as their feedback."""
+    steps: list[Step] = []
+    stopped = False
+    turn = 0
+    last_action: Step | None = None
+    for record in records:
+        kind = record.get("kind")
+        if kind == "feedback":
+            turn += 1
+            item = {k: record.get(k, "") for k in ("feedback", "text", "phrase")}
+            steps.append(Step("prompt", text=str(item["text"]), feedback=[item], after_interrupt=stopped, turn=turn))
+            stopped = False
+        elif kind == "result":
+            last_action = Step(
+                "action", tool=str(record.get("tool", "")), input=str(record.get("input", "")),
+                ok=bool(record.get("ok", True)), turn=turn,
+            )
+            steps.append(last_action)
+        elif kind == "error" and last_action is not None and last_action.input == record.get("input"):
+            last_action.ok = False
+            last_action.errors.append({k: str(record.get(k, "")) for k in ("error_type", "line", "signature")})
+            last_action.result_head = last_action.result_head or str(record.get("line", ""))
+        elif kind == "rejection":
+            feedback = str(record.get("feedback", ""))
+            steps.append(Step("rejection", text=feedback, tool=str(record.get("tool", "")),
+                              input=str(record.get("input", "")), turn=turn))
+            stopped = stopped or not feedback
+        elif kind == "interrupt":
+            steps.append(Step("interrupt", turn=turn))
+            stopped = True
+    return steps

@@ -1,0 +1,126 @@
+"""Every turn of one transcript for the extractor, including what the banker leaves out on purpose.
+
+The banker skips subagent files, inline sidechains and the history a forked pi session copied from
+its parent, so a turn is banked once. A lesson, though, is often learnt inside a subagent, and a
+transcript read alone (``automem extract --transcript``) has no parent to read: here the same
+harness readers run with those skips turned off. Subagent prompts are delegations from the main
+agent, not the user's words, so they are blanked (no feedback is read from them).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+from automem.harness.base import TurnStream
+from automem.harness.model import Turn
+
+FAR_FUTURE = 1e12  # "now" for the quiet rule: a finished transcript's last turn counts as done
+
+
+def guess_harness(path: Path) -> str:
+    """claude-code | codex | pi from the first lines of a transcript (its path says too little)."""
+    try:
+        with open(path, "rb") as handle:
+            heads = [handle.readline() for _ in range(5)]
+    except OSError:
+        return "claude-code"
+    for raw in heads:
+        try:
+            record = json.loads(raw)
+        except ValueError:
+            continue
+        if not isinstance(record, dict):
+            continue
+        kind = record.get("type")
+        if kind == "session" and ("cwd" in record or "branchedFrom" in record):
+            return "pi"
+        if kind in ("session_meta", "response_item", "event_msg", "turn_context") or "record_type" in record:
+            return "codex"
+        if kind in ("user", "assistant", "summary", "system") and ("sessionId" in record or "uuid" in record):
+            return "claude-code"
+        if "instructions" in record and "id" in record:
+            return "codex"  # legacy codex header
+        if kind == "message" and isinstance(record.get("message"), dict):
+            return "pi"
+    return "claude-code"
+
+
+def read_all_turns(path: str | Path, harness: str | None = None) -> list[Turn]:
+    path = Path(path)
+    harness = harness or guess_harness(path)
+    return list(_stream(path, harness))
+
+
+def _stream(path: Path, harness: str) -> Iterator[Turn]:
+    if harness == "claude-code":
+        parser = _claude_parser(path)
+    elif harness == "pi" or harness == "omp":
+        parser = _pi_parser(path, harness)
+    elif harness == "codex":
+        from automem.harness.codex import CodexParser
+
+        parser = CodexParser(path)
+        parser.skip_file = False
+        original = parser._meta_or_header
+
+        def meta(record: dict) -> bool:
+            done = original(record)
+            parser.skip_file = False  # a codex subagent rollout is read like any other
+            return done
+
+        parser._meta_or_header = meta  # type: ignore[method-assign]
+    else:
+        from automem.harness import READERS
+
+        yield from READERS[harness].read_turns(path, now=FAR_FUTURE)
+        return
+    yield from TurnStream(parser, path, 0, FAR_FUTURE)
+
+
+def _claude_parser(path: Path):
+    from automem.harness.claude_code import ClaudeCodeParser
+
+    class AllTurns(ClaudeCodeParser):
+        """Sidechain (subagent) work folds into the open turn; a subagent file becomes one turn."""
+
+        def __init__(self, p: Path) -> None:
+            super().__init__(p)
+            self.skip_file = False
+
+        def feed(self, offset: int, end: int, record: dict) -> list[Turn]:
+            if not record.get("isSidechain"):
+                return super().feed(offset, end, record)
+            record = {k: v for k, v in record.items() if k != "isSidechain"}
+            if record.get("type") == "user":
+                message = record.get("message")
+                content = message.get("content") if isinstance(message, dict) else None
+                has_result = isinstance(content, list) and any(
+                    isinstance(b, dict) and b.get("type") == "tool_result" for b in content
+                )
+                if not has_result:
+                    if self.current is None:
+                        self._start(offset, record, "")  # a delegation: no user words in it
+                    return []
+            return super().feed(offset, end, record)
+
+    return AllTurns(path)
+
+
+def _pi_parser(path: Path, harness: str):
+    if harness == "omp":
+        from automem.harness.omp import OmpParser as Base  # type: ignore[attr-defined]
+    else:
+        from automem.harness.pi import PiParser as Base
+
+    class AllTurns(Base):  # type: ignore[misc, valid-type]
+        def __init__(self, p: Path) -> None:
+            super().__init__(p)
+            self.skip_file = False
+
+        def _session(self, record: dict) -> None:
+            super()._session(record)
+            self.fork_cutoff = None  # read alone, the copied history is this transcript's own
+
+    return AllTurns(path)

@@ -1,0 +1,66 @@
+"""The detached worker the Stop hook starts: bank the transcript, then extract its lessons.
+
+Single-flight per session (an flock on state/extract/<session>.lock: a burst of Stop events runs
+one extraction, the others leave at once) and a time limit, so no process outlives its job.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+
+TIME_LIMIT_SECONDS = 120
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="automem.extract.worker")
+    parser.add_argument("--harness", default="claude-code")
+    parser.add_argument("--transcript")
+    parser.add_argument("--session", default="")
+    parser.add_argument("--cwd")
+    parser.add_argument("--no-bank", action="store_true")
+    args = parser.parse_args(argv)
+    signal.alarm(TIME_LIMIT_SECONDS)
+    from automem.log import log_error
+
+    if not args.no_bank:
+        try:
+            from pathlib import Path
+
+            from automem.bank.passes import run_pass
+
+            run_pass(paths={args.harness: [Path(args.transcript)]} if args.transcript else None)
+        except BaseException as exc:  # noqa: BLE001 - detached: nobody to show a traceback to
+            log_error("bank-worker", f"{type(exc).__name__}: {exc}")
+    try:
+        run_extraction(args.session, args.transcript, args.harness, args.cwd)
+    except BaseException as exc:  # noqa: BLE001
+        log_error("extract-worker", f"{type(exc).__name__}: {exc}")
+    return 0
+
+
+def run_extraction(session_id: str, transcript: str | None, harness: str, cwd: str | None):
+    import fcntl
+    import os
+
+    from automem.capture.paths import safe_session_id
+    from automem.extract.pipeline import extract
+    from automem.home import Home
+
+    home = Home.current()
+    lock_dir = home.root / "state" / "extract"
+    lock_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = os.open(lock_dir / f"{safe_session_id(session_id or 'manual')}.lock", os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return None  # another worker is extracting this session right now
+        return extract(home, session_id=session_id, transcript=transcript, harness=harness, cwd=cwd)
+    finally:
+        os.close(fd)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,640 @@
+"""Full-text search over the memory tree: SQLite FTS5, rebuilt from the Markdown at will.
+
+Four kinds of files are indexed, one row each in ``fts_docs`` (metadata) and
+one in an FTS5 table (text): memories (``fts_mem``: summary, tags, body) and
+bank entries, journal days and MAIN.md's human part (``fts_text``: title,
+tags, prompt, action digest, result). Nothing here is a source of truth:
+``reindex`` drops the rows and reads the tree again.
+
+Keeping it current costs a stat per folder: every write to the tree is an
+atomic rename, which changes the folder's modification time, so ``sync``
+re-lists only folders whose mtime moved since the last scan (``fts_dirs``).
+Writers may also call ``index_file``/``remove_file`` to be searchable at once.
+A re-listed bank folder is compared by name (entries are written once);
+memories and journal days are compared by mtime and size too, and a deep
+sync (``reindex``, ``index_drift``) stats everything.
+
+Imports stay light (stdlib, no YAML): the SessionStart and UserPromptSubmit
+hooks use this module. Frontmatter is read by hand; the formats are ours.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+KINDS = {"memories": "memory", "bank": "bank", "journal": "journal"}
+MAIN_NAME = "MAIN.md"
+INDEX_START = "<!-- automem:index:start -->"
+TEXT_CAP = 8000  # characters of one column kept in the index
+SNIPPET_CAP = 400
+MEM_WEIGHTS = "8.0, 4.0, 1.0"  # summary, tags, body
+TEXT_WEIGHTS = "8.0, 4.0, 2.0, 1.0, 1.5"  # title, tags, prompt, actions, result
+SYNC_LOCK = "index.sync.lock"
+
+_HEADING = re.compile(r"^## (.+)$", re.M)
+
+
+@dataclass
+class SyncReport:
+    indexed: int = 0
+    removed: int = 0
+    dirs_scanned: int = 0
+    deferred: list[str] = field(default_factory=list)  # folders too big to scan within a hook's budget
+
+    def as_dict(self) -> dict:
+        return {"indexed": self.indexed, "removed": self.removed, "dirs_scanned": self.dirs_scanned,
+                "deferred": self.deferred}
+
+
+# ---------------------------------------------------------------- opening
+
+
+def open_index(home_root: str | None = None) -> sqlite3.Connection:
+    """index.db with the FTS tables (a corrupt file is moved aside and rebuilt by db.connect)."""
+    from automem.index.db import connect
+    from automem.home import Home
+
+    return connect(Home(_root_path(home_root)))
+
+
+def _root_path(home_root):
+    from pathlib import Path
+
+    from automem.capture.paths import automem_home
+
+    return Path(home_root or automem_home())
+
+
+def _home_str(home_root) -> str:
+    from automem.capture.paths import automem_home
+
+    return str(home_root or automem_home())
+
+
+# ---------------------------------------------------------------- one file
+
+
+def index_file(path, home_root=None, conn: sqlite3.Connection | None = None) -> bool:
+    """(Re)index one file of the tree; returns False when the path is not indexable (or is gone)."""
+    own = conn is None
+    conn = conn or open_index(home_root)
+    try:
+        root = _home_str(home_root)
+        where = _classify(root, str(path))
+        if where is None:
+            return False
+        rel, project, kind = where
+        try:
+            st = os.stat(os.path.join(root, rel))
+            text = _read(os.path.join(root, rel))
+        except OSError:
+            _remove_rel(conn, rel)
+            return False
+        _upsert(conn, rel, project, kind, text, st)
+        return True
+    finally:
+        if own:
+            conn.close()
+
+
+def remove_file(path, home_root=None, conn: sqlite3.Connection | None = None) -> bool:
+    """Take one file out of the index at once (forget, delete); True when a row was removed."""
+    own = conn is None
+    conn = conn or open_index(home_root)
+    try:
+        root = _home_str(home_root)
+        where = _classify(root, str(path))
+        rel = where[0] if where else os.path.relpath(str(path), root).replace(os.sep, "/")
+        return _remove_rel(conn, rel)
+    finally:
+        if own:
+            conn.close()
+
+
+def _classify(root: str, path: str) -> tuple[str, str, str] | None:
+    """(relative path, project slug, kind) for a file the index covers, else None."""
+    full = os.path.abspath(path if os.path.isabs(path) else os.path.join(root, path))
+    rel = os.path.relpath(full, os.path.abspath(root)).replace(os.sep, "/")
+    parts = rel.split("/")
+    if len(parts) < 3 or parts[0] != "projects" or not rel.endswith(".md"):
+        return None
+    if len(parts) == 3 and parts[2] == MAIN_NAME:
+        return rel, parts[1], "main"
+    if len(parts) == 4 and parts[2] in KINDS and not parts[3].startswith("."):
+        return rel, parts[1], KINDS[parts[2]]
+    return None
+
+
+def _clean(text: str) -> str:
+    """The store already redacted what it wrote; a hand-edited file gets the fast tier before it enters index.db."""
+    from automem.redact.fast import redact_fast
+
+    return redact_fast(text)
+
+
+def _read(path: str) -> str:
+    with open(path, "r", encoding="utf-8", errors="replace") as handle:
+        return handle.read(2_000_000)
+
+
+def _remove_rel(conn: sqlite3.Connection, rel: str) -> bool:
+    row = conn.execute("SELECT id, kind FROM fts_docs WHERE path = ?", (rel,)).fetchone()
+    if row is None:
+        return False
+    table = "fts_mem" if row[1] == "memory" else "fts_text"
+    conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (row[0],))
+    conn.execute("DELETE FROM fts_docs WHERE id = ?", (row[0],))
+    return True
+
+
+def _upsert(conn: sqlite3.Connection, rel: str, project: str, kind: str, text: str, st: os.stat_result) -> None:
+    doc = parse_doc(kind, _clean(text), os.path.basename(rel), st.st_mtime)
+    _remove_rel(conn, rel)
+    cur = conn.execute(
+        "INSERT INTO fts_docs (path, project, kind, ref, type, title, snippet, tags, source, harness, session_id,"
+        " created, last_seen, seen, mtime_ns, size) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        (rel, project, kind, doc["ref"], doc["type"], doc["title"], doc["snippet"], " ".join(doc["tags"]),
+         doc["source"], doc["harness"], doc["session_id"], doc["created"], doc["last_seen"], doc["seen"],
+         st.st_mtime_ns, st.st_size),
+    )
+    rowid = cur.lastrowid
+    tags = " ".join(doc["tags"])
+    if kind == "memory":
+        conn.execute("INSERT INTO fts_mem (rowid, title, tags, body) VALUES (?,?,?,?)",
+                     (rowid, doc["title"], tags, doc["body"][:TEXT_CAP]))
+    else:
+        conn.execute("INSERT INTO fts_text (rowid, title, tags, prompt, actions, result) VALUES (?,?,?,?,?,?)",
+                     (rowid, doc["title"], tags, doc["prompt"][:TEXT_CAP], doc["actions"][:TEXT_CAP],
+                      doc["result"][:TEXT_CAP]))
+
+
+# ---------------------------------------------------------------- parsing (our own formats, by hand)
+
+
+def parse_doc(kind: str, text: str, name: str, mtime: float) -> dict:
+    """The fields the index keeps for one file."""
+    meta, body = split_frontmatter(text)
+    doc = {
+        "ref": str(meta.get("id") or name[:-3]), "type": "", "title": "", "snippet": "", "tags": [],
+        "source": str(meta.get("source") or ""), "harness": str(meta.get("harness") or ""),
+        "session_id": str(meta.get("session_id") or ""), "created": mtime, "last_seen": mtime, "seen": 1,
+        "body": "", "prompt": "", "actions": "", "result": "",
+    }
+    tags = meta.get("tags") or []
+    doc["tags"] = [str(t) for t in (tags if isinstance(tags, list) else [tags])]
+    if kind == "memory":
+        doc["type"] = str(meta.get("type") or "observation")
+        doc["title"] = str(meta.get("summary") or "")
+        doc["body"] = body.strip()
+        content = body.split("**Why:**", 1)[0].split("**How to apply:**", 1)[0]
+        doc["snippet"] = " ".join(content.split())[:SNIPPET_CAP]
+        doc["created"] = iso_epoch(meta.get("created"), mtime)
+        doc["last_seen"] = iso_epoch(meta.get("last_seen"), doc["created"])
+        try:
+            doc["seen"] = max(1, int(meta.get("seen") or 1))
+        except (TypeError, ValueError):
+            doc["seen"] = 1
+        doc["source"] = doc["source"] or "user"
+    elif kind == "bank":
+        sections = _sections(body)
+        doc["title"] = str(meta.get("title") or name[:-3])
+        doc["prompt"] = sections.get("Prompt", "")
+        doc["actions"] = sections.get("Actions", "")
+        doc["result"] = sections.get("Result", "")
+        doc["snippet"] = " ".join(doc["result"].split())[:SNIPPET_CAP]
+        doc["created"] = doc["last_seen"] = iso_epoch(meta.get("ts"), mtime)
+    elif kind == "journal":
+        day = name[:-3]
+        doc["ref"] = day
+        doc["title"] = f"Journal {day}"
+        doc["prompt"] = body.strip()
+        doc["snippet"] = " ".join(body.split())[:SNIPPET_CAP]
+        doc["created"] = doc["last_seen"] = iso_epoch(day, mtime)
+    else:  # main
+        human = human_part(text)
+        doc["ref"] = "MAIN"
+        doc["title"] = "MAIN.md"
+        doc["prompt"] = human
+        doc["snippet"] = " ".join(human.split())[:SNIPPET_CAP]
+    return doc
+
+
+def human_part(main_text: str) -> str:
+    """What the person wrote in MAIN.md: everything above automem's index markers."""
+    return main_text.split(INDEX_START, 1)[0].strip()
+
+
+def split_frontmatter(text: str) -> tuple[dict, str]:
+    """(metadata, body) of a Markdown file with simple YAML frontmatter (scalars and lists of scalars)."""
+    if not text.startswith("---"):
+        return {}, text
+    end = text.find("\n---", 3)
+    if end < 0:
+        return {}, text
+    head = text[3:end]
+    body = text[end + 4:]
+    if body.startswith("\n"):
+        body = body[1:]
+    meta: dict = {}
+    last_key = None
+    for line in head.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if line.startswith((" ", "\t")) and line.strip().startswith("- ") and last_key:
+            if not isinstance(meta.get(last_key), list):
+                meta[last_key] = []
+            meta[last_key].append(_scalar(line.strip()[2:]))
+            continue
+        if ":" not in line or line.startswith((" ", "\t")):
+            continue
+        key, _, value = line.partition(":")
+        key, value = key.strip(), value.strip()
+        last_key = key
+        if value.startswith("[") and value.endswith("]"):
+            inner = value[1:-1].strip()
+            meta[key] = [_scalar(v) for v in _split_flow(inner)] if inner else []
+        else:
+            meta[key] = _scalar(value) if value else ""
+    return meta, body
+
+
+def _split_flow(inner: str) -> list[str]:
+    if '"' in inner:
+        try:
+            return [str(v) for v in json.loads("[" + inner + "]")]
+        except ValueError:
+            pass
+    return [v.strip() for v in inner.split(",") if v.strip()]
+
+
+def _scalar(value: str):
+    value = value.strip()
+    if len(value) >= 2 and value[0] == '"' and value[-1] == '"':
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value[1:-1]
+    if len(value) >= 2 and value[0] == "'" and value[-1] == "'":
+        return value[1:-1].replace("''", "'")
+    return value
+
+
+def _sections(body: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    matches = list(_HEADING.finditer(body))
+    for i, match in enumerate(matches):
+        end = matches[i + 1].start() if i + 1 < len(matches) else len(body)
+        out[match.group(1).strip()] = body[match.end():end].strip()
+    return out
+
+
+def iso_epoch(value, default: float) -> float:
+    """Seconds since the epoch for an ISO date or time (UTC when it names no zone)."""
+    if isinstance(value, (int, float)):
+        return float(value)
+    text = str(value or "").strip()
+    if not text:
+        return default
+    try:
+        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return default
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=timezone.utc)
+    return parsed.timestamp()
+
+
+# ---------------------------------------------------------------- keeping current
+
+
+def sync(conn: sqlite3.Connection, home_root=None, slugs: list[str] | None = None, *, deep: bool = False,
+         max_new: int | None = None, max_listing: int | None = None, kinds: tuple[str, ...] | None = None) -> SyncReport:
+    """Bring the index up to date with the tree (folders whose mtime moved; every folder when deep).
+
+    A hook passes limits: ``max_new`` files to read and ``max_listing`` files a
+    changed folder may hold to be re-listed; a folder over either is left for
+    a detached sync and listed in ``deferred``. ``kinds`` limits the folders
+    (e.g. only ``memory`` for per-prompt recall).
+    """
+    root = _home_str(home_root)
+    projects_dir = os.path.join(root, "projects")
+    if slugs is None:
+        try:
+            slugs = sorted(e.name for e in os.scandir(projects_dir) if e.is_dir())
+        except OSError:
+            slugs = []
+        _drop_missing_projects(conn, set(slugs))
+    report = SyncReport()
+    dirs = {row[0]: (row[1], row[2]) for row in conn.execute("SELECT path, mtime_ns, files FROM fts_dirs")}
+    for slug in slugs:
+        if not slug or "/" in slug or slug.startswith("."):
+            continue
+        if kinds is None or "main" in kinds:
+            _sync_main(conn, root, slug, report)
+        for sub, kind in KINDS.items():
+            if kinds is not None and kind not in kinds:
+                continue
+            rel_dir = f"projects/{slug}/{sub}"
+            recorded = dirs.get(rel_dir)
+            if max_listing is not None and recorded is not None and recorded[1] > max_listing:
+                try:
+                    changed = os.stat(os.path.join(root, rel_dir)).st_mtime_ns != recorded[0]
+                except OSError:
+                    changed = True
+                if changed:
+                    report.deferred.append(rel_dir)
+                continue
+            _sync_dir(conn, root, rel_dir, kind, slug, recorded, deep, max_new, report)
+    return report
+
+
+def _drop_missing_projects(conn: sqlite3.Connection, present: set[str]) -> None:
+    for (slug,) in conn.execute("SELECT DISTINCT project FROM fts_docs").fetchall():
+        if slug not in present:
+            _remove_prefix(conn, f"projects/{slug}/")
+
+
+def _remove_prefix(conn: sqlite3.Connection, prefix: str) -> int:
+    rows = conn.execute("SELECT path FROM fts_docs WHERE path >= ? AND path < ?", (prefix, prefix + "\uffff")).fetchall()
+    for (rel,) in rows:
+        _remove_rel(conn, rel)
+    conn.execute("DELETE FROM fts_dirs WHERE path >= ? AND path < ?", (prefix, prefix + "\uffff"))
+    return len(rows)
+
+
+def _sync_main(conn, root: str, slug: str, report: SyncReport) -> None:
+    rel = f"projects/{slug}/{MAIN_NAME}"
+    full = os.path.join(root, rel)
+    row = conn.execute("SELECT mtime_ns, size FROM fts_docs WHERE path = ?", (rel,)).fetchone()
+    try:
+        st = os.stat(full)
+    except OSError:
+        if row is not None:
+            _remove_rel(conn, rel)
+            report.removed += 1
+        return
+    if row is None or row[0] != st.st_mtime_ns or row[1] != st.st_size:
+        try:
+            _upsert(conn, rel, slug, "main", _read(full), st)
+            report.indexed += 1
+        except OSError:
+            pass
+
+
+def _sync_dir(conn, root, rel_dir, kind, slug, recorded, deep, max_new, report: SyncReport) -> None:
+    full_dir = os.path.join(root, rel_dir)
+    try:
+        dir_mtime = os.stat(full_dir).st_mtime_ns
+    except OSError:
+        if recorded is not None or conn.execute(
+                "SELECT 1 FROM fts_docs WHERE path >= ? AND path < ? LIMIT 1", (rel_dir + "/", rel_dir + "/\uffff")).fetchone():
+            report.removed += _remove_prefix(conn, rel_dir + "/")
+        return
+    if not deep and recorded is not None and recorded[0] == dir_mtime:
+        return
+    names = [n for n in os.listdir(full_dir) if n.endswith(".md") and not n.startswith(".")]
+    known = {
+        row[0]: (row[1], row[2])
+        for row in conn.execute("SELECT path, mtime_ns, size FROM fts_docs WHERE path >= ? AND path < ?",
+                                (rel_dir + "/", rel_dir + "/\uffff"))
+    }
+    wanted = {f"{rel_dir}/{n}" for n in names}
+    todo = [rel for rel in wanted if rel not in known]
+    if deep or kind != "bank":
+        for rel in wanted:
+            old = known.get(rel)
+            if old is None:
+                continue
+            try:
+                st = os.stat(os.path.join(root, rel))
+            except OSError:
+                continue
+            if (st.st_mtime_ns, st.st_size) != old:
+                todo.append(rel)
+    if max_new is not None and len(todo) > max_new:
+        report.deferred.append(rel_dir)
+        return
+    report.dirs_scanned += 1
+    conn.execute("BEGIN")
+    try:
+        for rel in known.keys() - wanted:
+            _remove_rel(conn, rel)
+            report.removed += 1
+        for rel in todo:
+            full = os.path.join(root, rel)
+            try:
+                st = os.stat(full)
+                text = _read(full)
+            except OSError:
+                continue
+            _upsert(conn, rel, slug, kind, text, st)
+            report.indexed += 1
+        conn.execute("INSERT OR REPLACE INTO fts_dirs (path, mtime_ns, files) VALUES (?, ?, ?)",
+                     (rel_dir, dir_mtime, len(names)))
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def reindex(home_root=None) -> SyncReport:
+    """Drop every FTS row and read the whole tree again (``automem reindex``)."""
+    conn = open_index(home_root)
+    try:
+        conn.execute("BEGIN")
+        for table in ("fts_docs", "fts_mem", "fts_text", "fts_dirs"):
+            conn.execute(f"DELETE FROM {table}")
+        conn.execute("COMMIT")
+        report = sync(conn, home_root, deep=True)
+        conn.execute("INSERT INTO fts_mem(fts_mem) VALUES ('optimize')")
+        conn.execute("INSERT INTO fts_text(fts_text) VALUES ('optimize')")
+        return report
+    finally:
+        conn.close()
+
+
+def sync_detached(home_root=None) -> None:
+    """Start a sync in the background (a hook that found too much to read in its budget)."""
+    import subprocess
+    import sys
+
+    env = dict(os.environ)
+    env["AUTOMEM_HOME"] = _home_str(home_root)
+    with open(os.devnull, "rb") as devnull_in, open(os.devnull, "wb") as devnull_out:
+        subprocess.Popen([sys.executable, "-m", "automem.index.fts", "sync"], stdin=devnull_in, stdout=devnull_out,
+                         stderr=devnull_out, start_new_session=True, close_fds=True, env=env)
+
+
+def _locked_sync(home_root=None) -> int:
+    """The detached sync: single-flight through a lock file, a full (not deep) sync."""
+    import fcntl
+
+    root = _home_str(home_root)
+    fd = os.open(os.path.join(root, SYNC_LOCK), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return 0
+        conn = open_index(root)
+        try:
+            sync(conn, root)
+        finally:
+            conn.close()
+        return 0
+    finally:
+        os.close(fd)
+
+
+# ---------------------------------------------------------------- drift (for `automem doctor`)
+
+
+def index_drift(home) -> dict:
+    """Compare the tree with the index without changing either: what is missing, stale or orphaned."""
+    root = str(getattr(home, "root", home))
+    conn = open_index(root)
+    try:
+        rows = {r[0]: (r[1], r[2]) for r in conn.execute("SELECT path, mtime_ns, size FROM fts_docs")}
+    finally:
+        conn.close()
+    on_disk: dict[str, tuple[int, int]] = {}
+    projects_dir = os.path.join(root, "projects")
+    try:
+        slugs = [e.name for e in os.scandir(projects_dir) if e.is_dir()]
+    except OSError:
+        slugs = []
+    for slug in slugs:
+        candidates = [f"projects/{slug}/{MAIN_NAME}"]
+        for sub in KINDS:
+            try:
+                candidates += [f"projects/{slug}/{sub}/{n}" for n in os.listdir(os.path.join(root, "projects", slug, sub))
+                               if n.endswith(".md") and not n.startswith(".")]
+            except OSError:
+                continue
+        for rel in candidates:
+            try:
+                st = os.stat(os.path.join(root, rel))
+            except OSError:
+                continue
+            on_disk[rel] = (st.st_mtime_ns, st.st_size)
+    missing = sorted(set(on_disk) - set(rows))
+    orphaned = sorted(set(rows) - set(on_disk))
+    stale = sorted(rel for rel in set(on_disk) & set(rows) if on_disk[rel] != rows[rel])
+    return {
+        "files": len(on_disk), "indexed": len(rows), "missing": len(missing), "stale": len(stale),
+        "orphaned": len(orphaned), "ok": not (missing or stale or orphaned),
+        "examples": {"missing": missing[:5], "stale": stale[:5], "orphaned": orphaned[:5]},
+        "fix": "automem reindex",
+    }
+
+
+# ---------------------------------------------------------------- queries
+
+STOPWORDS = frozenset("""
+a about above after again all also am an and any are as at be because been before being below between both but by
+can could did do does doing done down during each few for from further had has have having he her here hers him his
+how i if in into is it its itself just let lets like me more most my no nor not now of off on once only or other our
+ours out over own please same she should so some such than that the their theirs them then there these they this
+those through to too under until up us very was we were what when where which while who whom why will with would
+you your yours yourself okay ok yes thanks thank hi hello hey use using used make made get got want need
+""".split())
+
+_WORD = re.compile(r"\w+", re.U)
+
+
+def query_terms(text: str, limit: int = 12) -> list[str]:
+    """Distinct significant words of a query, in order (stopwords and 1-letter words out)."""
+    out: list[str] = []
+    for word in _WORD.findall((text or "").lower()):
+        if len(word) < 2 or word in STOPWORDS or word in out or word.isdigit() and len(word) < 3:
+            continue
+        out.append(word)
+        if len(out) >= limit:
+            break
+    return out
+
+
+def doc_frequency(conn: sqlite3.Connection, table: str, term: str) -> int:
+    """Documents holding ``term`` (its exact token, else words sharing its first five letters: an upper bound)."""
+    vocab = f"{table}_vocab"
+    row = conn.execute(f"SELECT doc FROM {vocab} WHERE term = ?", (term,)).fetchone()
+    if row:
+        return int(row[0])
+    stem = term[:5]
+    row = conn.execute(f"SELECT max(doc) FROM {vocab} WHERE term >= ? AND term < ?", (stem, stem + "\uffff")).fetchone()
+    return int(row[0] or 0)
+
+
+def prune_common(conn: sqlite3.Connection, table: str, terms: list[str], share: float = 0.2) -> list[str]:
+    """Drop words found in more than ``share`` of the documents (they rank nothing and cost a full scan).
+
+    Keeps the rarest word when every word is common, so a query never becomes empty.
+    """
+    if len(terms) < 2:
+        return terms
+    total = _table_size(conn, table)
+    if total < 50:
+        return terms
+    freq = {t: doc_frequency(conn, table, t) for t in terms}
+    kept = [t for t in terms if freq[t] <= share * total]
+    return kept or [min(terms, key=lambda t: freq[t])]
+
+
+def _table_size(conn: sqlite3.Connection, table: str) -> int:
+    """Documents in an FTS table, from the folder counts of the last scan (cheap; approximate is enough)."""
+    pattern = "%/memories" if table == "fts_mem" else "%/bank"
+    row = conn.execute("SELECT sum(files) FROM fts_dirs WHERE path LIKE ?", (pattern,)).fetchone()
+    return int(row[0] or 0)
+
+
+def match_expr(terms: list[str], op: str) -> str:
+    return f" {op} ".join('"' + t.replace('"', "") + '"' for t in terms)
+
+
+def search(conn: sqlite3.Connection, table: str, expr: str, pool: int) -> list[tuple[int, float]]:
+    """(rowid, bm25) best first from one FTS table; bm25 is negative, lower is better."""
+    weights = MEM_WEIGHTS if table == "fts_mem" else TEXT_WEIGHTS
+    try:
+        return conn.execute(
+            f"SELECT rowid, bm25({table}, {weights}) AS score FROM {table} WHERE {table} MATCH ? ORDER BY score LIMIT ?",
+            (expr, pool),
+        ).fetchall()
+    except sqlite3.OperationalError:
+        return []  # an expression FTS5 cannot parse: no hits rather than an error
+
+
+def docs_by_id(conn: sqlite3.Connection, ids: list[int]) -> dict[int, dict]:
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    cur = conn.execute(f"SELECT * FROM fts_docs WHERE id IN ({marks})", ids)
+    cols = [c[0] for c in cur.description]
+    return {row[0]: dict(zip(cols, row)) for row in cur.fetchall()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    import sys
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["sync"]:
+        try:
+            return _locked_sync()
+        except Exception as exc:  # noqa: BLE001 - detached: log, never raise into nothing
+            from automem.log import log_error
+
+            log_error("index", f"detached sync failed: {type(exc).__name__}: {exc}")
+            return 0
+    if argv[:1] == ["reindex"]:
+        print(json.dumps(reindex().as_dict()))
+        return 0
+    print("usage: python -m automem.index.fts sync|reindex", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,329 @@
+"""Recall: search the memory tree (memories, bank entries, journal, MAIN.md) from the FTS index.
+
+Scope: the project's own entries, the shared ``_global`` memories, and the
+projects linked from the project's MAIN.md (or every project with
+``all_projects``). Links live in the human part of MAIN.md, above automem's
+markers, in either form:
+
+    linked: other-repo-1a2b3c4d, ~/code/other-repo
+
+    ## Linked projects
+    - other-repo-1a2b3c4d
+    - /home/me/code/other-repo
+
+An item is a project slug (a folder under projects/) or a path to the
+project's folder (mapped to its slug the way hooks map a cwd).
+
+Ranking: BM25 (title and tags weigh most), then folded with reinforcement
+(``seen``) and recency, so an often-confirmed, recent lesson beats a stale one
+with the same words. Hits matching only some of the query words rank below
+hits matching all of them.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import sqlite3
+import time
+from dataclasses import asdict, dataclass
+
+from automem.index import fts
+
+MEMORY_TYPES = ("pattern", "decision", "preference", "observation")
+KIND_TYPES = ("memory", "bank", "journal", "main")
+GLOBAL = "_global"
+POOL = 60
+PARTIAL_FACTOR = 0.6  # a hit that matches only some of the words
+HALF_LIFE_DAYS = 30.0
+
+_LINKED_LINE = re.compile(r"^\s*linked\s*:\s*(.+)$", re.I | re.M)
+_LINKED_HEADING = re.compile(r"^#{1,6}\s*linked projects\s*$", re.I)
+
+
+@dataclass
+class Hit:
+    kind: str
+    project: str
+    id: str
+    type: str
+    title: str
+    snippet: str
+    path: str
+    score: float
+    created: float
+    last_seen: float
+    seen: int
+    harness: str
+    source: str
+    tags: str
+    session_id: str
+
+    def as_dict(self) -> dict:
+        data = asdict(self)
+        data["score"] = round(self.score, 4)
+        data["created"] = _iso(self.created)
+        data["last_seen"] = _iso(self.last_seen)
+        return data
+
+
+def _iso(epoch: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(epoch)) if epoch else ""
+
+
+# ---------------------------------------------------------------- scope
+
+
+def linked_projects(main_text: str, home_root: str) -> list[str]:
+    """Slugs named in MAIN.md's human part (``linked:`` lines and a ``## Linked projects`` list)."""
+    human = fts.human_part(main_text)
+    items: list[str] = []
+    for match in _LINKED_LINE.finditer(human):
+        items += [part.strip() for part in match.group(1).split(",")]
+    in_list = False
+    for line in human.splitlines():
+        stripped = line.strip()
+        if _LINKED_HEADING.match(stripped):
+            in_list = True
+            continue
+        if in_list:
+            if stripped.startswith("#"):
+                in_list = False
+            elif stripped.startswith(("- ", "* ")):
+                items.append(stripped[2:].strip().strip("`"))
+    slugs: list[str] = []
+    for item in items:
+        slug = _slug_for(item, home_root)
+        if slug and slug not in slugs:
+            slugs.append(slug)
+    return slugs
+
+
+def _slug_for(item: str, home_root: str) -> str | None:
+    item = item.strip().strip("`'\"")
+    if not item:
+        return None
+    if "/" not in item and "\\" not in item and not item.startswith("~"):
+        return item if item not in (".", "..") else None
+    from automem.home import find_project_root, project_slug
+
+    path = os.path.expanduser(item)
+    root = find_project_root(path) if os.path.isdir(path) else path
+    return project_slug(root)
+
+
+def project_scope(home_root: str, slug: str) -> list[str]:
+    """The project itself, its linked projects and _global."""
+    try:
+        with open(os.path.join(home_root, "projects", slug, fts.MAIN_NAME), encoding="utf-8", errors="replace") as f:
+            main_text = f.read(200_000)
+    except OSError:
+        main_text = ""
+    scope = [slug] + [s for s in linked_projects(main_text, home_root) if s != slug]
+    if GLOBAL not in scope:
+        scope.append(GLOBAL)
+    return scope
+
+
+# ---------------------------------------------------------------- ranking
+
+
+def boost(seen: int, last_seen: float, now: float) -> float:
+    """Reinforcement and recency folded into one factor (1.0 for a fresh, once-seen memory)."""
+    age_days = max(0.0, (now - (last_seen or now)) / 86400.0)
+    recency = 0.6 + 0.4 * 0.5 ** (age_days / HALF_LIFE_DAYS)
+    return recency * (1.0 + 0.25 * math.log(max(1, int(seen or 1))))
+
+
+def recall(
+    query: str,
+    *,
+    project: str | None = None,
+    home_root: str | None = None,
+    all_projects: bool = False,
+    type: str | None = None,
+    since: float | None = None,
+    harness: str | None = None,
+    limit: int = 10,
+    conn: sqlite3.Connection | None = None,
+    sync_first: bool = True,
+    now: float | None = None,
+) -> list[Hit]:
+    """The best ``limit`` hits for ``query`` in the project's scope (or everywhere)."""
+    from automem.capture.paths import automem_home
+
+    root = str(home_root or automem_home())
+    now = time.time() if now is None else now
+    terms = fts.query_terms(query)
+    if not terms or limit <= 0:
+        return []
+    scope = None if all_projects or not project else project_scope(root, project)
+    own = conn is None
+    conn = conn or fts.open_index(root)
+    try:
+        if sync_first:
+            fts.sync(conn, root, scope)
+        tables = _tables_for(type)
+        hits: dict[int, Hit] = {}
+        for table in tables:
+            for rowid, doc, score in _ranked(conn, table, terms, scope, type, since, harness, limit):
+                hit = _hit(doc, score, now)
+                if rowid not in hits or hits[rowid].score < hit.score:
+                    hits[rowid] = hit
+        return sorted(hits.values(), key=lambda h: -h.score)[:limit]
+    finally:
+        if own:
+            conn.close()
+
+
+def _tables_for(type: str | None) -> list[str]:
+    if type in MEMORY_TYPES or type == "memory":
+        return ["fts_mem"]
+    if type in ("bank", "journal", "main"):
+        return ["fts_text"]
+    return ["fts_mem", "fts_text"]
+
+
+def _ranked(conn, table, terms, scope, type, since, harness, limit):
+    """(rowid, doc, bm25 relevance >= 0 already folded with the partial-match factor)."""
+    out = []
+    seen_ids: set[int] = set()
+    terms = fts.prune_common(conn, table, terms)
+    ops = ("AND", "OR") if len(terms) > 1 else ("AND",)
+    for op in ops:
+        expr = fts.match_expr(terms, op)
+        factor = 1.0 if op == "AND" else PARTIAL_FACTOR
+        rows = fts.search(conn, table, expr, POOL)
+        docs = fts.docs_by_id(conn, [r[0] for r in rows])
+        kept = [(rid, docs[rid], -score * factor) for rid, score in rows
+                if rid in docs and _wanted(docs[rid], scope, type, since, harness)]
+        if len(kept) < limit and len(rows) >= POOL:  # filters ate the pool: ask SQLite with the filters
+            kept = [(rid, doc, -score * factor) for rid, doc, score in _filtered(conn, table, expr, scope, type, since,
+                                                                                 harness, limit * 3)]
+        for rid, doc, rel in kept:
+            if rid not in seen_ids:
+                seen_ids.add(rid)
+                out.append((rid, doc, rel))
+        if len(out) >= limit * 2:
+            break
+    return out
+
+
+def _wanted(doc: dict, scope, type, since, harness) -> bool:
+    if scope is not None and doc["project"] not in scope:
+        return False
+    if type in MEMORY_TYPES and doc["type"] != type:
+        return False
+    if type in ("bank", "journal", "main") and doc["kind"] != type:
+        return False
+    if since is not None and max(doc["created"], doc["last_seen"]) < since:
+        return False
+    if harness and doc["harness"] != harness:
+        return False
+    return True
+
+
+def _filtered(conn, table, expr, scope, type, since, harness, limit):
+    weights = fts.MEM_WEIGHTS if table == "fts_mem" else fts.TEXT_WEIGHTS
+    where, args = [f"{table} MATCH ?"], [expr]
+    if scope is not None:
+        where.append(f"d.project IN ({','.join('?' * len(scope))})")
+        args += scope
+    if type in MEMORY_TYPES:
+        where.append("d.type = ?")
+        args.append(type)
+    elif type in ("bank", "journal", "main"):
+        where.append("d.kind = ?")
+        args.append(type)
+    if since is not None:
+        where.append("max(d.created, d.last_seen) >= ?")
+        args.append(since)
+    if harness:
+        where.append("d.harness = ?")
+        args.append(harness)
+    sql = (f"SELECT d.*, bm25({table}, {weights}) AS score FROM {table} JOIN fts_docs d ON d.id = {table}.rowid "
+           f"WHERE {' AND '.join(where)} ORDER BY score LIMIT ?")
+    try:
+        cur = conn.execute(sql, [*args, limit])
+    except sqlite3.OperationalError:
+        return []
+    cols = [c[0] for c in cur.description]
+    out = []
+    for row in cur.fetchall():
+        doc = dict(zip(cols, row))
+        out.append((doc["id"], doc, doc.pop("score")))
+    return out
+
+
+def _hit(doc: dict, relevance: float, now: float) -> Hit:
+    return Hit(
+        kind=doc["kind"], project=doc["project"], id=doc["ref"], type=doc["type"] or doc["kind"], title=doc["title"],
+        snippet=doc["snippet"], path=doc["path"], score=relevance * boost(doc["seen"], doc["last_seen"], now),
+        created=doc["created"], last_seen=doc["last_seen"], seen=doc["seen"], harness=doc["harness"],
+        source=doc["source"], tags=doc["tags"], session_id=doc["session_id"],
+    )
+
+
+def parse_since(text: str | None, now: float | None = None) -> float | None:
+    """``7d``, ``12h``, ``2w``, ``30m`` or an ISO date -> epoch seconds (None when empty)."""
+    if not text:
+        return None
+    now = time.time() if now is None else now
+    match = re.fullmatch(r"\s*(\d+)\s*([mhdw])\s*", text.lower())
+    if match:
+        unit = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}[match.group(2)]
+        return now - int(match.group(1)) * unit
+    value = fts.iso_epoch(text, -1.0)
+    if value < 0:
+        raise ValueError(f"--since takes a duration like 7d, 12h, 2w or an ISO date, not {text!r}")
+    return value
+
+
+# ---------------------------------------------------------------- per-prompt recall
+
+PROMPT_MIN_TERMS = 2
+PROMPT_COVERAGE = 0.3  # share of the prompt's significant words a memory must contain
+PROMPT_POOL = 30
+
+
+def _stems(text: str) -> set[str]:
+    return {w[:5] for w in re.findall(r"\w+", text.lower())}
+
+
+def relevant_memories(
+    conn: sqlite3.Connection,
+    prompt: str,
+    scope: list[str] | None,
+    exclude: set[str],
+    limit: int = 3,
+    now: float | None = None,
+) -> list[dict]:
+    """Memories that clear the relevance bar for a prompt, best first (never one in ``exclude``).
+
+    The bar: the memory contains at least two of the prompt's significant
+    words and at least 30 % of them (words compared on their first five
+    letters, so "tests" meets "testing"). A one-word prompt recalls nothing.
+    """
+    now = time.time() if now is None else now
+    terms = fts.query_terms(prompt)
+    if len(terms) < PROMPT_MIN_TERMS or limit <= 0:
+        return []
+    need = max(PROMPT_MIN_TERMS, math.ceil(PROMPT_COVERAGE * len(terms)))
+    rows = fts.search(conn, "fts_mem", fts.match_expr(terms, "OR"), PROMPT_POOL)
+    docs = fts.docs_by_id(conn, [r[0] for r in rows])
+    picked: list[dict] = []
+    for rowid, score in rows:
+        doc = docs.get(rowid)
+        if doc is None or doc["ref"] in exclude or (scope is not None and doc["project"] not in scope):
+            continue
+        text = conn.execute("SELECT title, tags, body FROM fts_mem WHERE rowid = ?", (rowid,)).fetchone()
+        stems = _stems(" ".join(text or ()))
+        matched = sum(1 for t in terms if t[:5] in stems)
+        if matched < need:
+            continue
+        doc["relevance"] = -score * boost(doc["seen"], doc["last_seen"], now)
+        doc["matched"] = matched
+        picked.append(doc)
+    picked.sort(key=lambda d: -d["relevance"])
+    return picked[:limit]

@@ -1,0 +1,101 @@
+"""audit, forget, keep, why and remember through the CLI, with the files and the index checked after each."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from automem.cli import cli
+from automem.home import Home
+from automem.index import fts
+from automem.recall import recall
+from automem.store.memories import Memory, list_memories, parse
+
+
+@pytest.fixture
+def work(automem_home, tmp_path, monkeypatch):
+    folder = tmp_path / "repo"
+    (folder / ".git").mkdir(parents=True)
+    monkeypatch.chdir(folder)
+    home = Home.current().ensure()
+    return home, home.project_for_cwd(str(folder))
+
+
+def invoke(*args) -> dict | list:
+    done = CliRunner().invoke(cli, [*args, "--json"])
+    assert done.exit_code == 0, done.output
+    return json.loads(done.output)
+
+
+def auto_memory(project, summary: str, type_: str = "pattern", created: str = "2026-01-05T10:00:00.000Z") -> Memory:
+    memory = Memory(type=type_, summary=summary, content=summary + ".", tags=["auto-memorize", type_, "error-signal"],
+                    harness="codex", session_id="sess-42", created=created, seen=3)
+    path = project.memories_dir / memory.file_name()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(memory.render(), encoding="utf-8")
+    memory.path = path
+    return memory
+
+
+def test_remember_why_keep_forget_round_trip(work):
+    home, project = work
+    made = invoke("remember", "Deploys", "go", "through", "the", "staging", "cluster", "first", "--type", "decision")
+    assert made["source"] == "user" and made["type"] == "decision"
+    path = Path(made["path"])
+    assert path.parent == project.memories_dir and parse(path).summary == "Deploys go through the staging cluster first"
+    assert [h.id for h in recall("staging cluster deploys", project=project.slug, sync_first=False)] == [made["id"]]
+
+    auto = auto_memory(project, "Retry the flaky S3 upload with backoff")
+    info = invoke("why", auto.id)
+    assert (info["session_id"], info["harness"], info["seen"], info["created"]) == ("sess-42", "codex", 3, auto.created)
+    assert "error-signal" in info["signals"] and info["automatic"] is True
+
+    kept = invoke("keep", auto.id)
+    assert kept["source"] == "user" and kept["was"] == "auto-memorize"
+    assert parse(auto.path).source == "user" and not parse(auto.path).is_automatic
+    assert invoke("why", auto.id)["automatic"] is False
+
+    gone = invoke("forget", auto.id)
+    assert not auto.path.exists() and Path(gone["trash"]).parent == project.trash_dir
+    assert parse(Path(gone["trash"])).id == auto.id
+    assert auto.id not in [h.id for h in recall("flaky upload backoff", project=project.slug, sync_first=False)]
+    conn = fts.open_index(str(home.root))
+    assert conn.execute("SELECT count(*) FROM fts_docs WHERE ref = ?", (auto.id,)).fetchone()[0] == 0
+    conn.close()
+
+    purged = invoke("forget", made["id"], "--purge")
+    assert purged["purged"] and not path.exists() and not list(project.trash_dir.glob(path.name))
+    missing = CliRunner().invoke(cli, ["why", made["id"]])
+    assert missing.exit_code != 0 and "no memory" in missing.output
+
+
+def test_audit_lists_automatic_memories_with_filters(work):
+    home, project = work
+    old = auto_memory(project, "Old observation about caching", "observation", "2020-01-01T00:00:00.000Z")
+    new = auto_memory(project, "Prefer small commits", "preference",
+                      __import__("time").strftime("%Y-%m-%dT%H:%M:%S.000Z", __import__("time").gmtime()))
+    invoke("remember", "A note of my own", "--type", "observation")
+    ids = [m["id"] for m in invoke("audit")]
+    assert ids == [new.id, old.id]  # newest first, the user's own memory not listed
+    assert [m["id"] for m in invoke("audit", "--since", "7d")] == [new.id]
+    assert [m["id"] for m in invoke("audit", "--type", "observation")] == [old.id]
+    text = CliRunner().invoke(cli, ["audit"])
+    assert new.id in text.output and "automem forget ID" in text.output
+
+
+def test_keep_leaves_users_memory_alone_and_remember_global(work):
+    home, project = work
+    made = invoke("remember", "Use metric units", "--type", "preference", "--global")
+    assert Path(made["path"]).parent.parent.name == "_global"
+    before = Path(made["path"]).read_bytes()
+    kept = invoke("keep", made["id"])
+    assert kept["was"] == "user" and Path(made["path"]).read_bytes() == before
+    assert [m.summary for m in list_memories(home.global_project())] == ["Use metric units"]
+
+
+def test_remember_rejects_empty_text(work):
+    done = CliRunner().invoke(cli, ["remember", "   "])
+    assert done.exit_code != 0 and "nothing to remember" in done.output

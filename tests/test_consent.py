@@ -1,0 +1,66 @@
+"""The consent gate: asked once through the real Stop hook, recorded by the CLI, obeyed by the extractor."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+from automem import consent
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "automem", *args], capture_output=True, text=True, timeout=60)
+
+
+def test_cli_records_each_answer(automem_home):
+    assert cli("consent", "status").stdout.strip() == "consent: not answered"
+    for answer, stored in (("yes", True), ("no", False), ("ask", "ask")):
+        assert cli("consent", answer).returncode == 0
+        data = json.loads((automem_home / "consent.json").read_text())
+        assert data["consented"] == stored and data["at"].endswith("Z")
+    assert json.loads(cli("consent", "status", "--json").stdout)["state"] == "ask"
+
+
+def test_stop_hook_asks_once_then_stays_quiet(tmp_path, automem_home, run_hook):
+    payload = {"session_id": "s1", "cwd": str(tmp_path), "hook_event_name": "Stop"}
+    first = run_hook("Stop", payload)
+    assert first.returncode == 0
+    message = json.loads(first.stdout)["systemMessage"]
+    assert "automem consent yes" in message and str(automem_home) in message
+    second = run_hook("Stop", {**payload, "session_id": "s2"})
+    assert second.stdout.strip() == b""  # asked once, never blocks, never nags
+
+
+def test_ask_means_ask_again(automem_home):
+    consent.mark_asked(automem_home, "s1")
+    assert not consent.should_ask(automem_home)
+    assert cli("consent", "ask").returncode == 0
+    assert consent.should_ask(automem_home)
+
+
+def test_no_deletes_the_sessions_spool_and_unanswered_keeps_it_seven_days(automem_home, run_hook, tmp_path):
+    for sid in ("keep-me", "old-one", "declined"):
+        run_hook("UserPromptSubmit", {"session_id": sid, "cwd": str(tmp_path), "hook_event_name": "UserPromptSubmit",
+                                      "prompt": "I prefer tabs over spaces"})
+    spool = automem_home / "spool"
+    old = spool / "old-one.jsonl"
+    eight_days = time.time() - 8 * 86400
+    os.utime(old, (eight_days, eight_days))
+    consent.prune_spool(automem_home, "keep-me")  # no answer yet
+    assert (spool / "keep-me.jsonl").exists() and not old.exists()
+    consent.write(automem_home, "no")
+    consent.prune_spool(automem_home, "declined")
+    assert not (spool / "declined.jsonl").exists() and (spool / "keep-me.jsonl").exists()
+
+
+def test_stop_hook_process_stays_light(tmp_path, automem_home):
+    code = ("import sys, json, io; sys.stdin = io.TextIOWrapper(io.BytesIO(json.dumps({'session_id': 's', "
+            "'hook_event_name': 'Stop', 'cwd': '.'}).encode()));"
+            "from automem.capture.hook import main; main(['Stop']);"
+            "heavy = [m for m in ('yaml', 'frontmatter', 'httpx', 'detect_secrets', 'automem.harness', 'sqlite3')"
+            " if m in sys.modules]; print('HEAVY', heavy, file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert "HEAVY []" in proc.stderr, proc.stderr

@@ -1,0 +1,134 @@
+"""The FTS index: kept current by the mtime scan and by writers, rebuilt from Markdown, never fatal when broken."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from automem.atomic import atomic_write_text
+from automem.cli import cli
+from automem.home import Home
+from automem.index import fts
+from automem.recall import recall
+from automem.store.memories import Memory
+
+
+@pytest.fixture
+def tree(automem_home):
+    home = Home.current().ensure()
+    project_dir = home.project_dir("proj-1")
+    (project_dir / "memories").mkdir(parents=True)
+    return home, project_dir
+
+
+def put_memory(project_dir, summary: str, mem_id: str, **kw) -> Memory:
+    memory = Memory(type=kw.pop("type", "pattern"), summary=summary, content=kw.pop("content", summary), id=mem_id, **kw)
+    memory.path = project_dir / "memories" / memory.file_name()
+    atomic_write_text(memory.path, memory.render())
+    return memory
+
+
+def ids(home, query: str, **kw) -> list[str]:
+    return [h.id for h in recall(query, project="proj-1", home_root=str(home.root), **kw)]
+
+
+def test_mtime_scan_sees_new_changed_and_deleted_files(tree):
+    home, project_dir = tree
+    first = put_memory(project_dir, "gradle daemon runs out of memory", "m1")
+    assert ids(home, "gradle daemon") == ["m1"]
+    put_memory(project_dir, "gradle wrapper must be committed", "m2")
+    assert set(ids(home, "gradle")) == {"m1", "m2"}
+    time.sleep(0.01)
+    first.summary = "maven build cache is shared"
+    first.content = "maven build cache is shared"
+    atomic_write_text(first.path, first.render())  # rewritten in place (same name)
+    assert ids(home, "gradle") == ["m2"] and ids(home, "maven cache") == ["m1"]
+    first.path.unlink()
+    assert ids(home, "maven cache") == []
+
+
+def test_every_kind_of_file_is_searchable(tree):
+    home, project_dir = tree
+    (project_dir / "bank").mkdir()
+    (project_dir / "bank" / "2026-01-01T10-00-00-000Z--x.md").write_text(
+        '---\nid: "b1"\nts: "2026-01-01T10:00:00.000Z"\ntitle: "wire the kubernetes ingress"\ntags:\n  - "bash"\n---\n\n'
+        "## Prompt\n\nwire the ingress\n\n## Actions\n\n- bash: kubectl apply -f helmchart.yaml\n\n## Result\n\n"
+        "the zeppelin service answers now\n", encoding="utf-8")
+    (project_dir / "journal").mkdir()
+    (project_dir / "journal" / "2026-01-02.md").write_text("\n## Job #7 (ops) — 10:00\n**Task:** rotate quokka keys\n",
+                                                           encoding="utf-8")
+    (project_dir / "MAIN.md").write_text("# Notes\nThe staging box is called narwhal.\n<!-- automem:index:start -->\n"
+                                         "- 2026 — platypus (bank/x.md)\n<!-- automem:index:end -->\n", encoding="utf-8")
+    assert ids(home, "kubernetes ingress") == ["b1"]  # title
+    assert ids(home, "helmchart") == ["b1"]  # action digest
+    assert ids(home, "zeppelin") == ["b1"]  # result
+    assert ids(home, "quokka") == ["2026-01-02"]  # journal
+    assert ids(home, "narwhal") == ["MAIN"]  # MAIN.md's human part
+    assert ids(home, "platypus") == []  # ... and not automem's own index below the markers
+
+
+def test_writers_index_and_remove_at_once(tree):
+    home, project_dir = tree
+    conn = fts.open_index(str(home.root))
+    fts.sync(conn, str(home.root))  # folder state recorded
+    memory = put_memory(project_dir, "terraform state lives in s3", "m-tf")
+    assert fts.index_file(memory.path, str(home.root), conn)
+    assert ids(home, "terraform state", conn=conn, sync_first=False) == ["m-tf"]
+    assert fts.remove_file(memory.path, str(home.root), conn)
+    assert ids(home, "terraform state", conn=conn, sync_first=False) == []
+    assert not fts.index_file(home.root / "config.yml", str(home.root), conn)  # not part of the index
+    conn.close()
+
+
+def test_corrupt_index_is_rebuilt_never_fatal(tree):
+    home, project_dir = tree
+    put_memory(project_dir, "celery workers need a visibility timeout", "m-celery")
+    assert ids(home, "celery visibility") == ["m-celery"]
+    db = home.index_db
+    for suffix in ("-wal", "-shm"):
+        if os.path.exists(str(db) + suffix):
+            os.unlink(str(db) + suffix)
+    db.write_bytes(b"this is not a database" * 100)
+    assert ids(home, "celery visibility") == ["m-celery"]
+    assert list(home.root.glob("index.db.corrupt-*"))
+
+
+def test_deleted_index_is_rebuilt_by_the_cli(tree, monkeypatch, tmp_path):
+    home, project_dir = tree
+    put_memory(project_dir, "nomad jobs pin the docker image digest", "m-nomad")
+    assert ids(home, "nomad digest") == ["m-nomad"]
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(str(home.index_db) + suffix):
+            os.unlink(str(home.index_db) + suffix)
+    done = CliRunner().invoke(cli, ["recall", "nomad", "digest", "--all", "--json"])
+    assert done.exit_code == 0, done.output
+    assert [h["id"] for h in json.loads(done.output)] == ["m-nomad"]
+
+
+def test_reindex_and_drift(tree):
+    home, project_dir = tree
+    put_memory(project_dir, "one", "m-one")
+    put_memory(project_dir, "two", "m-two")
+    done = CliRunner().invoke(cli, ["reindex", "--json"])
+    assert done.exit_code == 0 and json.loads(done.output)["indexed"] == 2
+    assert fts.index_drift(home)["ok"] is True
+    put_memory(project_dir, "three", "m-three")  # written behind the index's back
+    gone = sorted((project_dir / "memories").glob("*.md"))[0]
+    gone.unlink()
+    drift = fts.index_drift(home)
+    assert (drift["missing"], drift["orphaned"], drift["ok"]) == (1, 1, False)
+    assert drift["fix"] == "automem reindex"
+    CliRunner().invoke(cli, ["reindex"])
+    assert fts.index_drift(home)["ok"] is True
+
+
+def test_frontmatter_reader_handles_hand_edits():
+    meta, body = fts.split_frontmatter(
+        "---\nid: abc\ntype: 'decision'\ntags: [one, \"two\"]\nsummary: \"quoted: with colon\"\nseen: 4\n---\nbody\n")
+    assert meta == {"id": "abc", "type": "decision", "tags": ["one", "two"], "summary": "quoted: with colon", "seen": "4"}
+    assert body == "body\n"
+    assert fts.split_frontmatter("no frontmatter") == ({}, "no frontmatter")
