@@ -445,52 +445,10 @@ def restore_bytes(data: dict, backups: list[str]) -> bytes | None:
 # ---------------------------------------------------------------- the last step
 
 
-SAMPLE_EVENTS = (
-    (
-        "PostToolUseFailure",
-        {
-            "session_id": "automem-install-demo",
-            "transcript_path": "/tmp/automem-install-demo.jsonl",
-            "cwd": str(REPO),
-            "hook_event_name": "PostToolUseFailure",
-            "tool_name": "Bash",
-            "tool_input": {"command": "python -m pytest tests/test_api.py"},
-            "tool_use_id": "toolu_demo",
-            "error": "Exit code 1\nTraceback (most recent call last):\n  File \"app.py\", line 3, in <module>\n"
-            "    import requests\nModuleNotFoundError: No module named 'requests'",
-        },
-    ),
-    (
-        "UserPromptSubmit",
-        {
-            "session_id": "automem-install-demo",
-            "transcript_path": "/tmp/automem-install-demo.jsonl",
-            "cwd": str(REPO),
-            "hook_event_name": "UserPromptSubmit",
-            "prompt": "No, don't pip install into the system python. From now on always use the project venv.",
-        },
-    ),
-)
-
-
 def show_it_working(automem: Path) -> None:
-    """Run the installed hook on sample payloads into a throwaway home, show the capture, then `automem status`.
-
-    (Issue 7 replaces this with `automem demo`.)
-    """
-    say("\n== automem at work: two sample hook events into a throwaway memory home ==")
-    with tempfile.TemporaryDirectory(prefix="automem-demo-") as tmp:
-        env = {**os.environ, "AUTOMEM_HOME": tmp}
-        for event, payload in SAMPLE_EVENTS:
-            subprocess.run(
-                [str(automem), "hook", event], input=json.dumps(payload), env=env,
-                capture_output=True, text=True, timeout=60,
-            )
-        for spool in sorted(Path(tmp, "spool").glob("*.jsonl")):
-            for line in spool.read_text(encoding="utf-8").splitlines():
-                rec = json.loads(line)
-                detail = rec.get("text") or rec.get("message") or rec.get("signature") or rec.get("input") or ""
-                say(f"  captured {rec.get('event')}: {rec.get('kind')} {rec.get('type') or ''} {detail}"[:200])
+    """`automem demo`: a bundled sample session through the real hooks into a throwaway home, then `automem status`."""
+    say("\n== automem demo: a sample session through the real hooks, into a throwaway memory home ==")
+    subprocess.run([str(automem), "demo"], timeout=300)
     say("\n== automem status ==")
     subprocess.run([str(automem), "status"], timeout=60)
 
