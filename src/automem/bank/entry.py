@@ -12,7 +12,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from automem.harness.model import Turn
+from automem.harness.model import Turn, iso_utc
 from automem.home import file_safe_iso, title_slug
 
 PROMPT_CAP = 2000
@@ -105,15 +105,5 @@ def _q(value: str) -> str:
 
 
 def _iso_ms(value: str) -> str:
-    """Normalize to ``YYYY-MM-DDTHH:MM:SS.mmmZ`` (the seed's ``ts``)."""
-    from datetime import datetime, timezone
-
-    text = value.strip()
-    try:
-        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return text
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=timezone.utc)
-    parsed = parsed.astimezone(timezone.utc)
-    return parsed.strftime("%Y-%m-%dT%H:%M:%S.") + f"{parsed.microsecond // 1000:03d}Z"
+    """``YYYY-MM-DDTHH:MM:SS.mmmZ`` (the seed's ``ts``), or the text as it came when it is no date."""
+    return iso_utc(value) or value.strip()

@@ -203,15 +203,9 @@ def _sweep_temp_files(project: Project) -> None:
 
 
 def _turn_time(turn: Turn) -> float:
-    from datetime import datetime
+    from automem.index.fts import iso_epoch
 
-    for value in (turn.ended_at, turn.started_at):
-        if value:
-            try:
-                return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-            except ValueError:
-                continue
-    return time.time()
+    return iso_epoch(turn.ended_at or turn.started_at, time.time())
 
 
 def _bank_turn(home: Home, conn: sqlite3.Connection, turn: Turn, now: float, report: PassReport) -> None:

@@ -1,0 +1,85 @@
+"""Bank entry rendering: seed 002's format, its caps, and names that are a pure function of the turn."""
+
+from __future__ import annotations
+
+import frontmatter
+
+from automem.bank.entry import PROMPT_CAP, RESULT_CAP, render
+from automem.bank.project_files import INDEX_END, INDEX_START, rebuild_main_md
+from automem.bank.state import write_state
+from automem.harness.model import ToolAction, Turn
+from automem.home import Home
+
+
+def make_turn(**fields) -> Turn:
+    base = dict(harness="claude-code", session_id="s-1", turn_id="u-1", prompt="Fix the authentication bug\nmore",
+                answer="Done.", started_at="2026-08-28T10:29:00Z", ended_at="2026-08-28T10:30:00.123456Z",
+                cwd="/Users/me/Workspace/myapp", finished=True, finish_reason="turn_duration",
+                actions=[ToolAction(name="Bash", input={"command": "npm test"}), ToolAction(name="Write", input_summary="/src/a.ts")])
+    base.update(fields)
+    return Turn(**base)
+
+
+def test_entry_has_the_seed_format():
+    entry = render(make_turn())
+    post = frontmatter.loads(entry.text)
+    assert entry.file_name.startswith("2026-08-28T10-30-00-123Z--fix-the-authentication-bug-")
+    assert post["id"] == "2026-08-28T10-30-00-123Z" and post["ts"] == "2026-08-28T10:30:00.123Z"
+    assert post["title"] == "Fix the authentication bug"
+    assert post["tags"] == ["bash", "write"]
+    assert post["turn_key"] == "claude-code:s-1:u-1" and post["source"] == "autobank:claude-code"
+    assert '- bash: {"command":"npm test"}' in post.content and "- write: /src/a.ts" in post.content
+    assert render(make_turn()) == entry, "same turn, same bytes"
+    assert render(make_turn(turn_id="u-2")).file_name != entry.file_name
+
+
+def test_caps_and_byte_limit():
+    entry = render(make_turn(prompt="p" * 10_000, answer="r" * 50_000))
+    prompt = entry.text.split("## Prompt\n\n", 1)[1].split("\n\n## Actions", 1)[0]
+    result = entry.text.split("## Result\n\n", 1)[1].rstrip("\n")
+    assert len(prompt) == PROMPT_CAP and prompt.endswith("[truncated]")
+    assert len(result) == RESULT_CAP and result.endswith("[truncated]")
+    huge = render(make_turn(actions=[ToolAction(name="Edit", input="x" * 100_000)] * 500))
+    assert len(huge.text.encode()) < 1_000_000
+
+
+def test_antigravity_is_dated_by_its_first_prompt():
+    entry = render(make_turn(harness="antigravity", started_at="2026-01-01T00:00:00Z"))
+    assert entry.file_name.startswith("2026-01-01T00-00-00-000Z--")
+
+
+def test_main_md_markers_added_to_a_users_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("AUTOMEM_HOME", str(tmp_path))
+    project = Home.current().ensure().project_for_cwd("/work/app")
+    project.dir.mkdir(parents=True)
+    project.main_md.write_text("My notes, no markers\n", encoding="utf-8")
+    written = {}
+    entry = render(make_turn())
+    (project.bank_dir).mkdir()
+    (project.bank_dir / entry.file_name).write_text(entry.text, encoding="utf-8")
+    assert rebuild_main_md(project, lambda p, t: written.setdefault(p, t))
+    text = written[project.main_md]
+    assert text.startswith("My notes, no markers\n")
+    block = text.split(INDEX_START, 1)[1].split(INDEX_END, 1)[0]
+    assert "Fix the authentication bug (bank/" in block
+
+
+def test_state_file_todos_plan_and_checkpoints(tmp_path, monkeypatch):
+    monkeypatch.setenv("AUTOMEM_HOME", str(tmp_path))
+    project = Home.current().ensure().project_for_cwd("/work/app")
+    store = {}
+
+    def write(path, text):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        store[path] = store.get(path, 0) + 1
+
+    todos = [{"content": "write tests", "status": "completed"}, {"content": "ship", "status": "in_progress"},
+             {"content": "party", "status": "pending"}]
+    for i in range(12):
+        write_state(project, make_turn(turn_id=f"u{i}", ended_at=f"2026-08-28T10:{i:02d}:00Z", todos=todos, plan="Do it"), write)
+    text = project.state_file("claude-code", "s-1").read_text()
+    assert "- [x] write tests" in text and "- [~] ship" in text and "- [ ] party" in text
+    assert "## Plan\n\nDo it" in text
+    checkpoints = text.split("## Checkpoints\n\n", 1)[1].strip().splitlines()
+    assert len(checkpoints) == 10 and checkpoints[-1].startswith("- 2026-08-28T10:11:00")
