@@ -174,6 +174,11 @@ class Home:
     def projects_dir(self) -> Path:
         return self.root / "projects"
 
+    @property
+    def state_dir(self) -> Path:
+        """automem's own bookkeeping: locks, extraction progress per session, one-line notes for the next Stop."""
+        return self.root / "state"
+
     def spool_file(self, session_id: object) -> Path:
         return Path(spool_path(session_id, str(self.root)))
 

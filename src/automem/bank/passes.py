@@ -289,8 +289,9 @@ class _PassLock:
     """flock on bank.lock: held for the pass, released by the kernel if the process dies."""
 
     def __init__(self, home: Home) -> None:
-        self.path = home.root / "bank.lock"
-        self.note = home.root / "bank.pending"
+        home.state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        self.path = home.state_dir / "bank.lock"
+        self.note = home.state_dir / "bank.pending"
         self.fd: int | None = None
 
     def acquire(self, wait: bool) -> bool:

@@ -49,7 +49,7 @@ def run_extraction(session_id: str, transcript: str | None, harness: str, cwd: s
     from automem.home import Home
 
     home = Home.current()
-    lock_dir = home.root / "state" / "extract"
+    lock_dir = home.state_dir / "extract"
     lock_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     fd = os.open(lock_dir / f"{safe_session_id(session_id or 'manual')}.lock", os.O_WRONLY | os.O_CREAT, 0o600)
     try:
