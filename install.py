@@ -245,6 +245,154 @@ def plan_settings(harness: str, path: Path, automem: Path, uninstall: bool) -> d
     return {"harness": harness, "path": path, "data": data, "text": text, "new_data": new_data, "new_text": new_text}
 
 
+# ---------------------------------------------------------------- MCP server registration (`automem mcp`)
+
+MCP_NAME = "automem"
+TOML_START = "# >>> automem mcp server (written by automem's install.py; --uninstall removes this block) >>>"
+TOML_END = "# <<< automem mcp server <<<"
+
+
+def mcp_targets(scope: str) -> list[tuple[str, Path]]:
+    """(harness, file) where the MCP server is registered: Claude Code always, Codex when present."""
+    if scope == "project":
+        top = wiring.git_toplevel()
+        out = [("claude-code", top / ".mcp.json")]
+        codex = top / ".codex" / "config.toml"
+    else:  # user scope: the top-level "mcpServers" of ~/.claude.json (inside CLAUDE_CONFIG_DIR when set)
+        env = os.environ.get("CLAUDE_CONFIG_DIR")
+        out = [("claude-code", (Path(os.path.expanduser(env)) if env else Path.home()) / ".claude.json")]
+        codex = wiring.codex_home() / "config.toml"
+    if wiring.codex_present():
+        out.append(("codex", codex))
+    return out
+
+
+def _is_our_server(entry: object) -> bool:
+    if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
+        return False
+    name = entry["command"].replace("\\", "/").rsplit("/", 1)[-1].lower()
+    return name in ("automem", "automem.exe") and entry.get("args") == ["mcp"]
+
+
+def _mcp_json_plan(path: Path, automem: Path, uninstall: bool) -> dict:
+    data, text = wiring.load_settings(path)
+    servers = data.get("mcpServers")
+    if servers is not None and not isinstance(servers, dict):
+        raise wiring.SettingsError(f'{path}: "mcpServers" is a {type(servers).__name__}, expected an object')
+    new = json.loads(json.dumps(data))
+    current = (servers or {}).get(MCP_NAME)
+    note = ""
+    if uninstall:
+        if _is_our_server(current):
+            del new["mcpServers"][MCP_NAME]
+            if not new["mcpServers"]:
+                del new["mcpServers"]
+    elif current is not None and not _is_our_server(current):
+        note = f'{path}: an "{MCP_NAME}" MCP server that is not automem\'s is there; left alone'
+    else:
+        entry = {"type": "stdio", "command": str(automem), "args": ["mcp"]}
+        if current != entry:
+            new.setdefault("mcpServers", {})[MCP_NAME] = {**(current or {}), **entry}
+    style = wiring.detect_style(text) if text and text.strip() else wiring.JsonStyle()
+    new_text = text if new == data else wiring.dump_settings(new, style)
+    return {"path": path, "kind": "json", "text": text, "new_text": new_text, "data": data, "new_data": new,
+            "note": note}
+
+
+def _toml_block(automem: Path) -> str:
+    return (f"{TOML_START}\n[mcp_servers.{MCP_NAME}]\ncommand = {json.dumps(str(automem))}\n"
+            f'args = ["mcp"]\n{TOML_END}\n')
+
+
+def _toml_plan(path: Path, automem: Path, uninstall: bool) -> dict:
+    """Codex's config.toml: automem's table is one delimited block, appended or cut out as text."""
+    import tomllib
+
+    try:
+        text: str | None = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        text = None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise wiring.SettingsError(f"{path}: cannot read as UTF-8 text ({exc})") from None
+    try:
+        parsed = tomllib.loads(text or "")
+    except tomllib.TOMLDecodeError as exc:
+        raise wiring.SettingsError(f"{path}: not valid TOML ({exc}); automem left it untouched") from None
+    base, note = text or "", ""
+    start = base.find(TOML_START)
+    if start >= 0:  # cut our block out, with the one newline install put before it
+        end = base.find(TOML_END, start)
+        end = len(base) if end < 0 else base.find("\n", end) + 1 or len(base)
+        base = base[: start - 1 if start > 0 else 0] + base[end:]
+    if uninstall:
+        new_text = base
+    elif start < 0 and MCP_NAME in (parsed.get("mcp_servers") or {}):
+        note, new_text = f"{path}: an [mcp_servers.{MCP_NAME}] table that is not automem's is there; left alone", text
+    else:
+        new_text = base + ("\n" if base else "") + _toml_block(automem)
+    if new_text is not None and new_text != text:
+        tomllib.loads(new_text)  # never write a file Codex cannot read
+    if text is None and not new_text:
+        new_text = None
+    return {"path": path, "kind": "toml", "text": text, "new_text": new_text, "note": note}
+
+
+def mcp_plans(scope: str, automem: Path, uninstall: bool, manifest: dict | None = None) -> list[dict]:
+    wanted = {str(p): h for h, p in mcp_targets(scope)}
+    for path, record in ((manifest or {}).get("mcp") or {}).items():
+        wanted.setdefault(path, record.get("harness", "claude-code"))
+    plans = []
+    for path, harness in wanted.items():
+        plan = (_toml_plan if path.endswith(".toml") else _mcp_json_plan)(Path(path), automem, uninstall)
+        plans.append({**plan, "harness": harness})
+    return plans
+
+
+def apply_mcp_install(plans: list[dict], manifest: dict, created_dirs: list[str]) -> dict:
+    """Write the registrations; returns the manifest's "mcp" record (backups, whether install created the file)."""
+    records = dict(manifest.get("mcp") or {})
+    for plan in plans:
+        path: Path = plan["path"]
+        record = dict(records.get(str(path)) or {"harness": plan["harness"], "created": False, "backups": []})
+        if plan["note"]:
+            say(plan["note"])
+        elif plan["new_text"] is not None and plan["new_text"] != plan["text"]:
+            if plan["text"] is None:
+                record["created"] = True
+                created_dirs += [str(d) for d in missing_parents(path) if str(d) not in created_dirs]
+            else:
+                record["backups"] = list(record.get("backups") or []) + [str(backup(path))]
+            write_if_changed(path, plan["new_text"])
+            say(f"registered the automem MCP server in {path}")
+        else:
+            say(f"{path}: MCP server already registered, unchanged")
+        records[str(path)] = record
+    return records
+
+
+def apply_mcp_uninstall(plans: list[dict], manifest: dict) -> None:
+    records = manifest.get("mcp") or {}
+    for plan in plans:
+        path: Path = plan["path"]
+        if plan["new_text"] == plan["text"]:
+            continue
+        record = records.get(str(path)) or {}
+        empty = not plan["new_data"] if plan["kind"] == "json" else not (plan["new_text"] or "").strip()
+        if record.get("created") and empty:
+            path.unlink()
+            say(f"removed {path} (install created it)")
+            continue
+        restored = restore_bytes(plan["new_data"], record.get("backups") or []) if plan["kind"] == "json" else None
+        if restored is not None:
+            tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+            tmp.write_bytes(restored)
+            shutil.copymode(path, tmp)
+            os.replace(tmp, path)
+        else:
+            write_if_changed(path, plan["new_text"] or "")
+        say(f"removed the automem MCP server from {path}")
+
+
 # ---------------------------------------------------------------- install
 
 
@@ -254,8 +402,9 @@ def install(args: argparse.Namespace) -> int:
     predicted_python = Path(sys.executable) if args.no_venv else REPO / ".venv" / "bin" / "python"
     predicted = automem_script(predicted_python)
     plans = [plan_settings(h, p, predicted, False) for h, p in targets(args.scope)]
+    server_plans = mcp_plans(args.scope, predicted, False)
     if args.dry_run:
-        return dry_run(plans, command_plans(args.scope, predicted, manifest), predicted)
+        return dry_run(plans + server_plans, command_plans(args.scope, predicted, manifest), predicted)
     if not args.yes and sys.stdin.isatty():
         where = ", ".join(str(p["path"]) for p in plans)
         if input(f"Install automem and wire its hooks into {where}? [Y/n] ").strip().lower() in ("n", "no"):
@@ -266,6 +415,7 @@ def install(args: argparse.Namespace) -> int:
     automem = ensure_package(python, args.skip_pip)
     if automem != predicted:
         plans = [plan_settings(h, p, automem, False) for h, p in targets(args.scope)]
+        server_plans = mcp_plans(args.scope, automem, False)
     # 3. the settings files
     files = dict(manifest.get("files") or {})
     created_dirs = list(manifest.get("created_dirs") or [])
@@ -283,6 +433,8 @@ def install(args: argparse.Namespace) -> int:
         else:
             say(f"{path}: already wired, unchanged")
         files[str(path)] = record
+    # 3b. the MCP server (`automem mcp`) registered with each harness
+    servers = apply_mcp_install(server_plans, manifest, created_dirs)
     # 4. slash commands
     commands = dict(manifest.get("commands") or {})
     for plan in command_plans(args.scope, automem, manifest):
@@ -305,6 +457,7 @@ def install(args: argparse.Namespace) -> int:
         "automem": str(automem),
         "venv": venv,
         "files": files,
+        "mcp": servers,
         "commands": commands,
         "created_dirs": created_dirs,
         "first_installed": manifest.get("first_installed") or utc_iso(),
@@ -367,8 +520,14 @@ def uninstall(args: argparse.Namespace) -> int:
     for path, record in files.items():
         wanted.setdefault(path, record.get("harness", "claude-code"))
     plans = [plan_settings(h, Path(p), Path("automem"), True) for p, h in wanted.items()]
+    server_plans = mcp_plans(args.scope, Path("automem"), True, manifest)
     if args.dry_run:
         say("dry run: nothing is removed.")
+        for plan in server_plans:
+            if plan["new_text"] != plan["text"]:
+                created = (manifest.get("mcp") or {}).get(str(plan["path"]), {}).get("created")
+                gone = created and (not plan["new_data"] if plan["kind"] == "json" else not (plan["new_text"] or "").strip())
+                show_diff(plan["path"], plan["text"], None if gone else plan["new_text"])
         for plan in plans:
             if plan["new_data"] != plan["data"]:
                 record = files.get(str(plan["path"])) or {}
@@ -400,6 +559,7 @@ def uninstall(args: argparse.Namespace) -> int:
             backup(path)
             write_if_changed(path, plan["new_text"])
         say(f"removed automem hooks from {path}")
+    apply_mcp_uninstall(server_plans, manifest)
     for dest, info in (manifest.get("commands") or {}).items():
         dest_path = Path(dest)
         try:

@@ -19,8 +19,8 @@ from automem.store.memories import list_memories, parse
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "transcripts"
 
 # The answer-key level reached with no model (see the report in the issue); a drop fails the test.
-MIN_FOUND_PCT = 44
-MIN_MATCHING_PCT = 70
+MIN_FOUND_PCT = 61
+MIN_MATCHING_PCT = 80
 
 
 def _env(home: Path, root: Path) -> dict:
@@ -181,3 +181,120 @@ def test_every_real_transcript_extracts_and_the_answer_key_score_holds(tmp_path,
     assert junk == 0, score
     assert found >= MIN_FOUND_PCT, score
     assert matching >= MIN_MATCHING_PCT, score
+
+
+# --- the candidate rules, one small hand-written session each ---------------------------------------
+
+from automem.extract.candidates import (  # noqa: E402
+    candidates, error_candidates, feedback_candidates, interactive_candidates, location_statement,
+    mapping_candidates, repeated_requests,
+)
+from automem.extract.steps import Step, steps_from_turns  # noqa: E402
+from automem.harness.model import ToolAction, Turn  # noqa: E402
+
+
+def _fail(cmd: str, line: str, tool: str = "shell", **kw) -> Step:
+    return Step("action", tool=tool, input=cmd, ok=False, result_head=line,
+                errors=[{"error_type": "generic", "line": line, "signature": line}], **kw)
+
+
+def _ok(cmd: str, tool: str = "shell", **kw) -> Step:
+    return Step("action", tool=tool, input=cmd, ok=True, **kw)
+
+
+def _prompt(text: str) -> Step:
+    return Step("prompt", text=text)
+
+
+def test_a_rerun_with_an_added_flag_is_an_observation_naming_the_flag():
+    steps = [_fail("bash -lc make test", "Error: out of memory in worker"), _ok("bash -lc make test --jobs=1")]
+    [cand] = error_candidates(steps)
+    assert cand.kind == "observation"
+    assert "make test" in cand.summary and "--jobs=1" in cand.summary and "out of memory" in cand.summary
+    assert "make test --jobs=1" in cand.content
+
+
+def test_a_different_command_afterwards_is_not_a_rerun():
+    steps = [_fail("make test", "Error: out of memory in worker"), _ok("make lint --fix test")]
+    assert error_candidates(steps) == []  # lint is not test run again: no lesson claimed
+
+
+def test_an_escalated_rerun_of_the_same_command_says_so():
+    steps = [_fail("git push origin main", "error: cannot open '.git/config.lock': Operation not permitted"),
+             _ok("git push origin main", escalated=True)]
+    [cand] = error_candidates(steps)
+    assert "escalated permissions" in cand.summary and "Operation not permitted" in cand.summary
+    assert len(cand.summary) <= 120
+
+
+def test_escalation_and_wizard_questions_are_read_from_the_turn():
+    wizard = "\x1b[36m?\x1b[39m \x1b[1mUse the new bundler?\x1b[22m \x1b[90m\u203a\x1b[39m No / Yes"
+    code = "const mark = isOpen ? '\u203a' : ' ';"
+    turn = Turn(harness="codex", session_id="s", turn_id="t", actions=[
+        ToolAction(name="shell", input_summary="cp a b", input={"command": ["cp", "a", "b"],
+                                                                 "with_escalated_permissions": True}),
+        ToolAction(name="shell", input_summary="npm init thing", result_text=wizard, exit_code=0),
+        ToolAction(name="Read", input_summary="src/view.ts", result_text=code),
+        ToolAction(name="shell", input_summary="setup", result_text="Overwrite the settings? (y/N)", exit_code=0),
+    ])
+    escalated, wizard_step, file_view, yes_no = steps_from_turns([turn])
+    assert escalated.escalated and not wizard_step.escalated
+    assert wizard_step.asked == "Use the new bundler?"
+    assert file_view.asked == ""  # a ternary in source code is not a question to the user
+    assert yes_no.asked == "Overwrite the settings?"
+
+
+def test_a_command_stopping_at_a_wizard_twice_is_a_pattern_with_what_worked_last():
+    steps = [_ok("npx make-widget@latest app", asked="Would you like a src folder?"),
+             _ok('echo "" | npx make-widget@latest app --src', asked="Would you like a linter?"),
+             _ok('yes "" | npx make-widget@latest app --src --no-lint', asked="Would you like an alias?")]
+    [cand] = interactive_candidates(steps)
+    assert cand.kind == "pattern" and "npx make-widget" in cand.summary and "interactive prompt" in cand.summary
+    assert "(3x)" in cand.summary and "--no-lint" in cand.content
+    assert interactive_candidates(steps[:1]) == []  # asked once: nothing learnt yet
+
+
+def test_where_the_user_says_a_thing_lives_becomes_an_observation():
+    assert location_statement("add it there, there is a settings file at conf/app.toml") == (
+        "add it there, there is a settings file at conf/app.toml")
+    assert location_statement("the notes live in ~/vault/notes") == "the notes live in ~/vault/notes"
+    assert location_statement("the bug is in src/app.py") == ""  # a one-off problem, not a place
+    assert location_statement("see https://example.org/docs/x.md") == ""
+    [cand] = feedback_candidates([_prompt("yes please, the deploy script is in tools/deploy.sh")])
+    assert cand.kind == "observation" and "tools/deploy.sh" in cand.summary
+
+
+def test_a_list_of_arrows_typed_by_the_user_is_a_layout_decision():
+    text = "no, like this:\n\nlib -> core/lib\nviews -> ui/views\nhelpers.py, misc.py -> utils/\n\nok?"
+    [cand] = mapping_candidates([_prompt(text)])
+    assert cand.kind == "decision" and "lib -> core/lib" in cand.summary and "ui/views" in cand.summary
+    assert mapping_candidates([_prompt("lib -> core/lib\nviews -> ui/views")]) == []  # two lines: too little
+    fenced = "```\na -> b/c\nd -> e/f\ng -> h/i\n```"
+    assert mapping_candidates([_prompt(fenced)]) == []  # pasted code, not the user's layout
+
+
+def test_repeated_requests_skip_questions_and_count_note_taking():
+    asks = [_prompt("isn't the parser in the lexer module?"), _prompt("wait, isn't the parser in the lexer module?"),
+            _prompt("so isn't the parser in the lexer module?")]
+    assert repeated_requests(asks) == []  # the same question thrice is not a way of working
+    notes = [_prompt("fix the login page, then note progress in the journal"),
+             _prompt("ok, note progress in the journal and go on"),
+             _prompt("good. note the progress in the journal")]
+    [cand] = repeated_requests(notes)
+    assert cand.kind == "preference" and "progress" in cand.summary.lower() and "journal" in cand.summary.lower()
+
+
+def test_the_file_the_user_picks_for_a_plan_or_docs_is_a_decision_even_beside_a_preference():
+    text = "i only want integration tests. now write the migration plan in docs/migrate.md with checkboxes"
+    found = {c.kind: c for c in feedback_candidates([_prompt(text)])}
+    assert "docs/migrate.md" in found["decision"].summary and "plan" in found["decision"].summary
+    assert "preference" in found  # the other sentence still counts on its own
+    assert feedback_candidates([_prompt("did you read docs/migrate.md?")]) == []  # a question
+    assert feedback_candidates([_prompt("the plan looks fine, go ahead")]) == []  # no file named
+
+
+def test_new_rules_feed_the_candidate_list():
+    steps = [_prompt("the config file is at etc/app.ini"),
+             _fail("pytest -q", "Error: cannot connect to socket"), _ok("pytest -q -p no:cacheprovider")]
+    kinds = sorted(c.kind for c in candidates(steps))
+    assert kinds == ["observation", "observation"]

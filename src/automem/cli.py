@@ -522,6 +522,98 @@ def demo(keep: bool) -> None:
     run_demo(echo=click.echo, keep=keep)
 
 
+@cli.command()
+def mcp() -> None:
+    """Serve memory_search, memory_get, memory_bank and context_brief to an MCP client over stdio."""
+    from automem.mcp_server import serve
+
+    serve()
+
+
+# ---------------------------------------------------------------- job memory (seed 000): run / journal
+
+
+@cli.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.option("--job", "job_id", help="Job id for the journal (default: the next number for this project today).")
+@click.option("--agent", help="Agent name for the journal (default: the command's name).")
+@click.option("--task", help="What the job is for (default: the command line).")
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+def run(job_id, agent, task, command) -> None:
+    """Run a headless agent job with recent memory in its prompt, then journal it: automem run -- CMD ...
+
+    A `{memory}` argument placeholder is replaced by the fenced memory block;
+    without one the block goes first on the agent's stdin, before what you
+    pipe in. Nothing is added when there is no memory yet. The agent's output
+    and exit code pass through; `claude -p --output-format json` results give
+    the journal their status, duration and cost. Old journal days are pruned
+    (retention.journal_days) each time a job is recorded.
+    """
+    from automem.jobs import run_job
+
+    outcome = run_job(list(command), job_id=job_id, agent=agent, task=task)
+    if sys.stderr.isatty():
+        entry = outcome.entry
+        click.echo(f"automem: job #{entry.job_id} ({entry.status}) journaled"
+                   + (f"; {len(outcome.stored)} new memories" if outcome.stored else ""), err=True)
+    sys.exit(outcome.exit_code)
+
+
+@cli.group()
+def journal() -> None:
+    """The job journal: projects/<slug>/journal/<YYYY-MM-DD>.md (seed 000 format)."""
+
+
+@journal.command("add")
+@click.option("--task", required=True, help="What the job was.")
+@click.option("--result", default="", help="What came of it.")
+@click.option("--status", default="completed", show_default=True, help="completed, failed, interrupted, ...")
+@click.option("--learned", default="", help="What the next job should know.")
+@click.option("--errors", default="", help="Errors met (redacted and capped).")
+@click.option("--agent", default="manual", show_default=True)
+@click.option("--job", "job_id", help="Job id (default: the next number for this project today).")
+@click.option("--duration", type=float, help="Seconds the job took.")
+@click.option("--cost", type=float, help="Cost in USD.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def journal_add(task, result, status, learned, errors, agent, job_id, duration, cost, as_json) -> None:
+    """Add a job entry by hand (lessons are extracted from it like from a session, with consent)."""
+    import os
+
+    from automem.jobs import record
+    from automem.journal import Entry
+
+    home, project = _here()
+    entry = record(home, project, Entry(task=task, status=status, agent=agent, job_id=job_id or "", duration_s=duration,
+                                        cost_usd=cost, result=result, learned=learned, errors=errors), cwd=os.getcwd())
+    if as_json:
+        _echo_json({"project": project.slug, **entry.as_dict()})
+    else:
+        click.echo(f"journaled job #{entry.job_id} ({entry.status}) in {project.journal_dir / (entry.day + '.md')}")
+
+
+@journal.command("show")
+@click.option("--days", default=2, show_default=True, type=click.IntRange(1, 3650),
+              help="Days back, today included (default: today and yesterday, what a job is given).")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def journal_show(days, as_json) -> None:
+    """The recent journal of this project, as written (never prunes: recording a job does)."""
+    from datetime import date, timedelta
+
+    from automem import journal as journal_mod
+
+    _home, project = _here()
+    first = (date.fromisoformat(journal_mod.local_day()) - timedelta(days=days - 1)).isoformat()
+    shown = [d for d in journal_mod.days_on_disk(project) if d >= first]
+    if as_json:
+        _echo_json({"project": project.slug, "days": days,
+                    "entries": [e.as_dict() for d in shown
+                                for e in journal_mod.entries_of(journal_mod.read_day(project, d), d)]})
+        return
+    if not shown:
+        click.echo("no journal entries")
+    for day in shown:
+        click.echo(journal_mod.read_day(project, day).rstrip() + "\n")
+
+
 def main() -> None:  # pragma: no cover - console entry kept for `python -m automem.cli`
     cli()
 

@@ -37,7 +37,9 @@ class BankEntry:
 
 def title_of(turn: Turn) -> str:
     """The first meaningful line of the prompt (or the session title), short enough for an index row."""
-    source = _NOISE.sub(" ", turn.prompt or "").strip()
+    from automem.redact.full import redact
+
+    source = redact(_NOISE.sub(" ", turn.prompt or "")).strip()  # before the cut: a cut secret is unrecognisable
     for line in source.splitlines():
         line = " ".join(line.split()).strip("#>*- ")
         if line:
@@ -69,14 +71,19 @@ def render(turn: Turn) -> BankEntry:
     if turn.finish_reason and turn.finish_reason not in ("turn_duration", "task_complete", "stop", "next_prompt"):
         front.append(f"finish: {_q(turn.finish_reason)}")
     front.append("---")
+    from automem.redact.full import redact
+
     actions = [f"- {(a.name or 'tool').lower()}: {_cap(_action_text(a), ACTION_CAP)}" for a in turn.actions[:MAX_ACTIONS]]
     if len(turn.actions) > MAX_ACTIONS:
         actions.append(f"- … {len(turn.actions) - MAX_ACTIONS} more actions")
     for feedback in turn.rejections[:5]:
-        actions.append(f"- rejected by the user: {_cap(' '.join(feedback.split()), ACTION_CAP)}")
-    head = "\n".join(front) + "\n\n## Prompt\n\n" + _cap((turn.prompt or "").strip(), PROMPT_CAP) + "\n\n## Actions\n\n"
+        actions.append(f"- rejected by the user: {_cap(' '.join(redact(feedback).split()), ACTION_CAP)}")
+    from automem.redact.full import redact
+
+    # redact, then cap: a secret cut in half by a cap would no longer look like one
+    head = "\n".join(front) + "\n\n## Prompt\n\n" + _cap(redact(turn.prompt or "").strip(), PROMPT_CAP) + "\n\n## Actions\n\n"
     head += ("\n".join(actions) if actions else "(none)") + "\n\n## Result\n\n"
-    result = _cap((turn.answer or "").strip() or "(no answer)", RESULT_CAP)
+    result = _cap(redact(turn.answer or "").strip() or "(no answer)", RESULT_CAP)
     text = head + result + "\n"
     while len(text.encode("utf-8")) > MAX_FILE_BYTES and len(result) > 100:  # seed: trim the Result to fit 1 MB
         result = _cap(result, len(result) // 2)
@@ -85,14 +92,31 @@ def render(turn: Turn) -> BankEntry:
 
 
 def _action_text(action) -> str:
+    """The call's input as compact JSON, its strings redacted first.
+
+    JSON escaping hides a secret's shape from the redactor (a PEM block's newlines become ``\\n``, a quoted
+    password's quotes become ``\\'``), so values are redacted while they are still plain text.
+    """
+    from automem.redact.full import redact
+
     if action.input is None or action.input == "":
-        return action.input_summary or ""
+        return redact(action.input_summary or "")
     if isinstance(action.input, str):
-        return action.input
+        return redact(action.input)
     try:
-        return json.dumps(action.input, ensure_ascii=False, sort_keys=False, separators=(",", ":"), default=str)
+        return json.dumps(_redact_values(action.input, redact), ensure_ascii=False, separators=(",", ":"), default=str)
     except (TypeError, ValueError):
-        return action.input_summary or ""
+        return redact(action.input_summary or "")
+
+
+def _redact_values(value, redact):
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: _redact_values(v, redact) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redact_values(v, redact) for v in value]
+    return value
 
 
 def _cap(text: str, limit: int) -> str:

@@ -103,9 +103,64 @@ def _fix_after(steps: list[Step], index: int, failed: Step) -> Step | None:
             if _cluster_of(step) == _cluster_of(failed):
                 continue
             continue
-        if step.input and (step.tool != failed.tool or step.input != failed.input) and (want & _target(step.input)):
+        rerun = step.escalated and not failed.escalated  # same command, outside the sandbox this time
+        if step.input and (rerun or step.tool != failed.tool or step.input != failed.input) and (want & _target(step.input)):
             return step
     return None
+
+
+_OPTION = re.compile(r"(?<!\S)(--?[A-Za-z][\w-]*(?:=\S+)?)")
+
+
+_REASON = re.compile(r"not permitted|not allowed|denied|cannot|can't|unable|not found|no such|refused|exception|error", re.I)
+
+
+def _reason_line(step: Step) -> str:
+    """The output line that says why a call failed (the first that names a cause), one line."""
+    lines = [e.get("line", "") for e in step.errors] + step.result_head.splitlines()[:3]
+    lines = [" ".join(line.split()) for line in lines if line.strip()]
+    for line in lines:
+        if _REASON.search(line) and not line.startswith(("+ ", "At line")):
+            return line
+    return lines[0] if lines else "failed"
+
+
+def _short_reason(line: str) -> str:
+    """The cause at the end of an error line ("...: Operation not permitted"), else its start."""
+    line = re.sub(r"^(?:error|fatal|Error|ERROR)\s*:\s*", "", line).strip()
+    if len(line) > 48:
+        tail = line.rsplit(": ", 1)[-1].strip(" .\"'")
+        if 12 <= len(tail) <= 60 and _REASON.search(tail):
+            return tail
+    return line
+
+
+def _program_words(text: str) -> list[str]:
+    """The words of the first real command: past ``cd dir &&``, up to the next ``&&``, ``;`` or ``|``."""
+    command = re.sub(r"^(?:cd \S+\s*(?:&&|;)\s*)+", "", _command(text))
+    command = re.split(r"\s(?:&&|\|\|?|;)\s", command)[0]
+    return [w for w in command.split() if "=" not in w or w.startswith("-")]
+
+
+_RUNNER_WORDS = frozenset({"run", "exec", "x"})  # "npm test" = "npm run test", "pnpm x" = "pnpm exec"
+
+
+def _rerun_change(failed: Step, fix: Step) -> str:
+    """How a fix reran the failed command: "with escalated permissions", "with --flag", or ""."""
+    was, now = _program_words(failed.input), _program_words(fix.input)
+    plain = [w for w in was if not w.startswith("-")]
+    extra = [w for i, w in enumerate(now)  # words new to the fix, other than options and their values
+             if not w.startswith("-") and w not in plain and not (i and now[i - 1].startswith("-"))]
+    if failed.tool != fix.tool or not was or not now or was[0] != now[0] or not set(plain) <= set(now):
+        return ""  # not the same command run again (its words must all still be there)
+    if any(w not in _RUNNER_WORDS for w in extra):
+        return ""  # a new subcommand or argument: another command, not the same one rerun
+    if fix.escalated and not failed.escalated:
+        return "with escalated permissions"
+    before = set(_OPTION.findall(" ".join(_program_words(failed.input))))
+    after = _OPTION.findall(" ".join(_program_words(fix.input)))
+    added = [o for o in dict.fromkeys(after) if o not in before and o != "--"]
+    return ("with " + " ".join(added[:3])) if added else ""
 
 
 def _cluster_of(step: Step) -> str:
@@ -171,6 +226,22 @@ def error_candidates(steps: list[Step], prior_clusters: Counter | None = None) -
             continue
         if fix is None or repeated >= 2:
             continue
+        variant = _rerun_change(first, fix)
+        if variant and not module:
+            words = _program_words(first.input)
+            prog = " ".join([words[0].rsplit("/", 1)[-1], *words[1:2]])[:28]
+            reason = _reason_line(first)
+            same = _command(fix.input) == _command(first.input)
+            out.append(Candidate(
+                kind="observation",
+                summary=f"{prog} fails here ({_short_reason(reason)[:48]}); rerun {variant}",
+                content=(f"Rerunning it {variant} worked" + ("" if same else f": `{_command(fix.input)[:160]}`")
+                         + f".\nThe failure: `{_command(first.input)[:120]}` -> {reason[:240]}"),
+                why="A single failure that the same command, run differently, got past in this session.",
+                how_to_apply=f"Run {prog} {variant} from the start here.",
+                signals=signals, scope="project", weight=1.6,
+            ))
+            continue
         if module:
             name = next(g for g in module.groups() if g)
             out.append(Candidate(
@@ -181,6 +252,42 @@ def error_candidates(steps: list[Step], prior_clusters: Counter | None = None) -
                 how_to_apply=f"Install {name} before importing it, or do without it as the session did.",
                 signals=signals, scope="project", weight=1.5,
             ))
+    return out
+
+
+def _piped_program(text: str) -> str:
+    """The program that reads the pipe (``yes | npx tool --x`` -> ``npx tool``), versions dropped."""
+    tail = re.split(r"\s\|\s", re.sub(r"^(?:cd \S+\s*(?:&&|;)\s*)+", "", _command(text)))[-1]
+    words = [re.sub(r"(?<=\w)@[\w.^~-]+$", "", w) for w in tail.split()[:2]]
+    return " ".join(w for w in words if not w.startswith("-"))
+
+
+def interactive_candidates(steps: list[Step]) -> list[Candidate]:
+    """A command that stops at a wizard's question ("? Would you like ...? ›") in the agent's shell.
+
+    Nobody answers it there, so the agent retries with piped answers or flags. Seen twice or more
+    for one program, the last attempt is what the session settled on.
+    """
+    groups: dict[str, list[Step]] = {}
+    for step in steps:
+        if step.kind == "action" and step.asked and _piped_program(step.input):
+            groups.setdefault(_piped_program(step.input), []).append(step)
+    out = []
+    for prog, calls in groups.items():
+        if len(calls) < 2:
+            continue
+        last = _command(calls[-1].input)
+        questions = list(dict.fromkeys(c.asked for c in calls))
+        out.append(Candidate(
+            kind="pattern",
+            summary=f"{prog} stops at interactive prompts ('{questions[0][:40]}') ({len(calls)}x); answer them up front",
+            content=(f"In the agent's shell nobody answers {prog}'s questions: "
+                     + "; ".join(f"'{q[:80]}'" for q in questions[:3])
+                     + f".\nWhat the session ended with: `{last[:200]}`"),
+            why=f"{prog} waited for input {len(calls)} times in one session.",
+            how_to_apply=f"Pass {prog} every answer as a flag (or pipe them in) so it never stops to ask.",
+            signals=["error"], scope="global", weight=2.0,
+        ))
     return out
 
 
@@ -200,7 +307,7 @@ _NOT_A_RULE = re.compile(r"^(?:why|what|how|when|where|who|which|is|are|does|do|
 _STOP = frozenset(
     "the a an and or to of in on for with it this that is are be i you we me my our your can do don't not no "
     "please just then so if at as by from all also now there here what how why when which its it's was were "
-    "make sure add update note".split()
+    "make sure add update".split()
 )
 
 
@@ -284,9 +391,22 @@ def feedback_candidates(steps: list[Step]) -> list[Candidate]:
                 "The user stopped the agent and corrected its course with this.",
                 "Start from this fact instead of rediscovering it.", 2.2)
             continue
+        for sentence in _sentences(step.text):  # where the user wants a plan or docs kept: its own rule
+            if (_DOC_FILE.search(sentence) and _RECORD_VERB.search(sentence) and not _NOT_A_RULE.match(sentence)
+                    and not sentence.endswith("?") and 12 <= len(sentence) <= 400):
+                add("decision", sentence, "rule",
+                    "The user chose the file where this is written down (a plan, a map, notes).",
+                    "Keep that file up to date, and read it first when picking the work up again.", 1.5)
+                break
         for sentence in _sentences(step.text):
             if _NOT_A_RULE.match(sentence) or sentence.endswith("?") or not 12 <= len(sentence) <= 240:
                 continue
+            place = location_statement(sentence)
+            if place:
+                add("observation", place, "correction",
+                    "The user said where this lives; the agent did not know.",
+                    "Look there first instead of searching.", 1.9)
+                break
             if _PREFERENCE.search(sentence):
                 add("preference", sentence, "preference", "The user said what they want in general.",
                     "Apply it in later sessions of this project.", 1.7)
@@ -295,7 +415,61 @@ def feedback_candidates(steps: list[Step]) -> list[Candidate]:
                 add("decision", sentence, "rule", "An explicit choice the user made in this session.",
                     "Keep to this choice in later work on the project.", 1.6)
                 break
-    return out + repeated_requests(steps)
+    return out + mapping_candidates(steps) + repeated_requests(steps)
+
+
+_PATH = r"(?:~?[\w.-]*/)+[\w.-]+|[\w-]+\.(?:conf|json|ya?ml|toml|ini|md|env|cfg|lock|txt)\b"
+_LOCATION = re.compile(
+    r"\b(?:there(?:'s| is| are) (?:an? |the |my )?[\w -]{0,40}?(?:at|in|under)"
+    r"|(?:is|are|lives?|located|kept|stored|sits?) (?:at|in|under|inside)"
+    r"|(?:file|folder|directory|dir|config) (?:is )?(?:at|in|under))\s+(?:the )?(?P<path>" + _PATH + ")",
+    re.I,
+)
+
+
+_DOC_FILE = re.compile(r"(?<![\w/])[\w./-]*[\w-]\.md\b", re.I)
+_RECORD_VERB = re.compile(
+    r"\b(?:create|add|write|keep|put|update)\b[^.!?]{0,60}?\b(?:plan|code ?map|notes?|docs?|documentation|log|checklist)\b"
+    r"|\b(?:plan|code ?map|notes|checklist)\s+(?:in|to|into)\s+\S+\.md\b",
+    re.I,
+)
+_TROUBLE = re.compile(r"\b(?:error|bug|issue|problem|typo|crash|fail\w*|wrong|broken|exception)s?\b", re.I)
+
+
+def location_statement(sentence: str) -> str:
+    """'there is a settings file at conf/app.toml' -> that clause; where the user says a thing lives."""
+    match = _LOCATION.search(sentence)
+    if not match or match.group("path").startswith(("http", "www.")) or "://" in sentence:
+        return ""
+    if _TROUBLE.search(sentence[max(0, match.start() - 40) : match.start()]):
+        return ""  # "the bug is in x.py" points at a one-off problem, not at where something lives
+    start = sentence.rfind(" ", 0, max(0, match.start() - 30)) + 1 if match.start() > 30 else 0
+    return sentence[start : match.end()].strip()
+
+
+_MAPPING_LINE = re.compile(r"^\s*[-*]?\s*([\w./@, -]{1,100}?)\s*(?:->|→|=>)\s*([\w./@-]{1,80})\s*(?:\(.*\))?\s*$")
+
+
+def mapping_candidates(steps: list[Step]) -> list[Candidate]:
+    """Three or more "a -> b" lines typed by the user: where things go (a layout, a renaming)."""
+    out = []
+    for step in steps:
+        if step.kind != "prompt" or "```" in step.text:
+            continue
+        pairs = [m.groups() for m in map(_MAPPING_LINE.match, step.text.splitlines()) if m]
+        pairs = [(a.strip(), b.strip()) for a, b in pairs if "/" in a + b or "." in a + b]
+        if len(pairs) < 3:
+            continue
+        listed = "; ".join(f"{a} -> {b}" for a, b in pairs)
+        out.append(Candidate(
+            kind="decision",
+            summary=f"Where things go (the user's layout): {listed}"[:120],
+            content=f"The user laid out where each part goes:\n" + "\n".join(f"- {a} -> {b}" for a, b in pairs[:20]),
+            why="The user spelled out the mapping line by line: a decision, not a suggestion.",
+            how_to_apply="Put new and moved files where this layout says.",
+            signals=["rule"], scope="project", weight=2.4,
+        ))
+    return out
 
 
 def repeated_requests(steps: list[Step], min_prompts: int = 3, max_items: int = 2) -> list[Candidate]:
@@ -311,6 +485,8 @@ def repeated_requests(steps: list[Step], min_prompts: int = 3, max_items: int = 
             continue
         pairs: set[tuple[str, str]] = set()
         for sentence in _sentences(step.text):
+            if sentence.rstrip().endswith("?"):
+                continue  # a question asks about something; it does not ask for a way of working
             plain = re.sub(r"\S*[/@.]\S*", " ", _PROFANITY.sub("", sentence.lower()))
             words = re.findall(r"[a-z][a-z'-]+", plain)
             for i, a in enumerate(words):
@@ -352,7 +528,7 @@ def _scope_of(text: str) -> str:
 
 
 def candidates(steps: list[Step], prior_clusters: Counter | None = None) -> list[Candidate]:
-    found = error_candidates(steps, prior_clusters) + feedback_candidates(steps)
+    found = error_candidates(steps, prior_clusters) + interactive_candidates(steps) + feedback_candidates(steps)
     found.sort(key=lambda c: -c.weight)
     return found[:MAX_CANDIDATES]
 

@@ -61,7 +61,7 @@ def redact(text: str) -> str:
 
 
 def _state_dir(home: Home) -> Path:
-    return home.root / "state" / "extract"
+    return home.state_dir / "extract"
 
 
 def _session_state_path(home: Home, session_id: str) -> Path:

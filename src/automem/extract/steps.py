@@ -14,6 +14,13 @@ from dataclasses import dataclass, field
 from automem.harness.model import Turn
 
 _USER_INPUT_BLOCK = re.compile(r"##\s*User Input\s*\n+\s*```[a-z]*\n(.*?)```", re.S | re.I)
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+# A CLI wizard's question: "? Would you like X? › No / Yes", "Proceed? (y/N)", "Overwrite? [Y/n]".
+_ASKED = re.compile(
+    r"^\s*[?✔]\s+([A-Z][^\n?=;{}]{5,120}\?)[^\n]{0,40}?›"
+    r"|^\s*([A-Z][^\n?=;{}]{5,120}\?)\s*(?:\(y/n\)|\[y/n\]|\(yes/no\))",
+    re.M | re.I,
+)
 _INJECTED = re.compile(r"<(environment_context|user_instructions|system-reminder|INSTRUCTIONS)>.*?</\1>", re.S)
 
 
@@ -29,6 +36,8 @@ class Step:
     feedback: list[dict] = field(default_factory=list)  # prompt: [{feedback, text, phrase}]
     after_interrupt: bool = False  # prompt typed right after the user stopped the agent
     turn: int = 0
+    escalated: bool = False  # action: run with raised sandbox permissions (Codex asks the user first)
+    asked: str = ""  # action: the interactive question its output stopped at (a CLI wizard waiting for input)
 
 
 def user_words(prompt: str) -> str:
@@ -37,6 +46,22 @@ def user_words(prompt: str) -> str:
     if block:
         return block.group(1).strip()
     return _INJECTED.sub(" ", prompt or "").strip()
+
+
+def _escalated(raw) -> bool:
+    """Codex marks a command it reran outside the sandbox (after the user approved it)."""
+    if not isinstance(raw, dict):
+        return False
+    return raw.get("with_escalated_permissions") in (True, "true") or raw.get("sandbox_permissions") == "require_escalated"
+
+
+def _asked(text: str) -> str:
+    """The interactive question a command's output shows, if it stopped to ask one."""
+    head = text[:3000]
+    if "?" not in head:
+        return ""
+    match = _ASKED.search(_ANSI.sub("", head))
+    return " ".join((match.group(1) or match.group(2)).split()) if match else ""
 
 
 def steps_from_turns(turns: list[Turn]) -> list[Step]:
@@ -63,7 +88,7 @@ def steps_from_turns(turns: list[Turn]) -> list[Step]:
             errors = detect_errors(text[:20000], is_error=failed, exit_code=action.exit_code) if failed else []
             steps.append(Step(
                 "action", tool=action.name, input=action.input_summary, ok=not failed, errors=errors,
-                result_head=text[:300], turn=index,
+                result_head=text[:300], turn=index, escalated=_escalated(action.input), asked=_asked(text),
             ))
         if turn.interrupted:
             steps.append(Step("interrupt", turn=index))

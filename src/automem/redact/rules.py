@@ -280,7 +280,7 @@ VENDOR_RULES: list[Rule] = [
     Rule("azure-sas-signature", ("sig=",), r"(?<=[?&;])sig=(?P<v>[A-Za-z0-9%+/=_-]{16,})"),
     Rule("jwt", ("eyJ",), _B + r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
     Rule("private-key", ("-----BEGIN",),
-         r"-----BEGIN (?P<kind>[A-Z0-9 ]*?PRIVATE KEY(?: BLOCK)?)-----(?:[\s\S]{0,20000}?-----END (?P=kind)-----|(?:[A-Za-z0-9+/=\s:,.-]|\\[nr])*)", run=True),
+         r"-----BEGIN (?P<kind>[A-Z0-9 ]*?PRIVATE KEY(?: BLOCK)?)-----(?:[\s\S]{0,20000}?-----END (?P=kind)-----|(?:[A-Za-z0-9+/=\s:,.-]|\\[nr])*)", run=False),  # found by its needle: JSON text puts "\n" right before it
     Rule("url-password", ("://",),
          r"://(?P<u>[^\s:/?#@'\"`\\<>]*):(?P<v>[^\s/'\"`\\<>]+)@(?=[A-Za-z0-9\[])"),
     Rule("authorization", ("bearer",), r"(?i)(?<![A-Za-z])bearer\s+(?P<v>[A-Za-z0-9._~+/=-]{8,})", check="tokenish", ci=True),
@@ -449,7 +449,7 @@ def vendor_spans(text: str, low: str | None = None) -> list[tuple[int, int, str]
             if i < seen_end:
                 continue
             if rule.back:
-                m = rule.rx.search(text, max(0, i - rule.back), min(len(text), i + rule.back + rule.fwd + 8))
+                m = _match_around(rule.rx, text, i, max(0, i - rule.back), min(len(text), i + rule.back + rule.fwd + 8))
             elif rule.check == "pgpass":
                 m = _pgpass_at(rule, text, i)
             else:
@@ -465,6 +465,17 @@ def vendor_spans(text: str, low: str | None = None) -> list[tuple[int, int, str]
 
 # Rules whose whole match is checked against the allow-list (tokens with prefixes: sk_test_XXXX..., xoxb-your-token).
 DOC_CHECK_FULL = frozenset(r.name for r in VENDOR_RULES if r.check is None and r.name not in ("password", "url-password", "azure-sas-signature", "private-key"))
+
+
+def _match_around(rx: re.Pattern[str], text: str, i: int, lo: int, hi: int) -> re.Match[str] | None:
+    """The match in the window that holds the needle at ``i`` (not merely the window's first match,
+    which may be an earlier line's: that one had its own turn)."""
+    for m in rx.finditer(text, lo, hi):
+        if m.start() <= i < max(m.end(), m.start() + 1):
+            return m
+        if m.start() > i:
+            break
+    return None
 
 
 def _pgpass_at(rule: Rule, text: str, i: int):

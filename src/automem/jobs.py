@@ -1,0 +1,456 @@
+"""Job memory (seed 000): run a headless agent job with recent memory in, a journal entry out.
+
+``run_job(["claude", "-p", "{memory}Fix the tests", "--output-format", "json"])``:
+
+1. the memory block is the project's brief (brief.py: MAIN.md, memories, newest bank titles, the
+   recent journal), fenced and labelled as notes from memory; empty when nothing is remembered;
+2. it goes where ``{memory}`` stands in the arguments, or, with no placeholder, first on the
+   agent's stdin followed by whatever the user piped in (a terminal stdin is not forwarded then);
+   with no memory the command runs unchanged (``{memory}`` becomes "", stdin is inherited);
+3. the agent's stdout and stderr pass through as they come, and its exit code is ours
+   (a signal becomes 128+N, a missing command 127);
+4. a journal entry is appended: status, duration and cost from ``--output-format json`` output
+   (a ``{"type": "result", ...}`` object, alone or as the last line of stream-json), else the exit
+   code and the measured time; ``Learned:`` / ``Errors:`` lines the agent prints are kept;
+5. lessons are extracted from the job like from a session: the job is written as a one-turn
+   transcript (task as the prompt, the agent run as a tool call with its errors, what it learned
+   as a follow-up prompt) and handed to ``extract.pipeline.extract``, which asks for consent,
+   de-duplicates, and counts an error seen in earlier jobs as a repeat.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+from automem.home import Home, Project
+from automem.journal import Entry
+
+PLACEHOLDER = "{memory}"
+STDOUT_KEEP = 4 * 1024 * 1024  # the tail of stdout kept for parsing (a json result is one object)
+STDERR_KEEP = 64 * 1024
+ERROR_LINES = 5
+CHUNK = 65536
+
+_LEARNED = re.compile(r"^\s*(?:[-*]\s*)?(?:\*\*)?learned(?:\*\*)?\s*:(?:\*\*)?\s*(.+)$", re.I | re.M)
+_ERRORS = re.compile(r"^\s*(?:[-*]\s*)?(?:\*\*)?errors?(?:\*\*)?\s*:(?:\*\*)?\s*(.+)$", re.I | re.M)
+
+
+@dataclass
+class AgentReport:
+    """What the agent said about its own run (``claude -p --output-format json``)."""
+
+    is_error: bool = False
+    subtype: str = ""
+    duration_s: float | None = None
+    cost_usd: float | None = None
+    result: str = ""
+
+
+@dataclass
+class JobOutcome:
+    exit_code: int
+    entry: Entry
+    injected: bool = False
+    extraction: object | None = None  # extract.pipeline.Result, or None when it could not run
+    stored: list[str] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------- memory in
+
+
+def memory_block(home: Home, project: Project, budget_tokens: int | None = None) -> str:
+    """The fenced brief of the project ("" when it has no memory), with the index brought up to date."""
+    from automem import brief
+    from automem.config import load
+    from automem.index import fts
+
+    budget = budget_tokens or load(home, strict=False).brief_budget_tokens
+    try:
+        conn = fts.open_index(str(home.root))
+    except Exception:  # noqa: BLE001 - no index: the brief still has MAIN.md and the journal
+        conn = None
+    try:
+        if conn is not None:
+            fts.sync(conn, str(home.root), [project.slug, brief.GLOBAL])
+        return brief.build(project.slug, home_root=str(home.root), budget_tokens=budget, conn=conn).text
+    finally:
+        if conn is not None:
+            conn.close()
+
+
+def place_memory(command: list[str], block: str) -> tuple[list[str], bool]:
+    """(arguments with ``{memory}`` replaced by the block, whether any argument held the placeholder)."""
+    used = any(PLACEHOLDER in arg for arg in command)
+    filler = block + "\n\n" if block else ""
+    return [arg.replace(PLACEHOLDER, filler) for arg in command], used
+
+
+# ---------------------------------------------------------------- the run
+
+
+class _Tee(threading.Thread):
+    """Copy a child's pipe to our stream as it comes, keeping the tail for parsing."""
+
+    def __init__(self, source: BinaryIO, sink: BinaryIO | None, keep: int) -> None:
+        super().__init__(daemon=True)
+        self.source, self.sink, self.keep = source, sink, keep
+        self.data = bytearray()
+
+    def run(self) -> None:
+        fd = self.source.fileno()
+        while True:
+            try:
+                chunk = os.read(fd, CHUNK)
+            except OSError:
+                break
+            if not chunk:
+                break
+            if self.sink is not None:
+                try:
+                    self.sink.write(chunk)
+                    self.sink.flush()
+                except (OSError, ValueError):
+                    self.sink = None  # our reader went away; keep draining so the agent never blocks
+            self.data += chunk
+            if len(self.data) > self.keep * 2:
+                del self.data[: len(self.data) - self.keep]
+
+    def text(self) -> str:
+        return bytes(self.data[-self.keep:]).decode("utf-8", "replace")
+
+
+def _feed(pipe: BinaryIO, head: bytes, user_stdin: BinaryIO | None) -> None:
+    """The memory block, then the user's piped stdin, then EOF (an agent that stops reading is fine)."""
+    try:
+        pipe.write(head)
+        pipe.flush()
+        if user_stdin is not None:
+            while True:
+                chunk = user_stdin.read(CHUNK) if not hasattr(user_stdin, "read1") else user_stdin.read1(CHUNK)
+                if not chunk:
+                    break
+                pipe.write(chunk)
+                pipe.flush()
+    except (BrokenPipeError, OSError, ValueError):
+        pass
+    finally:
+        try:
+            pipe.close()
+        except OSError:
+            pass
+
+
+def run_job(
+    command: list[str],
+    *,
+    job_id: str | None = None,
+    agent: str | None = None,
+    task: str | None = None,
+    home: Home | None = None,
+    cwd: str | None = None,
+    stdin: BinaryIO | None = None,
+    stdout: BinaryIO | None = None,
+    stderr: BinaryIO | None = None,
+    stdin_is_tty: bool | None = None,
+    extract: bool = True,
+) -> JobOutcome:
+    """Run one agent job with memory in and a journal entry out; see the module docstring."""
+    if not command:
+        raise ValueError("no command to run")
+    home = home or Home.current()
+    cwd = cwd or os.getcwd()
+    project = home.project_for_cwd(cwd)
+    stdin = stdin if stdin is not None else sys.stdin.buffer
+    stdout = stdout if stdout is not None else sys.stdout.buffer
+    stderr = stderr if stderr is not None else sys.stderr.buffer
+    if stdin_is_tty is None:
+        try:
+            stdin_is_tty = os.isatty(stdin.fileno())
+        except (OSError, ValueError, AttributeError):
+            stdin_is_tty = False
+
+    try:
+        block = memory_block(home, project)
+    except Exception as exc:  # noqa: BLE001 - memory is a help, never a reason for the job not to run
+        _log(home, f"memory block failed, job runs without: {type(exc).__name__}: {exc}")
+        block = ""
+    argv, placed = place_memory(command, block)
+    head = b"" if placed or not block else (block + "\n\n").encode("utf-8")
+
+    started = time.monotonic()
+    code, out_text, err_text, spawn_error = _spawn(argv, cwd, head, stdin, stdin_is_tty, stdout, stderr)
+    measured = time.monotonic() - started
+
+    entry = summarize(command, code, out_text, err_text, measured, agent=agent, task=task, spawn_error=spawn_error)
+    entry.job_id = job_id or ""
+    outcome = JobOutcome(exit_code=code, entry=entry, injected=bool(block))
+    outcome.entry = record(home, project, entry, command=command, cwd=cwd, extract=extract, outcome=outcome)
+    return outcome
+
+
+def _spawn(argv, cwd, head: bytes, user_stdin, stdin_is_tty, stdout, stderr) -> tuple[int, str, str, str]:
+    """(exit code, stdout tail, stderr tail, why it could not start)."""
+    feed_stdin = bool(head)
+    try:
+        child = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.PIPE if feed_stdin else None,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    except FileNotFoundError:
+        message = f"automem run: command not found: {argv[0]}\n"
+        _write(stderr, message)
+        return 127, "", message, message.strip()
+    except PermissionError:
+        message = f"automem run: permission denied: {argv[0]}\n"
+        _write(stderr, message)
+        return 126, "", message, message.strip()
+    out, err = _Tee(child.stdout, stdout, STDOUT_KEEP), _Tee(child.stderr, stderr, STDERR_KEEP)
+    out.start()
+    err.start()
+    if feed_stdin:
+        threading.Thread(target=_feed, args=(child.stdin, head, None if stdin_is_tty else user_stdin),
+                         daemon=True).start()
+    previous = _forward_signals(child)
+    try:
+        while True:
+            try:
+                rc = child.wait()
+                break
+            except KeyboardInterrupt:  # the terminal sent SIGINT to the agent too: wait for it to finish
+                continue
+    finally:
+        _restore_signals(previous)
+    out.join()
+    err.join()
+    code = rc if rc >= 0 else 128 - rc
+    return code, out.text(), err.text(), ""
+
+
+def _forward_signals(child: subprocess.Popen) -> dict:
+    """While the agent runs, Ctrl-C reaches it from the terminal and SIGTERM to us is passed on."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    previous = {}
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        def handler(signum, _frame, _child=child):
+            if signum != signal.SIGINT:
+                try:
+                    _child.send_signal(signum)
+                except OSError:
+                    pass
+        previous[sig] = signal.signal(sig, handler)
+    return previous
+
+
+def _restore_signals(previous: dict) -> None:
+    for sig, handler in previous.items():
+        signal.signal(sig, handler)
+
+
+def _write(stream: BinaryIO, text: str) -> None:
+    try:
+        stream.write(text.encode("utf-8"))
+        stream.flush()
+    except (OSError, ValueError):
+        pass
+
+
+# ---------------------------------------------------------------- what happened
+
+
+def parse_report(stdout_text: str) -> AgentReport | None:
+    """The agent's own result object (``--output-format json`` or the last line of stream-json)."""
+    text = stdout_text.strip()
+    if not text or "{" not in text:
+        return None
+    candidates = [text] if text.startswith("{") else []
+    candidates += [line.strip() for line in reversed(text.splitlines()[-50:]) if line.strip().startswith("{")]
+    for raw in candidates:
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(data, list):  # --output-format json --verbose prints the whole message list
+            data = next((d for d in reversed(data) if isinstance(d, dict) and d.get("type") == "result"), None)
+        if not isinstance(data, dict) or data.get("type") != "result":
+            continue
+        cost = data.get("total_cost_usd", data.get("cost_usd"))
+        duration = data.get("duration_ms")
+        return AgentReport(
+            is_error=bool(data.get("is_error")),
+            subtype=str(data.get("subtype") or ""),
+            duration_s=float(duration) / 1000 if isinstance(duration, (int, float)) else None,
+            cost_usd=float(cost) if isinstance(cost, (int, float)) else None,
+            result=str(data.get("result") or "") if not isinstance(data.get("result"), (dict, list)) else "",
+        )
+    return None
+
+
+def _self_reported(pattern: re.Pattern, text: str) -> list[str]:
+    return [m.group(1).strip().strip("*").strip() for m in pattern.finditer(text or "")]
+
+
+def _without_reports(text: str) -> str:
+    return _ERRORS.sub("", _LEARNED.sub("", text or ""))
+
+
+def error_lines(text: str, code: int) -> list[str]:
+    """The lines of the agent's stderr that name its failure (the last few, distinct)."""
+    from automem.capture.signals import detect_errors
+
+    found = [e["line"].strip() for e in detect_errors(text[-20000:], is_error=True, exit_code=code)]
+    if not found:
+        found = [line.strip() for line in text.splitlines() if line.strip()][-3:]
+    return list(dict.fromkeys(line for line in found if line))[-ERROR_LINES:]
+
+
+def summarize(command: list[str], code: int, out_text: str, err_text: str, measured: float, *,
+              agent: str | None = None, task: str | None = None, spawn_error: str = "") -> Entry:
+    """The journal entry of one run (not yet redacted or capped: journal.append does that)."""
+    report = parse_report(out_text)
+    if report is not None:
+        failed = code != 0 or report.is_error or (report.subtype not in ("", "success"))
+        text = report.result
+        duration = report.duration_s if report.duration_s is not None else measured
+        cost = report.cost_usd
+    else:
+        failed = code != 0
+        text = out_text
+        duration, cost = measured, None
+    status = "completed"
+    if failed:
+        status = "interrupted" if code in (128 + signal.SIGINT, 128 + signal.SIGTERM) else "failed"
+    plain = [line.strip() for line in _without_reports(text).splitlines() if line.strip()]
+    summary = (" ".join(plain) if report is not None else (plain[-1] if plain else ""))
+    if failed and code != 0 and not summary:
+        summary = f"exit code {code}"
+    errors = _self_reported(_ERRORS, text)
+    if failed:
+        if spawn_error:
+            errors.append(spawn_error)
+        elif report is not None and report.is_error and report.result:
+            errors.append(report.result)
+        errors += error_lines(err_text, code) if err_text.strip() else []
+        if not errors:
+            errors.append(f"exit code {code}")
+    return Entry(
+        task=task if task else default_task(command),
+        status=status,
+        agent=agent or agent_name(command),
+        duration_s=duration,
+        cost_usd=cost,
+        result=summary,
+        learned="; ".join(_self_reported(_LEARNED, text)),
+        errors="; ".join(dict.fromkeys(errors)),
+    )
+
+
+_INTERPRETER = re.compile(r"^(?:python[\d.]*|node|bash|sh|zsh|ruby|perl|deno|bun|uv|uvx|npx|env)$")
+
+
+def agent_name(command: list[str]) -> str:
+    """The command's name; for an interpreter, the script or tool it runs (``python3 x.py`` -> ``x``)."""
+    name = Path(command[0]).name
+    if _INTERPRETER.match(name):
+        rest = [a for a in command[1:] if not a.startswith("-") and PLACEHOLDER not in a and "=" not in a]
+        if rest:
+            return Path(rest[0]).stem or name
+    return name
+
+
+def default_task(command: list[str]) -> str:
+    """The command line without the placeholder, when no --task was given."""
+    return " ".join(shlex.quote(arg.replace(PLACEHOLDER, "")) if arg.replace(PLACEHOLDER, "") else ""
+                    for arg in command).strip()
+
+
+# ---------------------------------------------------------------- memory out
+
+
+def record(home: Home, project: Project, entry: Entry, *, command: list[str] | None = None, cwd: str | None = None,
+           extract: bool = True, outcome: JobOutcome | None = None) -> Entry:
+    """Append the entry to today's journal (pruning old days), then extract lessons from it."""
+    from automem import journal
+    from automem.config import load
+
+    written = journal.append(project, entry, retention_days=load(home, strict=False).journal_days)
+    if extract:
+        try:
+            result = extract_lessons(home, project, written, command=command, cwd=cwd)
+        except Exception as exc:  # noqa: BLE001 - the journal entry is written; lessons are a bonus
+            _log(home, f"job extraction failed: {type(exc).__name__}: {exc}")
+            result = None
+        if outcome is not None:
+            outcome.extraction = result
+            outcome.stored = [m.id for m in getattr(result, "stored", [])]
+    return written
+
+
+def session_id_for(project: Project, entry: Entry) -> str:
+    return f"job-{project.slug}-{entry.day}-{entry.job_id}"[:120]
+
+
+def extract_lessons(home: Home, project: Project, entry: Entry, *, command: list[str] | None = None,
+                    cwd: str | None = None):
+    """Run the session extractor over the job, written as a one-turn transcript (removed afterwards)."""
+    from automem.atomic import atomic_write_text
+    from automem.extract.pipeline import extract
+
+    session_id = session_id_for(project, entry)
+    where = cwd or project.root or ""
+    path = home.root / "state" / "jobs" / f"{session_id}.jsonl"
+    lines = job_transcript(session_id, where, entry, command)
+    atomic_write_text(path, "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))
+    try:
+        return extract(home, session_id=session_id, transcript=path, harness="claude-code", cwd=where or None)
+    finally:
+        try:
+            path.unlink()
+        except OSError:
+            pass
+
+
+def job_transcript(session_id: str, cwd: str, entry: Entry, command: list[str] | None) -> list[dict]:
+    """The job as Claude Code transcript records: what the extractor reads for a session.
+
+    Built from the journal entry, which is already redacted and capped.
+    """
+    from automem.store.memories import now_iso
+
+    ts = now_iso()
+    base = {"sessionId": session_id, "timestamp": ts, "cwd": cwd}
+    failed = entry.status != "completed"
+    call = default_task(command) if command else f"{entry.agent} job #{entry.job_id}"
+    output = "\n".join(part.strip() for part in entry.errors.split(";") if part.strip()) if failed else entry.result
+    if failed:
+        output = "Exit code 1\n" + (output or "failed")
+    records = [
+        {**base, "type": "user", "uuid": f"{session_id}-task", "message": {"role": "user", "content": entry.task}},
+        {**base, "type": "assistant", "uuid": f"{session_id}-run", "message": {
+            "id": f"{session_id}-m1", "role": "assistant", "model": "<synthetic>",
+            "content": [{"type": "tool_use", "id": f"{session_id}-call", "name": "Bash",
+                         "input": {"command": call, "description": f"{entry.agent} job"}}]}},
+        {**base, "type": "user", "uuid": f"{session_id}-out", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": f"{session_id}-call", "content": output or "(no output)",
+             "is_error": failed}]}},
+    ]
+    if entry.learned:
+        records.append({**base, "type": "user", "uuid": f"{session_id}-learned",
+                        "message": {"role": "user", "content": entry.learned}})
+    records.append({**base, "type": "system", "subtype": "turn_duration", "uuid": f"{session_id}-end"})
+    return records
+
+
+def _log(home: Home, message: str) -> None:
+    from automem.log import log_error
+
+    log_error("jobs", message, home=str(home.root))
