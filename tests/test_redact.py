@@ -251,3 +251,18 @@ def test_corpus_score(tier, min_recall, max_fp, tmp_path):
     assert summary["recall"] >= min_recall, proc.stdout[-3000:]
     assert summary["strict_recall"] >= min_recall, proc.stdout[-3000:]
     assert summary["fp_rate"] <= max_fp, proc.stdout[-3000:]
+
+
+def test_json_escaped_pem_and_a_second_cli_password_in_one_text():
+    """Regressions found by the end-to-end test: JSON text puts "\\n" right before a PEM header, and a
+    windowed rule (sshpass -p) must redact every occurrence, not only the first in its window."""
+    from automem.redact.fast import redact_fast
+    from automem.redact.full import redact
+
+    body = "MHcCAQEEIZJc2Uc" + "Q" * 40
+    escaped = '{"command":"cat key\\n-----BEGIN EC PRIVATE KEY-----\\n' + body + '\\n"}'
+    two = ("sshpass -p 'Zq8wXv3Lr5Tn1Kp0Mb7' ssh a@h\n\n## Result\n\nit was sshpass -p 'Hy6Uj2Ik9Ol4Pw3Eq1R' ssh b@h")
+    for tier in (redact_fast, redact):
+        assert body not in tier(escaped)
+        out = tier(two)
+        assert "Zq8wXv3Lr5Tn1Kp0Mb7" not in out and "Hy6Uj2Ik9Ol4Pw3Eq1R" not in out
