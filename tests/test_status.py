@@ -84,6 +84,9 @@ def test_status_json_shape_after_install(env, tmp_path):
     assert hook["target"] == str(AUTOMEM) and hook["target_ok"] is True and hook["async"] is True
     assert report["consent"]["state"] == "consented" and report["consent"]["at"] == "2026-08-28T10:00:00Z"
     assert report["spool"]["files"] == 2 and report["spool"]["bytes"] == 16 * 13
+    # install registered the MCP server with Claude Code at user scope
+    assert [m["registered"] for m in report["mcp"]] == [True]
+    assert report["mcp"][0]["file"].endswith(".claude.json")
     assert report["spool"]["biggest"] == {"name": "s1.jsonl", "bytes": 160}
     assert report["projects"] == [{"slug": "demo-0123abcd", "bytes": 60, "memories": 2, "bank": 3, "journal": 1}]
     assert report["index"]["bytes"] == 4096

@@ -41,6 +41,7 @@ def collect_status(home: Home | None = None) -> dict:
         "install": manifest if isinstance(manifest, dict) else None,
         "wiring": wiring_report(manifest if isinstance(manifest, dict) else None),
         "plugin": plugin_report(),
+        "mcp": mcp_report(manifest if isinstance(manifest, dict) else None),
         "consent": consent_report(home),
         "config": config_report(home),
         "spool": spool_report(home),
@@ -48,6 +49,26 @@ def collect_status(home: Home | None = None) -> dict:
         "index": _file_report(home.index_db),
         "log": {**_file_report(home.log_file), "last": tail(5, str(home.root))},
     }
+
+
+def mcp_report(manifest: dict | None) -> list[dict]:
+    """Where install.py registered `automem mcp`, and whether the registration is still there."""
+    out = []
+    for path in sorted(((manifest or {}).get("mcp") or {})):
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError:
+            out.append({"file": path, "registered": False})
+            continue
+        if path.endswith(".toml"):
+            registered = "[mcp_servers.automem]" in text
+        else:
+            try:
+                registered = "automem" in (json.loads(text).get("mcpServers") or {})
+            except (ValueError, AttributeError):
+                registered = False
+        out.append({"file": path, "registered": registered})
+    return out
 
 
 def _project() -> Path:
@@ -254,6 +275,8 @@ def format_status(report: dict) -> str:
     if plugin["enabled"]:
         wired_any = True
         lines.append(f"  plugin: enabled ({', '.join(k for k, v in plugin['entries'].items() if v)})")
+    for server in report.get("mcp") or []:
+        lines.append(f"  mcp server: {server['file']} {'ok' if server['registered'] else 'MISSING'}")
     if not wired_any:
         lines.append("  nothing wired (run `python3 install.py`)")
     consent = report["consent"]
