@@ -79,6 +79,27 @@ def wait_for_worker(home: Path, session_id: str, seconds: float = WAIT_SECONDS) 
     return False
 
 
+def wait_for_locks(home: Path, seconds: float = WAIT_SECONDS) -> None:
+    """Until no detached worker holds a lock in this home (they write nothing after letting go)."""
+    import fcntl
+
+    deadline = time.monotonic() + seconds
+    for lock in [home / "state" / "bank.lock", *(home / "state" / "extract").glob("*.lock")]:
+        try:
+            fd = os.open(lock, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            while time.monotonic() < deadline:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    time.sleep(0.05)
+        finally:
+            os.close(fd)
+
+
 def run_demo(echo: Callable[[str], None] = print, keep: bool = False) -> dict:
     root = Path(tempfile.mkdtemp(prefix="automem-demo-"))
     home = root / "home"
@@ -103,10 +124,21 @@ def run_demo(echo: Callable[[str], None] = print, keep: bool = False) -> dict:
         if not finished:  # a slow machine: run the same extraction in the foreground
             from automem.extract.worker import run_extraction
 
+            previous = os.environ.get("AUTOMEM_HOME")
             os.environ["AUTOMEM_HOME"] = str(home)
-            run_extraction(session_id, str(root / "transcript.jsonl"), "claude-code", cwd)
-        stop = hook("Stop", {"session_id": session_id, "cwd": cwd, "hook_event_name": "Stop",
-                             "transcript_path": str(root / "transcript.jsonl")}, env)
+            try:
+                run_extraction(session_id, str(root / "transcript.jsonl"), "claude-code", cwd)
+            finally:
+                if previous is None:
+                    os.environ.pop("AUTOMEM_HOME", None)
+                else:
+                    os.environ["AUTOMEM_HOME"] = previous
+        wait_for_locks(home)
+        # what the next Stop hook would print, read the way the hook reads it (a real Stop would start another
+        # detached worker, which could still be writing when this throwaway home is removed)
+        from automem.extract.trigger import stop_message
+
+        stop = stop_message(str(home), session_id)
         memories = sorted((home / "projects").glob("*/memories/*.md"))
         echo(f"\n== memories stored ({len(memories)})")
         for path in memories:
@@ -127,4 +159,5 @@ def run_demo(echo: Callable[[str], None] = print, keep: bool = False) -> dict:
         if keep:
             echo(f"\n(kept {root})")
         else:
+            wait_for_locks(home)
             shutil.rmtree(root, ignore_errors=True)

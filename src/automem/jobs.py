@@ -16,6 +16,9 @@
    transcript (task as the prompt, the agent run as a tool call with its errors, what it learned
    as a follow-up prompt) and handed to ``extract.pipeline.extract``, which asks for consent,
    de-duplicates, and counts an error seen in earlier jobs as a repeat.
+
+Job ids are given (``--job``) or the next number for the project today, taken when the entry is
+written, under the journal's lock, so two jobs running at once never share one.
 """
 
 from __future__ import annotations
@@ -202,58 +205,70 @@ def run_job(
 def _spawn(argv, cwd, head: bytes, user_stdin, stdin_is_tty, stdout, stderr) -> tuple[int, str, str, str]:
     """(exit code, stdout tail, stderr tail, why it could not start)."""
     feed_stdin = bool(head)
+    relay = _SignalRelay()
     try:
-        child = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.PIPE if feed_stdin else None,
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    except FileNotFoundError:
-        message = f"automem run: command not found: {argv[0]}\n"
-        _write(stderr, message)
-        return 127, "", message, message.strip()
-    except PermissionError:
-        message = f"automem run: permission denied: {argv[0]}\n"
-        _write(stderr, message)
-        return 126, "", message, message.strip()
-    out, err = _Tee(child.stdout, stdout, STDOUT_KEEP), _Tee(child.stderr, stderr, STDERR_KEEP)
-    out.start()
-    err.start()
-    if feed_stdin:
-        threading.Thread(target=_feed, args=(child.stdin, head, None if stdin_is_tty else user_stdin),
-                         daemon=True).start()
-    previous = _forward_signals(child)
-    try:
-        while True:
-            try:
-                rc = child.wait()
-                break
-            except KeyboardInterrupt:  # the terminal sent SIGINT to the agent too: wait for it to finish
-                continue
+        try:
+            child = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.PIPE if feed_stdin else None,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        except FileNotFoundError:
+            message = f"automem run: command not found: {argv[0]}\n"
+            _write(stderr, message)
+            return 127, "", message, message.strip()
+        except PermissionError:
+            message = f"automem run: permission denied: {argv[0]}\n"
+            _write(stderr, message)
+            return 126, "", message, message.strip()
+        relay.attach(child)
+        out, err = _Tee(child.stdout, stdout, STDOUT_KEEP), _Tee(child.stderr, stderr, STDERR_KEEP)
+        out.start()
+        err.start()
+        if feed_stdin:
+            threading.Thread(target=_feed, args=(child.stdin, head, None if stdin_is_tty else user_stdin),
+                             daemon=True).start()
+        rc = child.wait()
     finally:
-        _restore_signals(previous)
+        relay.restore()
     out.join()
     err.join()
     code = rc if rc >= 0 else 128 - rc
     return code, out.text(), err.text(), ""
 
 
-def _forward_signals(child: subprocess.Popen) -> dict:
-    """While the agent runs, Ctrl-C reaches it from the terminal and SIGTERM to us is passed on."""
-    if threading.current_thread() is not threading.main_thread():
-        return {}
-    previous = {}
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        def handler(signum, _frame, _child=child):
-            if signum != signal.SIGINT:
-                try:
-                    _child.send_signal(signum)
-                except OSError:
-                    pass
-        previous[sig] = signal.signal(sig, handler)
-    return previous
+class _SignalRelay:
+    """While the agent runs, Ctrl-C reaches it from the terminal and SIGTERM/SIGHUP sent to us are passed on.
 
+    Installed before the agent starts: a signal that arrives first is delivered as soon as it exists.
+    """
 
-def _restore_signals(previous: dict) -> None:
-    for sig, handler in previous.items():
-        signal.signal(sig, handler)
+    SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+    def __init__(self) -> None:
+        self.child: subprocess.Popen | None = None
+        self.pending: list[int] = []
+        self.previous: dict = {}
+        if threading.current_thread() is threading.main_thread():
+            for sig in self.SIGNALS:
+                self.previous[sig] = signal.signal(sig, self._handle)
+
+    def _handle(self, signum, _frame) -> None:
+        if signum == signal.SIGINT:
+            return  # the terminal sent it to the agent's process group as well
+        if self.child is None:
+            self.pending.append(signum)
+            return
+        try:
+            self.child.send_signal(signum)
+        except OSError:
+            pass
+
+    def attach(self, child: subprocess.Popen) -> None:
+        self.child = child
+        for signum in self.pending:
+            self._handle(signum, None)
+
+    def restore(self) -> None:
+        for sig, handler in self.previous.items():
+            signal.signal(sig, handler)
 
 
 def _write(stream: BinaryIO, text: str) -> None:

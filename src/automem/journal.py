@@ -45,7 +45,7 @@ _DAY_FILE = re.compile(r"^(\d{4}-\d{2}-\d{2})\.md$")
 _BLOCK_HEAD = re.compile(r"^## ", re.M)
 JOB_HEAD = re.compile(r"^## Job #(?P<id>\S+) \((?P<agent>[^)\n]*)\) — (?P<time>\d{2}:\d{2})[^\n]*$")
 _FIELD = re.compile(r"^\*\*(Task|Result|Learned|Errors):\*\*[ \t]?(.*)$", re.M)
-_RESULT = re.compile(r"^(?P<status>[a-z]+)(?:, (?P<duration>\d+(?:\.\d+)?)s)?(?:, \$(?P<cost>\d+(?:\.\d+)?))?"
+_RESULT = re.compile(r"^(?P<status>[a-z][a-z-]*)(?:, (?P<duration>\d+(?:\.\d+)?)s)?(?:, \$(?P<cost>\d+(?:\.\d+)?))?"
                      r"(?: — (?P<summary>.*))?$")
 _OUR_HEADER = re.compile(r"^# Journal \d{4}-\d{2}-\d{2}\s*$")
 

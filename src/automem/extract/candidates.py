@@ -2,12 +2,16 @@
 
 Four rules, one per memory type (issue 7, item 3):
 - pattern: the same error signature twice or more, with the call that fixed it when one followed;
+  a command that stops at a CLI wizard's question twice or more (nobody answers it in the agent's shell);
 - decision: an explicit choice ("X should be Y, not Z", "make sure you don't ...", a rejected tool
-  call whose feedback names the alternative, a rule stated with must/never);
-- preference: "I prefer ...", "always/never ...", "from now on ...", or a request repeated in
-  three prompts or more;
+  call whose feedback names the alternative, a rule stated with must/never), a layout the user
+  typed as "a -> b" lines, the file the user picks to keep a plan or docs in;
+- preference: "I prefer ...", "always/never ...", "from now on ...", or a request (not a question)
+  repeated in three prompts or more;
 - observation: one error followed by its fix when the error says something durable (a missing
-  command or module), or a user correction (what they typed right after stopping the agent).
+  command or module) or when the fix is the same command rerun differently (an added flag, escalated
+  sandbox permissions), a user correction (what they typed right after stopping the agent), or the
+  user saying where something lives ("there is a config file at x/y.conf").
 Tool-call slips (a missing parameter, an edit whose old text did not match, a cancelled sibling,
 a denied permission, a grep with no match) and transient noise are never lessons.
 """

@@ -27,26 +27,28 @@ def on_stop(payload: dict, harness: str) -> dict | None:
     if isinstance(cwd, str) and cwd:
         args += ["--cwd", cwd]
     spawn_detached(args)
-    return _message(home, session_id)
+    return stop_message(home, session_id)
 
 
 def spawn_detached(args: list[str]) -> None:
-    """posix_spawn in a new session with stdio on /dev/null: no subprocess import, no fork of this process."""
+    """A child in its own session with stdio on /dev/null: it outlives the hook, never its own time limit.
+
+    posix_spawn where there is one (no subprocess import, no fork of this process), else subprocess.
+    """
     spawn = getattr(os, "posix_spawn", None)
-    if spawn is None:
-        from automem.bank.trigger import spawn_detached as portable
+    if spawn is not None:
+        null = os.devnull
+        actions = [(os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0), (os.POSIX_SPAWN_OPEN, 1, null, os.O_WRONLY, 0),
+                   (os.POSIX_SPAWN_OPEN, 2, null, os.O_WRONLY, 0)]
+        try:
+            spawn(args[0], args, dict(os.environ), file_actions=actions, setsid=True)
+            return
+        except (OSError, TypeError, NotImplementedError):
+            pass
+    import subprocess
 
-        portable(args)
-        return
-    null = os.devnull
-    actions = [(os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0), (os.POSIX_SPAWN_OPEN, 1, null, os.O_WRONLY, 0),
-               (os.POSIX_SPAWN_OPEN, 2, null, os.O_WRONLY, 0)]
-    try:
-        spawn(args[0], args, dict(os.environ), file_actions=actions, setsid=True)
-    except (OSError, TypeError, NotImplementedError):
-        from automem.bank.trigger import spawn_detached as portable
-
-        portable(args)
+    subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                     start_new_session=True, close_fds=True)
 
 
 def on_subagent_stop(payload: dict, harness: str) -> None:
@@ -54,7 +56,8 @@ def on_subagent_stop(payload: dict, harness: str) -> None:
     return None
 
 
-def _message(home: str, session_id: str) -> dict | None:
+def stop_message(home: str, session_id: str) -> dict | None:
+    """The previous extraction's one line (consumed once) and, the first time, the consent question."""
     from automem import consent
 
     lines = []

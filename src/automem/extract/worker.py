@@ -22,6 +22,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-bank", action="store_true")
     args = parser.parse_args(argv)
     signal.alarm(TIME_LIMIT_SECONDS)
+    import os
+
+    from automem.capture.paths import automem_home
+
+    if not os.path.isdir(automem_home()):
+        return 0  # the home is gone (uninstalled, or a throwaway one removed): never create it from here
     from automem.log import log_error
 
     if not args.no_bank:
