@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from automem.bank.passes import backfill, run_pass
+from automem.bank.passes import backfill, is_trivial, run_pass
 from automem.harness import READERS
 from automem.home import Home
 
@@ -55,7 +55,7 @@ def expected_turns() -> dict[str, set[str]]:
     for harness, reader in READERS.items():
         keys = set()
         for path in reader.discover():
-            keys |= {t.turn_key for t in reader.read_turns(path) if t.finished}
+            keys |= {t.turn_key for t in reader.read_turns(path) if t.finished and not is_trivial(t)}
         out[harness] = keys
     return out
 
@@ -156,7 +156,7 @@ def test_appended_while_reading_and_corrupt_line(env):
     keys = [k for k in banked_keys(env) if k.startswith("pi:")]
     assert len(keys) == len(set(keys))
     pi_file.write_bytes(full)  # the same content without the corrupt line
-    expected = {t.turn_key for t in READERS["pi"].read_turns(pi_file) if t.finished}
+    expected = {t.turn_key for t in READERS["pi"].read_turns(pi_file) if t.finished and not is_trivial(t)}
     assert set(keys) == expected
 
 
@@ -186,7 +186,7 @@ def test_killed_pass_then_new_pass_exactly_once(env, tmp_path):
 
 
 def test_reservations_held_and_taken_over(env):
-    turn = next(t for t in READERS["codex"].read_turns(READERS["codex"].discover()[0]) if t.finished)
+    turn = next(t for t in READERS["codex"].read_turns(READERS["codex"].discover()[0]) if t.finished and not is_trivial(t))
     conn = sqlite3.connect(env.index_db)
     conn.execute("INSERT INTO reservations VALUES (?, 'other-live-pass', ?)", (turn.turn_key, time.time()))
     conn.commit()
@@ -266,3 +266,33 @@ def test_watch_stops_on_sigterm(env):
     out, _ = proc.communicate(timeout=30)
     assert proc.returncode == 0 and "stopped" in out
     assert bank_entries(env)
+
+
+def test_trivial_turns_are_not_banked(env):
+    """No tool call and a result under 200 characters: a chat line, not a working session (seed 002)."""
+    trivial = [t for h, r in READERS.items() for p in r.discover() for t in r.read_turns(p)
+               if t.finished and is_trivial(t)]
+    assert trivial, "the corpus has short conversational turns"
+    run_pass(env)
+    keys = set(banked_keys(env))
+    assert not keys & {t.turn_key for t in trivial}
+    assert all(t.actions == [] and len((t.answer or "").strip()) < 200 for t in trivial)
+
+
+def test_reenabled_harness_banks_last_30_days_not_the_time_it_was_off(env):
+    from automem.config import set_value
+    from automem.index.db import connect
+
+    set_value("autobank.harnesses", ["codex"], env)
+    run_pass(env)
+    conn = connect(env)
+    assert conn.execute("SELECT paused FROM harnesses WHERE harness = 'pi'").fetchone() == (1,)
+    conn.close()
+    os.utime(env.config_file, ns=(5, 5))
+    set_value("autobank.harnesses", ["codex", "pi"], env)
+    report = run_pass(env)
+    conn = connect(env)
+    window, paused = conn.execute("SELECT window_start, paused FROM harnesses WHERE harness = 'pi'").fetchone()
+    conn.close()
+    assert paused == 0 and window >= time.time() - 30 * 86400 - 60
+    assert report.per_harness.get("pi", 0) == 0, "the corpus's pi turns are older than 30 days"

@@ -34,6 +34,7 @@ from automem.log import log_error
 READ_BUDGET_BYTES = 8 * 1024 * 1024  # per harness per pass
 RESERVATION_TTL = 600.0
 DEFAULT_BACKFILL_DAYS = 30
+TRIVIAL_RESULT_CHARS = 200
 MAX_REPEATS = 3
 
 
@@ -107,6 +108,7 @@ def _one_pass(home, cfg, harnesses, paths, now, budget_bytes, progress) -> PassR
     enabled = [h for h in (harnesses or cfg.autobank_harnesses) if h in READERS and h in cfg.autobank_harnesses]
     conn = connect(home)
     try:
+        _note_paused(conn, [h for h in READERS if h not in cfg.autobank_harnesses])
         cursors = {row[0]: row[1:] for row in conn.execute("SELECT path, offset, size, mtime_ns, inode, updated_at FROM cursors")}
         for harness in enabled:
             window_start = _window_start(conn, harness, now)
@@ -166,7 +168,7 @@ def _bank_file(home, conn, harness, path, cursors, window_start, now, report, bu
     for turn in stream:
         if turn.settled:
             settled_to = max(settled_to, turn.end_offset)
-        if turn.finished and _turn_time(turn) >= window_start:
+        if turn.finished and not is_trivial(turn) and _turn_time(turn) >= window_start:
             _bank_turn(home, conn, turn, now, report)
         read_before_stop = turn.end_offset - offset
         if read_before_stop > budget:
@@ -247,8 +249,26 @@ def _bank_turn(home: Home, conn: sqlite3.Connection, turn: Turn, now: float, rep
     report.projects.add(project.slug)
 
 
+def is_trivial(turn: Turn) -> bool:
+    """Seed 002's filter: no tool call and a result under 200 characters carries no durable signal.
+
+    Antigravity entries are whole conversations and always banked.
+    """
+    return turn.harness != "antigravity" and not turn.actions and len((turn.answer or "").strip()) < TRIVIAL_RESULT_CHARS
+
+
+def _note_paused(conn: sqlite3.Connection, disabled: list[str]) -> None:
+    """A harness switched off is paused; switched on again, it banks the last 30 days, not the time it was off."""
+    for harness in disabled:
+        conn.execute("UPDATE harnesses SET paused = 1 WHERE harness = ?", (harness,))
+
+
 def _window_start(conn: sqlite3.Connection, harness: str, now: float) -> float:
-    row = conn.execute("SELECT window_start FROM harnesses WHERE harness = ?", (harness,)).fetchone()
+    row = conn.execute("SELECT window_start, paused FROM harnesses WHERE harness = ?", (harness,)).fetchone()
+    if row and row[1]:
+        start = max(row[0], now - DEFAULT_BACKFILL_DAYS * 86400)
+        conn.execute("UPDATE harnesses SET window_start = ?, paused = 0 WHERE harness = ?", (start, harness))
+        return start
     if row:
         return row[0]
     start = now - DEFAULT_BACKFILL_DAYS * 86400

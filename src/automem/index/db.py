@@ -44,7 +44,8 @@ CREATE TABLE IF NOT EXISTS reservations (
 CREATE TABLE IF NOT EXISTS harnesses (
     harness TEXT PRIMARY KEY,
     enabled_at REAL NOT NULL,
-    window_start REAL NOT NULL
+    window_start REAL NOT NULL,
+    paused INTEGER NOT NULL DEFAULT 0
 );
 -- full-text search over the tree (index/fts.py); every row is rebuilt from the Markdown
 CREATE TABLE IF NOT EXISTS fts_docs (
