@@ -352,22 +352,30 @@ def apply_mcp_install(plans: list[dict], manifest: dict, created_dirs: list[str]
     """Write the registrations; returns the manifest's "mcp" record (backups, whether install created the file)."""
     records = dict(manifest.get("mcp") or {})
     for plan in plans:
-        path: Path = plan["path"]
-        record = dict(records.get(str(path)) or {"harness": plan["harness"], "created": False, "backups": []})
         if plan["note"]:
             say(plan["note"])
-        elif plan["new_text"] is not None and plan["new_text"] != plan["text"]:
-            if plan["text"] is None:
-                record["created"] = True
-                created_dirs += [str(d) for d in missing_parents(path) if str(d) not in created_dirs]
-            else:
-                record["backups"] = list(record.get("backups") or []) + [str(backup(path))]
-            write_if_changed(path, plan["new_text"])
-            say(f"registered the automem MCP server in {path}")
-        else:
-            say(f"{path}: MCP server already registered, unchanged")
-        records[str(path)] = record
+            records.setdefault(str(plan["path"]), {"harness": plan["harness"], "created": False, "backups": []})
+            continue
+        apply_file_plan(plan, records, created_dirs, "registered the automem MCP server in {path}",
+                        "{path}: MCP server already registered, unchanged")
     return records
+
+
+def apply_file_plan(plan: dict, records: dict, created_dirs: list[str], changed: str, unchanged: str) -> None:
+    """Write one planned file change, recording in ``records`` whether install created it and where its backups are."""
+    path: Path = plan["path"]
+    record = dict(records.get(str(path)) or {"harness": plan["harness"], "created": False, "backups": []})
+    if plan["new_text"] is not None and plan["new_text"] != plan["text"]:
+        if plan["text"] is None:
+            record["created"] = True
+            created_dirs += [str(d) for d in missing_parents(path) if str(d) not in created_dirs]
+        else:
+            record["backups"] = list(record.get("backups") or []) + [str(backup(path))]
+        write_if_changed(path, plan["new_text"])
+        say(changed.format(path=path))
+    else:
+        say(unchanged.format(path=path))
+    records[str(path)] = record
 
 
 def apply_mcp_uninstall(plans: list[dict], manifest: dict) -> None:
@@ -420,19 +428,7 @@ def install(args: argparse.Namespace) -> int:
     files = dict(manifest.get("files") or {})
     created_dirs = list(manifest.get("created_dirs") or [])
     for plan in plans:
-        path: Path = plan["path"]
-        record = dict(files.get(str(path)) or {"harness": plan["harness"], "created": False, "backups": []})
-        if plan["new_text"] is not None and plan["new_text"] != plan["text"]:
-            if plan["text"] is None:
-                record["created"] = True
-                created_dirs += [str(d) for d in missing_parents(path) if str(d) not in created_dirs]
-            else:
-                record["backups"] = list(record.get("backups") or []) + [str(backup(path))]
-            write_if_changed(path, plan["new_text"])
-            say(f"wired automem hooks into {path}")
-        else:
-            say(f"{path}: already wired, unchanged")
-        files[str(path)] = record
+        apply_file_plan(plan, files, created_dirs, "wired automem hooks into {path}", "{path}: already wired, unchanged")
     # 3b. the MCP server (`automem mcp`) registered with each harness
     servers = apply_mcp_install(server_plans, manifest, created_dirs)
     # 4. slash commands
