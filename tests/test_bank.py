@@ -296,3 +296,34 @@ def test_reenabled_harness_banks_last_30_days_not_the_time_it_was_off(env):
     conn.close()
     assert paused == 0 and window >= time.time() - 30 * 86400 - 60
     assert report.per_harness.get("pi", 0) == 0, "the corpus's pi turns are older than 30 days"
+
+
+def test_antigravity_entry_rewritten_in_place(tmp_path, monkeypatch):
+    """One entry per conversation; a new step count rewrites the same entry instead of adding one (seed 002)."""
+    fixtures = Path(__file__).resolve().parent / "fixtures" / "antigravity"
+    user = tmp_path / "user"
+    data = user / ".gemini" / "antigravity-cli"
+    data.mkdir(parents=True)
+    conn = sqlite3.connect(data / "conversation_summaries.db")
+    conn.executescript((fixtures / "conversation_summaries.sql").read_text())
+    conn.commit()
+    shutil.copy(fixtures / "history.jsonl", data / "history.jsonl")
+    monkeypatch.setenv("HOME", str(user))
+    monkeypatch.setenv("AUTOMEM_HOME", str(tmp_path / "automem"))
+    home = Home.current().ensure()
+    backfill(36500, home, harnesses=["antigravity"])
+    first = run_pass(home, harnesses=["antigravity"])
+    entries = sorted(home.projects_dir.glob("*/bank/*.md"))
+    assert first.banked == len(entries) >= 2
+    before = {p.name: p.read_text() for p in entries}
+    conn.execute("UPDATE conversation_summaries SET step_count = step_count + 5, last_modified = ? "
+                 "WHERE conversation_id = 'conv-aaa1'", ("2026-03-05T09:00:00.000Z",))
+    conn.commit()
+    conn.close()
+    os.utime(data / "conversation_summaries.db", (time.time() + 5, time.time() + 5))
+    second = run_pass(home, harnesses=["antigravity"])
+    after = {p.name: p.read_text() for p in sorted(home.projects_dir.glob("*/bank/*.md"))}
+    assert (second.banked, second.rewritten) == (0, 1)
+    assert set(after) == set(before), "rewritten in place: same files, none added"
+    assert sum(before[name] != after[name] for name in after) == 1
+    assert run_pass(home, harnesses=["antigravity"]).rewritten == 0
