@@ -56,6 +56,22 @@ def test_no_deletes_the_sessions_spool_and_unanswered_keeps_it_seven_days(autome
     assert not (spool / "declined.jsonl").exists() and (spool / "keep-me.jsonl").exists()
 
 
+def test_with_consent_the_spool_is_still_bounded(automem_home, run_hook, tmp_path):
+    """Consented captures are extracted at each Stop; after retention.spool_days they go, .recalled lists too."""
+    for sid in ("fresh", "stale"):
+        run_hook("UserPromptSubmit", {"session_id": sid, "cwd": str(tmp_path), "hook_event_name": "UserPromptSubmit",
+                                      "prompt": "I prefer tabs over spaces"})
+    spool = automem_home / "spool"
+    (spool / "stale.recalled").write_text("m1\n")
+    consent.write(automem_home, "yes")
+    (automem_home / "config.yml").write_text("retention:\n  spool_days: 2\n")
+    three_days = time.time() - 3 * 86400
+    for name in ("stale.jsonl", "stale.recalled"):
+        os.utime(spool / name, (three_days, three_days))
+    assert consent.prune_spool(automem_home) == 2
+    assert sorted(p.name for p in spool.iterdir() if not p.name.endswith(".lock")) == ["fresh.jsonl"]
+
+
 def test_stop_hook_process_stays_light(tmp_path, automem_home):
     code = ("import sys, json, io; sys.stdin = io.TextIOWrapper(io.BytesIO(json.dumps({'session_id': 's', "
             "'hook_event_name': 'Stop', 'cwd': '.'}).encode()));"

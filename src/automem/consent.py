@@ -82,8 +82,12 @@ def forget_asked(home: str) -> None:
         pass
 
 
-def prune_spool(home: str, session_id: str | None = None, now: float | None = None) -> int:
-    """Apply the answer to spooled signals: "no" deletes the session's; no answer keeps them 7 days."""
+def prune_spool(home: str, session_id: str | None = None, now: float | None = None, keep_days: int | None = None) -> int:
+    """Apply the answer to spooled signals, and keep the spool bounded whatever the answer.
+
+    "no" deletes the session's captures at once; with no answer they are kept 7 days; with consent they were
+    extracted at each Stop, so they (and a session's .recalled list) go after ``retention.spool_days``.
+    """
     from pathlib import Path
 
     value = read(home)
@@ -92,18 +96,36 @@ def prune_spool(home: str, session_id: str | None = None, now: float | None = No
     if not spool.is_dir():
         return 0
     now = time.time() if now is None else now
-    for path in spool.glob("*.jsonl*"):
-        if path.name.endswith(".lock"):
+    if keep_days is None:
+        keep_days = _spool_days(home)
+    max_age = (keep_days if value is True else SPOOL_KEEP_DAYS) * 86400
+    for path in spool.iterdir():
+        if path.name.endswith(".lock") or not path.is_file():
             continue
         this_session = session_id is not None and path.name.split(".jsonl")[0] == _safe(session_id)
-        too_old = value is not True and now - path.stat().st_mtime > SPOOL_KEEP_DAYS * 86400
-        if (value is False and this_session) or too_old:
+        try:
+            too_old = max_age > 0 and now - path.stat().st_mtime > max_age
+        except OSError:
+            continue
+        if (value is False and this_session and ".jsonl" in path.name) or too_old:
             try:
                 os.unlink(path)
                 removed += 1
             except OSError:
                 pass
     return removed
+
+
+def _spool_days(home: str) -> int:
+    try:
+        from pathlib import Path
+
+        from automem.config import load
+        from automem.home import Home
+
+        return int(load(Home(Path(home)), strict=False).spool_days)
+    except Exception:  # noqa: BLE001 - a broken config keeps the default
+        return SPOOL_KEEP_DAYS
 
 
 def _safe(session_id: str) -> str:

@@ -43,6 +43,12 @@ def main(argv: list[str] | None = None) -> int:
         run_extraction(args.session, args.transcript, args.harness, args.cwd)
     except BaseException as exc:  # noqa: BLE001
         log_error("extract-worker", f"{type(exc).__name__}: {exc}")
+    try:
+        from automem import consent
+
+        consent.prune_spool(automem_home())  # growth is bounded: old sessions' captures go after spool_days
+    except BaseException as exc:  # noqa: BLE001
+        log_error("extract-worker", f"pruning the spool: {type(exc).__name__}: {exc}")
     return 0
 
 
