@@ -46,14 +46,17 @@ def test_scripted_session_through_real_hooks_to_memory_files(replayed):
     by_type = {m.type: m for m in memories}
     assert set(by_type) == {"pattern", "decision", "preference"}
     pattern = by_type["pattern"]
-    assert "ModuleNotFoundError" in pattern.summary and "(2x)" in pattern.summary
+    # a sentence a reader understands out of context: the command, what it needs, what fails otherwise
+    assert pattern.summary == "pytest needs PYTHONPATH=src here: ModuleNotFoundError otherwise"
     assert "PYTHONPATH=src pytest" in pattern.content  # the call that fixed it
+    assert "2 times" in pattern.why and "No module named" in pattern.content
     assert {"auto-memorize", "pattern", "error", "confirmation"} <= set(pattern.tags)
     assert pattern.scope == "project" and pattern.session_id == session_id and pattern.seen == 1
     decision = by_type["decision"]
-    assert "pnpm" in decision.summary and "npm" in decision.content
+    assert decision.summary == "Use pnpm, not npm, for the frontend"  # the user's "no, don't ..., use ... instead"
+    assert "don't use npm" in decision.content  # their own words stay in the body
     preference = by_type["preference"]
-    assert "imperative" in preference.summary and preference.scope == "global"
+    assert preference.summary == "Prefer short commit messages in the imperative mood" and preference.scope == "global"
     for memory in memories:
         text = memory.path.read_text(encoding="utf-8")
         assert text.startswith("---\n") and "**Why:**" in text and "**How to apply:**" in text

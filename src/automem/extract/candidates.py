@@ -22,6 +22,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from automem.extract import phrasing
 from automem.extract.steps import Step
 
 MAX_CANDIDATES = 12
@@ -202,19 +203,18 @@ def error_candidates(steps: list[Step], prior_clusters: Counter | None = None) -
             use = f"; use {alt} instead" if alt and alt != name and (name in alt or alt in name) else ""
             out.append(Candidate(
                 kind="pattern" if repeated >= 2 else "observation",
-                summary=f"{name} is not installed or not on PATH here (no {name} binary found){use}",
+                summary=phrasing.fit(f"{name} is not installed or not on PATH on this machine (no {name} binary)"
+                                     + (use or "; check before calling it")),
                 content=f"Running `{_command(first.input)[:150]}` failed: {line}."
                 + (f" What worked next: {_command(fix.input)[:200]}" if fix is not None else ""),
-                why=f"'{name}' was not found on this machine ({repeated}x).",
+                why=f"No '{name}' binary was found on this machine ({repeated}x).",
                 how_to_apply=f"Do not call {name} on this machine" + (f"; use {alt}." if use else "; check the PATH first."),
                 signals=signals, scope="global", weight=1.5,
             ))
             continue
         if repeated >= 3 or (repeated >= 2 and fix is not None):
             fix_text = f"; fixed by: {fix.tool} {fix.input}" if fix else "; no fix found in the session"
-            tools = "/".join(dict.fromkeys(steps[i].tool for i in indexes))
-            summary = f"{tools} {_command(first.input)[:40]} fails with '{line[:70]}' ({repeated}x)" + (
-                f"; fix: {_command(fix.input)[:50]}" if fix is not None else "")
+            summary = _error_summary(first, fix, err["line"])
             out.append(Candidate(
                 kind="pattern",
                 summary=summary,
@@ -223,9 +223,23 @@ def error_candidates(steps: list[Step], prior_clusters: Counter | None = None) -
                 why=f"Hit the same error {repeated} times" + (" (also in earlier sessions)" if prior_clusters.get(key) else "")
                 + (f"; the call that worked afterwards was {fix.tool} {fix.input[:150]}" if fix else "")
                 + ("; the user confirmed the fix" if confirmed else "") + ".",
-                how_to_apply=(f"Before running {first.tool} {first.input[:80]} again, "
-                              + (f"do what worked: {fix.input[:150]}." if fix else "expect this error; it was not resolved.")),
+                how_to_apply=(f"Whenever {_call_name(first)} comes up in this project, "
+                              + (f"do what worked from the start: {_command(fix.input)[:150]}." if fix
+                                 else "expect this error; the session did not resolve it.")),
                 signals=signals, scope="project", weight=2.0 + (1 if fix else 0),
+            ))
+            continue
+        edited = _edit_then_rerun(steps, indexes[0], first)
+        if repeated == 1 and not module and edited is not None and phrasing.error_name(line):
+            name = phrasing.command_name(first.input, first.tool)
+            out.append(Candidate(
+                kind="observation",
+                summary=phrasing.fails_summary(name, line, f"editing {edited}"),
+                content=(f"`{_command(first.input)[:150]}` failed: {line}.\n"
+                         f"After an edit of {edited} the same command passed."),
+                why="A single named error that an edit of one file fixed, proven by the same command passing after it.",
+                how_to_apply=f"When {name} fails like this again, look at {edited} first.",
+                signals=signals, scope="project", weight=1.4,
             ))
             continue
         if fix is None or repeated >= 2:
@@ -238,7 +252,8 @@ def error_candidates(steps: list[Step], prior_clusters: Counter | None = None) -
             same = _command(fix.input) == _command(first.input)
             out.append(Candidate(
                 kind="observation",
-                summary=f"{prog} fails here ({_short_reason(reason)[:48]}); rerun {variant}",
+                summary=phrasing.needs_summary(phrasing.command_name(first.input, first.tool),
+                                               variant.removeprefix("with "), _short_reason(reason)),
                 content=(f"Rerunning it {variant} worked" + ("" if same else f": `{_command(fix.input)[:160]}`")
                          + f".\nThe failure: `{_command(first.input)[:120]}` -> {reason[:240]}"),
                 why="A single failure that the same command, run differently, got past in this session.",
@@ -250,13 +265,68 @@ def error_candidates(steps: list[Step], prior_clusters: Counter | None = None) -
             name = next(g for g in module.groups() if g)
             out.append(Candidate(
                 kind="observation",
-                summary=f"{name} is not installed in this project: '{line[:60]}'",
+                summary=phrasing.fit(f"{name} is not installed in this project: importing it fails"
+                                     + (f" ({phrasing.error_name(line)})" if phrasing.error_name(line) else "")),
                 content=f"{first.tool} {first.input[:150]} failed: {line}. Fixed by: {fix.tool} {fix.input[:200]}",
                 why=f"The module {name} is not installed here; the session worked around it.",
                 how_to_apply=f"Install {name} before importing it, or do without it as the session did.",
                 signals=signals, scope="project", weight=1.5,
             ))
+            continue
     return out
+
+
+_EDIT_TOOLS = frozenset({"edit", "multiedit", "write", "apply_patch", "str_replace_based_edit_tool", "replace"})
+
+
+def _edit_then_rerun(steps: list[Step], index: int, failed: Step) -> str | None:
+    """The one file edited between a failed shell command and the same command passing, else None."""
+    if not _is_shell(failed):
+        return None
+    want = phrasing.shell_words(failed.input)[:2]
+    edits: list[str] = []
+    for step in steps[index + 1 : index + 25]:
+        if step.kind == "prompt":
+            return None  # the user stepped in: what fixed it is no longer the agent's edit alone
+        if step.kind != "action":
+            continue
+        if step.tool.lower() in _EDIT_TOOLS and step.ok:
+            target = re.findall(r"[\w.-]+\.\w{1,5}\b", step.input[:300])
+            edits.extend(target[:1])
+        elif _is_shell(step) and phrasing.shell_words(step.input)[:2] == want:
+            if not step.ok:
+                return None
+            files = list(dict.fromkeys(edits))
+            return files[0] if len(files) == 1 else None
+    return None
+
+
+def _error_summary(failed: Step, fix: Step | None, line: str) -> str:
+    """ "pytest needs PYTHONPATH=src here: ModuleNotFoundError otherwise", else "<cmd> fails with ...; <fix> fixes it"."""
+    name = phrasing.command_name(failed.input, failed.tool) if _is_shell(failed) else failed.tool
+    if fix is None:
+        return phrasing.fails_summary(name, line)
+    env = phrasing.env_needed(failed.input, fix.input)
+    change = " ".join(env) or _rerun_change(failed, fix).removeprefix("with ")
+    if change:
+        return phrasing.needs_summary(name, change, line)
+    if _is_shell(fix):
+        fixed_by = " ".join(phrasing.shell_words(fix.input))
+        fixed_by = fixed_by if len(fixed_by) <= 40 else phrasing.command_name(fix.input, fix.tool)
+        fixed_by = f"`{fixed_by}`"
+    else:
+        target = re.findall(r"[\w.-]+", fix.input.rsplit("/", 1)[-1])
+        fixed_by = f"{fix.tool} {target[0]}" if target and fix.tool != failed.tool else f"another {fix.tool} call"
+    return phrasing.fails_summary(name, line, fixed_by)
+
+
+def _call_name(step: Step) -> str:
+    return phrasing.command_name(step.input, step.tool) if _is_shell(step) else f"a {step.tool} call"
+
+
+def _is_shell(step: Step) -> bool:
+    return step.tool.lower() in ("bash", "shell", "exec_command", "local_shell", "run_shell_command", "powershell",
+                                 "terminal", "cmd") or step.tool.lower().endswith("shell")
 
 
 def _piped_program(text: str) -> str:
@@ -284,7 +354,7 @@ def interactive_candidates(steps: list[Step]) -> list[Candidate]:
         questions = list(dict.fromkeys(c.asked for c in calls))
         out.append(Candidate(
             kind="pattern",
-            summary=f"{prog} stops at interactive prompts ('{questions[0][:40]}') ({len(calls)}x); answer them up front",
+            summary=phrasing.fit(f"{prog} stops at interactive prompts ({len(calls)}x); pass every answer as a flag up front"),
             content=(f"In the agent's shell nobody answers {prog}'s questions: "
                      + "; ".join(f"'{q[:80]}'" for q in questions[:3])
                      + f".\nWhat the session ended with: `{last[:200]}`"),
@@ -304,7 +374,8 @@ _DECISION = re.compile(
     r"|\b(?:must|should) (?:never|not)\b|\bmust never\b|\bmust not\b"
     r"|\b(?:use|using) [^,.!?]{1,60}?,? (?:no|not|instead of|rather than) \S"
     r"|\byou have to \w+|\bi never said\b|\bby default\b"
-    r"|\binstead\b",
+    r"|\binstead\b"
+    r"|^(?:(?:no|nope|ok|okay|so|and|also|please|but|and please)[,.!]*\s+)*(?:don'?t|dont|do not|never)\s+(?!know\b|worry\b|mind\b)\w+",
     re.I,
 )
 _NOT_A_RULE = re.compile(r"^(?:why|what|how|when|where|who|which|is|are|does|do|did|can|could|would|will)\b", re.I)
@@ -355,21 +426,25 @@ def feedback_candidates(steps: list[Step]) -> list[Candidate]:
     out: list[Candidate] = []
     seen: set[str] = set()
 
-    def add(kind: str, sentence: str, signal: str, why: str, how: str, weight: float = 1.0) -> None:
+    def add(kind: str, sentence: str, signal: str, why: str, how: str, weight: float = 1.0,
+            content: str = "") -> None:
         clean = _clean(sentence)
         if len(clean) < 12 or clean.lower() in seen or not _informative(clean):
             return
         seen.add(clean.lower())
+        phrase = phrasing.preference if kind == "preference" else phrasing.imperative
+        summary = phrasing.location(clean) or phrase(clean) or clean
         out.append(Candidate(
-            kind=kind, summary=clean, content=f"The user said: \"{clean}\"", why=why, how_to_apply=how,
+            kind=kind, summary=summary, content=content or f"The user said: \"{clean}\"", why=why, how_to_apply=how,
             signals=[signal], scope=_scope_of(clean) if kind == "preference" else "project", weight=weight,
         ))
 
     for step in steps:
         if step.kind == "rejection" and step.text:
-            add("decision", f"{step.text} (instead of {step.tool} {step.input[:60]})", "correction",
+            add("decision", step.text, "correction",
                 f"The user rejected the agent's {step.tool} call and said what to do instead.",
-                "Follow the user's choice when the same step comes up again.", weight=2.5)
+                "Follow the user's choice when the same step comes up again.", weight=2.5,
+                content=f"The user said: \"{_clean(step.text)}\" (rejecting {step.tool} {step.input[:80]})")
             continue
         if step.kind != "prompt":
             continue
@@ -467,7 +542,7 @@ def mapping_candidates(steps: list[Step]) -> list[Candidate]:
         listed = "; ".join(f"{a} -> {b}" for a, b in pairs)
         out.append(Candidate(
             kind="decision",
-            summary=f"Where things go (the user's layout): {listed}"[:120],
+            summary=phrasing.listing("The user's layout for files", [f"{a} -> {b}" for a, b in pairs]),
             content=f"The user laid out where each part goes:\n" + "\n".join(f"- {a} -> {b}" for a, b in pairs[:20]),
             why="The user spelled out the mapping line by line: a decision, not a suggestion.",
             how_to_apply="Put new and moved files where this layout says.",
@@ -476,18 +551,26 @@ def mapping_candidates(steps: list[Step]) -> list[Candidate]:
     return out
 
 
+TOPIC_SHARE = 0.2  # a word in this share of the prompts is what the session is about
+MIN_PHRASE_SHARE = 0.3  # a habit's words come together in at least this share of the prompts using either
+
+
 def repeated_requests(steps: list[Step], min_prompts: int = 3, max_items: int = 2) -> list[Candidate]:
     """A request the user makes in three prompts or more is a preference, however they phrase it.
 
     Counted as pairs of words that occur close together (within five words) in one sentence of
-    at least three different prompts; the shortest such sentence becomes the memory.
+    at least three different prompts; the shortest such sentence becomes the memory. A pair with
+    a word the user writes in many other prompts too (the session's topic, "theme" in a theming
+    session) is the subject of the work, not a habit: a habit is a phrase that comes back whole.
     """
     counts: Counter = Counter()
+    spread: Counter = Counter()  # word -> prompts it occurs in
     where: dict[tuple[str, str], list[str]] = {}
     for step in steps:
         if step.kind != "prompt" or len(step.text) > 2000:
             continue
         pairs: set[tuple[str, str]] = set()
+        spread.update(set(re.findall(r"[a-z][a-z'-]+", step.text.lower())))
         for sentence in _sentences(step.text):
             if sentence.rstrip().endswith("?"):
                 continue  # a question asks about something; it does not ask for a way of working
@@ -502,19 +585,26 @@ def repeated_requests(steps: list[Step], min_prompts: int = 3, max_items: int = 
                             pairs.add((a, b))
                             where.setdefault((a, b), []).append(sentence)
         counts.update(pairs)
+    prompts = sum(1 for step in steps if step.kind == "prompt" and len(step.text) <= 2000)
+    topics = {w for w, k in spread.items() if k >= max(5, TOPIC_SHARE * prompts) and w not in _STOP}
     out: list[Candidate] = []
     used: set[str] = set()
-    for pair, n in counts.most_common(12):
+    for pair, n in counts.most_common(4):  # only the strongest: weaker pairs are mostly chance
         if n < min_prompts or len(out) >= max_items:
             break
+        if n < MIN_PHRASE_SHARE * max(spread[pair[0]], spread[pair[1]]):
+            continue  # one of its words is all over the session: a topic, not a repeated request
         sentence = min(where[pair], key=len)
         clean = _clean(sentence)
+        tokens = [t.strip(",.;:!").lower() for t in clean.split()]
+        if any(t in topics or _NOISE_TOKEN.match(t) for t in tokens):
+            continue  # a task on the session's subject, or exact values: not a way of working
         if clean.lower() in used or len(clean.split()) < 3 or not _informative(clean):
             continue
         used.add(clean.lower())
         out.append(Candidate(
             kind="preference",
-            summary=f"Repeated request ({n} prompts): {clean}"[:120],
+            summary=phrasing.imperative(clean),
             content=f"The user asked for \"{pair[0]} … {pair[1]}\" in {n} prompts, e.g.: \"{clean[:300]}\"",
             why=f"Asked in {n} separate prompts of one session: a habit of this user, not a one-off.",
             how_to_apply="Do this without being asked.",

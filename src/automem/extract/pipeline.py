@@ -48,7 +48,10 @@ class Result:
 
 
 def _short(summary: str) -> str:
-    return summary if len(summary) <= 48 else summary[:47].rstrip() + "…"
+    """Short enough for one line of several, by dropping clauses rather than cutting words."""
+    from automem.extract.phrasing import fit
+
+    return fit(summary, 48)
 
 
 def redact(text: str) -> str:

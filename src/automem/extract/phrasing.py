@@ -1,0 +1,238 @@
+"""Summaries a reader understands out of context: the user's words and raw errors, rephrased.
+
+A memory's summary is read later, in another session, with none of the conversation around it.
+So "No, don't use npm for the frontend, use pnpm instead" becomes "Use pnpm, not npm, for the
+frontend", "I prefer short commits" becomes "Prefer short commits", and an error that a changed
+command got past becomes "pytest needs PYTHONPATH=src here: ModuleNotFoundError otherwise".
+Deterministic and generic (no model, no word lists about any one project); the raw words stay in
+the memory's content, so nothing is lost when a rule rewrites too little.
+
+Long summaries are shortened by dropping clauses (parentheses, then trailing clauses), and only
+cut at a word boundary, marked with "…", when no clause can go.
+"""
+
+from __future__ import annotations
+
+import re
+
+LIMIT = 120
+
+# Openers that carry tone, not content: "no,", "ok so", "please", "also", "alright".
+_OPENER = re.compile(
+    r"^(?:no|nope|nah|ok(?:ay)?|alright|right|yes|yeah|yep|sure|well|so|and|but|also|then|hey|hmm+|oh|actually"
+    r"|wait|great|good|nice|perfect|cool|thanks|thank you|btw|fyi|now|again|just|hm|i think|i guess|i believe"
+    r"|i feel like|i suppose|it seems(?: like)?|looks like)\b[,.!:;-]*\s+",
+    re.I,
+)
+_POLITE = re.compile(
+    r"^(?:please|pls|plz|kindly|(?:can|could|would|will) you(?: please)?|i (?:want|need|would like|'d like) you to"
+    r"|i want to|you (?:should|must|need to|have to|gotta)|we (?:should|must|need to|have to)|let'?s"
+    r"|make sure (?:that )?(?:you )?(?:to )?|remember to|be sure to)\b[,]?\s+",
+    re.I,
+)
+_INSTEAD = re.compile(  # "don't use X (for Y), use Z instead"
+    r"^(?:do not|don'?t|dont|never|stop)\s+(?:use|using|run|running|call|calling)\s+(?P<old>[^,;]+?)"
+    r"(?P<ctx>\s+(?:for|in|with|on|inside|when)\s+[^,;]+?)?\s*[,;]\s*(?:and\s+|but\s+|just\s+|please\s+)*"
+    r"(?:use|run|call)\s+(?P<new>[^,;]+?)\s+instead\b(?P<rest>.*)$",
+    re.I,
+)
+_INSTEAD_OF = re.compile(  # "use Z instead of X (for Y)"
+    r"^(?P<verb>use|run|call|prefer)\s+(?P<new>[^,;]+?)\s+(?:instead of|rather than|over)\s+(?P<old>[^,;]+?)"
+    r"(?P<rest>\s*(?:[,;].*)?)$",
+    re.I,
+)
+_PREFER = (
+    (re.compile(r"^i(?:'d| would| do)?(?: really| strongly| much| generally)?(?: would|'d| do)? prefer (?:it if |that )?(?:you )?", re.I), "Prefer "),
+    (re.compile(r"^i(?: would|'d) rather (?:you )?", re.I), "Prefer to "),
+    (re.compile(r"^i(?: would|'d)? only want (?:you to )?", re.I), "Prefer only "),
+    (re.compile(r"^i (?:really )?(?:hate|dislike|don'?t like|do not like) (?:it )?when you ", re.I), "Don't "),
+    (re.compile(r"^i (?:really )?(?:like|love|want) (?:it )?when (?:you )?", re.I), "Prefer when you "),
+    (re.compile(r"^i (?:really )?(?:like|love) ", re.I), "Prefer "),
+    (re.compile(r"^i (?:really )?(?:hate|dislike|don'?t like|do not like) (?:it )?(?:when )?(?:you )?", re.I), "Avoid "),
+    (re.compile(r"^i always ", re.I), "Always "),
+    (re.compile(r"^i never (?!said|told|asked|meant|wanted|did|do\b)", re.I), "Never "),
+    (re.compile(r"^(?:from now on|going forward|in the future|moving forward)\b[,:]?\s*", re.I), ""),
+)
+_MID_NEVER = re.compile(r"\b(?:make sure|be sure) (?:that )?(?:you )?(?:do ?n[o']?t|never|to not|not to) ", re.I)
+_ENDING = re.compile(r"[\s,;:.!]+$")
+_PAREN = re.compile(r"\s*\([^()]*\)")
+_CLAUSE_SPLIT = re.compile(r"(?<=\S)(?:\s*[;]\s+|,\s+|\s+-{1,2}\s+|:\s+|\s+(?:because|since|so that|which|but)\s+)")
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:] if text else text
+
+
+def _tidy(text: str) -> str:
+    return _ENDING.sub("", " ".join(text.split()))
+
+
+def strip_openers(sentence: str) -> str:
+    """ "No, please use X" -> "use X": tone words and politeness off the front, repeatedly."""
+    text = _tidy(re.sub(r"^[^()]{0,40}\)[,.;:]?\s+", "", sentence))  # a fragment closing an earlier parenthesis
+    for _ in range(6):
+        new = _POLITE.sub("", _OPENER.sub("", text))
+        if new == text:
+            break
+        text = new
+    return text
+
+
+def imperative(sentence: str) -> str:
+    """A correction or decision as an instruction: "no, don't use X for Y, use Z instead" -> "Use Z, not X, for Y"."""
+    text = strip_openers(sentence)
+    swap = _INSTEAD.match(text)
+    if swap:
+        ctx = (swap.group("ctx") or "").strip()
+        rest = _tidy(swap.group("rest") or "").lstrip(",; ")
+        out = f"Use {_tidy(swap.group('new'))}, not {_tidy(swap.group('old'))}" + (f", {ctx}" if ctx else "")
+        return fit(_cap(out) + (f"; {rest}" if rest else ""))
+    swap = _INSTEAD_OF.match(text)
+    if swap:
+        rest = _tidy(swap.group("rest")).lstrip(",; ")
+        out = f"{swap.group('verb').lower()} {_tidy(swap.group('new'))}, not {_tidy(swap.group('old'))}"
+        return fit(_cap(out) + (f"; {rest}" if rest else ""))
+    text = _MID_NEVER.sub("never ", text)
+    text = re.sub(r"^dont\b", "Don't", text, flags=re.I)
+    text = re.sub(r"^do not\b", "Don't", text, flags=re.I)
+    return fit(_cap(text))
+
+
+def preference(sentence: str) -> str:
+    """ "I prefer X" -> "Prefer X", "I always X" -> "Always X"; a rule already phrased as one stays."""
+    text = strip_openers(sentence)
+    for pattern, lead in _PREFER:
+        match = pattern.match(text)
+        if match and match.end() < len(text):
+            rest = text[match.end():]
+            if not lead:
+                return imperative(rest)
+            return fit(lead + rest)
+    return imperative(text)
+
+
+_THERE_IS = re.compile(
+    r"\bthere(?:'s| is| are) (?:an? |the |my |our )?(?P<thing>[\w -]{1,40}?) (?P<prep>at|in|under|inside) (?P<place>\S+)\s*$",
+    re.I,
+)
+
+
+def listing(lead: str, items: list[str], limit: int = LIMIT) -> str:
+    """ "lead: a; b; c" with as many whole items as fit, "; …" when some were left out."""
+    out = lead
+    for i, item in enumerate(items):
+        sep = ": " if i == 0 else "; "
+        more = "; …" if i + 1 < len(items) else ""
+        if len(out) + len(sep) + len(item) + len(more) > limit:
+            return out + ("; …" if i else "")
+        out += sep + item
+    return out
+
+
+def location(sentence: str) -> str:
+    """ "to add it, there is a keybindings file at x/y.conf" -> "The keybindings file is at x/y.conf"; else ""."""
+    match = _THERE_IS.search(_tidy(sentence))
+    if not match:
+        return ""
+    thing, prep, place = match.group("thing").strip(), match.group("prep").lower(), match.group("place")
+    verb = "are" if match.group(0).lower().startswith("there are") else "is"
+    return fit(f"The {thing} {verb} {prep} {place}")
+
+
+# --- errors -------------------------------------------------------------------------------------
+
+_ERROR_TYPE = re.compile(r"\b([A-Z][A-Za-z]*(?:Error|Exception|Failure|Fault))\b|\b(E[A-Z]{3,9})\b|\b(TS\d{4})\b")
+_ENV_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=\S*$")
+_SUBCOMMAND = re.compile(r"^[a-z][a-z0-9:_-]*$")
+_SCRIPT = re.compile(r"^[\w-]+\.(?:js|mjs|cjs|ts|py|rb|sh|pl|php)$")
+_RUNNERS = frozenset({"run", "exec", "x", "-m", "dlx"})
+_SHELL_WRAPPER = re.compile(r"^(?:bash|sh|zsh) -l?c |^powershell(?:\.exe)? -Command |^cmd(?:\.exe)? /c ", re.I)
+
+
+def shell_words(command: str) -> list[str]:
+    """The words of the first real command: no shell wrapper, no ``cd dir &&``, up to ``&&``, ``;`` or ``|``."""
+    text = _SHELL_WRAPPER.sub("", command.strip()).strip().strip("'\"")
+    text = re.sub(r"^(?:cd \S+\s*(?:&&|;)\s*)+", "", text)
+    text = re.split(r"\s(?:&&|\|\|?|;)\s|\n", text)[0]
+    return text.split()
+
+
+def command_name(command: str, tool: str = "") -> str:
+    """What a reader calls the command: "pytest", "npm run build", "git push"; a tool's own name otherwise."""
+    words = [w for w in shell_words(command) if not _ENV_ASSIGN.match(w)]
+    if not words:
+        return tool or "the command"
+    first = re.match(r"[\w.@:\[\]+-]+", words[0].rsplit("/", 1)[-1])
+    name = [first.group(0) if first else words[0][:24]]
+    rest = words[1:]
+    if rest and rest[0] in _RUNNERS and len(rest) > 1:
+        name += rest[:2]
+    elif rest and (_SUBCOMMAND.match(rest[0]) or _SCRIPT.match(rest[0])):
+        name.append(rest[0])  # a subcommand ("git push") or the script an interpreter runs ("node server.js")
+    out = " ".join(name)
+    return out if len(out) <= 40 else out[:40].rsplit(" ", 1)[0]
+
+
+def error_name(line: str) -> str:
+    """The error's type when it names one ("ModuleNotFoundError", "ENOENT", "TS2307"), else ""."""
+    match = _ERROR_TYPE.search(line or "")
+    return next((g for g in match.groups() if g), "") if match else ""
+
+
+def error_gist(line: str, limit: int = 60) -> str:
+    """A short, whole-word statement of an error line, without "Error:" prefixes and noise."""
+    text = " ".join((line or "").split())
+    text = re.sub(r"^(?:E\s+|error|fatal|ERROR|Error)\s*[:\]]?\s*", "", text).strip(" '\"[]")
+    text = re.sub(r"^[\w./\\-]+\(\d+,\d+\):\s*", "", text)  # "file.ts(6,33): error ..." -> "error ..."
+    text = re.sub(r"^(?:error|Error)\s+", "", text)
+    return fit(text, limit) if text else "an error"
+
+
+def env_needed(failed_cmd: str, fix_cmd: str) -> list[str]:
+    """Environment assignments the fix added in front of the same program ("PYTHONPATH=src")."""
+    before = {w for w in shell_words(failed_cmd) if _ENV_ASSIGN.match(w)}
+    words = shell_words(fix_cmd)
+    lead = []
+    for word in words:
+        if not _ENV_ASSIGN.match(word):
+            break
+        lead.append(word)
+    return [w for w in lead if w not in before]
+
+
+def needs_summary(name: str, change: str, error_line: str) -> str:
+    """ "<command> needs <change> here: <ErrorType> otherwise"."""
+    head = f"{name} needs {change} here"
+    room = LIMIT - len(head) - len(": … otherwise")
+    cause = error_name(error_line) or (error_gist(error_line, room) if room >= 16 else "")
+    return fit(f"{head}: {cause} otherwise") if cause else fit(head)
+
+
+def fails_summary(name: str, error_line: str, fix: str = "") -> str:
+    """ "<command> fails with <error>; <fix> fixes it", or "...; not resolved yet" without a fix."""
+    gist = error_gist(error_line, min(60, LIMIT - len(name) - len(fix) - 26))
+    if fix:
+        return fit(f"{name} fails with \"{gist}\"; {fix} fixes it")
+    return fit(f"{name} fails with \"{gist}\"; not resolved yet")
+
+
+# --- length ---------------------------------------------------------------------------------------
+
+
+def fit(text: str, limit: int = LIMIT) -> str:
+    """At most ``limit`` characters: drop parentheses, then trailing clauses; cut at a word only as a last resort."""
+    text = _tidy(text)
+    if len(text) <= limit:
+        return text
+    bare = _tidy(_PAREN.sub("", text))
+    if bare and len(bare) <= limit:
+        return bare
+    text = bare or text
+    for clause in reversed(list(_CLAUSE_SPLIT.finditer(text))):
+        head = _tidy(text[: clause.start()])
+        if 24 <= len(head) <= limit:
+            return head
+    cut = text[: limit - 1]
+    if " " in cut[limit // 2 :]:
+        cut = cut.rsplit(" ", 1)[0]
+    return _tidy(cut).rstrip(",;:-(") + "…"
