@@ -99,3 +99,17 @@ def test_keep_leaves_users_memory_alone_and_remember_global(work):
 def test_remember_rejects_empty_text(work):
     done = CliRunner().invoke(cli, ["remember", "   "])
     assert done.exit_code != 0 and "nothing to remember" in done.output
+
+
+def test_remember_never_puts_a_secret_in_a_summary_a_file_name_or_the_index(work):
+    home, project = work
+    key = "AKIAQ3EGRWLMNV2XK7PT"
+    password = "S3cretPassw0rd9x"
+    invoke("remember", f"{key} is the deploy key for prod")
+    invoke("remember", "note " + "x" * 75 + f" postgres://admin:{password}@db.internal:5432/app")
+    names = " ".join(p.name for p in home.root.rglob("*")).lower()
+    assert key.lower() not in names
+    for path in (p for p in home.root.rglob("*") if p.is_file()):
+        data = path.read_bytes()
+        assert key.encode() not in data and key.lower().encode() not in data, path
+        assert password[:8].encode() not in data, path

@@ -328,3 +328,36 @@ def test_secret_across_the_summary_cut_never_reaches_the_spool(automem_home, run
     text = next(automem_home.glob("spool/*.jsonl")).read_text()
     for size in range(8, len(token) + 1):
         assert size < 12 or token[:size] not in text, f"a {size}-char prefix of the token leaked"
+
+
+def test_credential_across_the_error_line_cut_never_reaches_the_spool(automem_home, run_hook):
+    """Error lines are capped at 500 characters: the cap must fall after redaction, not before it."""
+    password = "S3cretPassw0rd9"
+    for pad in range(440, 500, 7):
+        line = "ERROR: could not connect " + "x" * pad + f" postgres://admin:{password}@db.internal:5432/app"
+        payload = claude("PostToolUse", tool_name="Bash", tool_input={"command": "psql"},
+                         tool_response={"stdout": "", "stderr": line, "interrupted": False, "isImage": False})
+        ok_run(run_hook, "PostToolUse", payload)
+    text = next(automem_home.glob("spool/*.jsonl")).read_text()
+    assert "ERROR" in text and password[:8] not in text
+
+
+def test_hook_output_survives_a_non_utf8_stdout(automem_home, run_hook):
+    """Windows pipes use the ANSI code page: the brief must still come out whole (as ASCII JSON escapes)."""
+    import os as _os
+
+    from automem.home import Home
+    from automem.store.memories import Memory, save
+
+    home = Home.current().ensure()
+    project = home.project_for_cwd(CWD)
+    path = save(project, Memory(type="preference", summary="Use the 日本語 locale in tests ✅", content="locale ✅"))
+    from automem.index.fts import index_file
+
+    index_file(path, str(home.root))
+    env = {**_os.environ, "PYTHONIOENCODING": "cp1252"}
+    payload = claude("SessionStart", source="startup")
+    result = run_hook("SessionStart", payload, env)
+    assert result.returncode == 0
+    out = json.loads(result.stdout)
+    assert "日本語" in out["hookSpecificOutput"]["additionalContext"]

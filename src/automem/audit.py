@@ -103,9 +103,14 @@ def why(home: Home, memory_id: str, slug: str | None = None) -> dict:
 def remember(home: Home, project: Project, text: str, *, type: str = "observation", summary: str | None = None,
              why: str = "", how_to_apply: str = "") -> store.Memory:
     """A memory written by hand (source ``user``), saved through the store and indexed at once."""
-    text = (text or "").strip()
+    from automem.store import redacted
+
+    # redact before the Memory caps its fields (a cut secret is unrecognisable) and before a file name is made
+    text = redacted(text or "").strip()
     if not text:
         raise AuditError("nothing to remember: give the text to keep")
+    summary = redacted(summary) if summary else summary
+    why, how_to_apply = redacted(why), redacted(how_to_apply)
     if type not in store.TYPES:
         raise AuditError(f"--type must be one of {', '.join(store.TYPES)}")
     first_line = next((line.strip() for line in text.splitlines() if line.strip()), text)

@@ -155,5 +155,8 @@ def detect_feedback(prompt: str) -> list[dict]:
         found = _classify(sentence)
         if found:
             kind, phrase = found
-            items.append({"feedback": kind, "text": sentence[:MAX_TEXT], "phrase": phrase.strip()})
+            from automem.redact.fast import redact_fast
+
+            # redact before the cut, for the same reason as everywhere: half a secret is unrecognisable
+            items.append({"feedback": kind, "text": redact_fast(sentence)[:MAX_TEXT], "phrase": phrase.strip()})
     return items[:MAX_ITEMS]

@@ -57,7 +57,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         output = run(argv, _read_stdin())
         if output:
-            sys.stdout.write(json.dumps(output, ensure_ascii=False))
+            # ASCII escapes: any stdout encoding (a Windows code page too) carries the whole object
+            sys.stdout.write(json.dumps(output))
             sys.stdout.flush()
     except BaseException as exc:  # noqa: BLE001 - a hook must never fail the session
         _safe_log("hook", f"{type(exc).__name__}: {exc}")

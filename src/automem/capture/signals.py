@@ -288,8 +288,12 @@ def _with_location(line: str, text: str, end: int) -> str:
 
 
 def _signal(error_type: str, line: str, signature_source: str | None = None) -> dict:
-    line = line.strip()[:MAX_LINE]
-    return {"error_type": error_type, "line": line, "signature": normalize_signature(signature_source or line)}
+    """Redact, then cut: a credential cut in half (``postgres://admin:pw`` without its ``@host``) is unrecognisable."""
+    from automem.redact.fast import redact_fast
+
+    line = redact_fast(line.strip())[:MAX_LINE]
+    source = redact_fast(signature_source) if signature_source else line
+    return {"error_type": error_type, "line": line, "signature": normalize_signature(source)}
 
 
 def _first_line(text: str, skip: re.Pattern | None = None) -> str:

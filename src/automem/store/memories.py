@@ -77,7 +77,10 @@ class Memory:
         return is_automatic_source(self.source)
 
     def file_name(self) -> str:
-        return f"{file_safe_iso(self.created)}--{title_slug(self.summary, 50)}.md"
+        """Named after the summary, redacted: a file name is on disk too (and in the index, and in trash/)."""
+        from automem.store import redacted
+
+        return f"{file_safe_iso(self.created)}--{title_slug(redacted(self.summary), 50)}.md"
 
     def render(self) -> str:
         front = [
