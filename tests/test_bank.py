@@ -327,3 +327,33 @@ def test_antigravity_entry_rewritten_in_place(tmp_path, monkeypatch):
     assert set(after) == set(before), "rewritten in place: same files, none added"
     assert sum(before[name] != after[name] for name in after) == 1
     assert run_pass(home, harnesses=["antigravity"]).rewritten == 0
+
+
+def test_backfill_waits_for_a_running_pass(env, tmp_path, monkeypatch):
+    """A backfill during a pass used to be undone by the pass writing its cursors afterwards: the files looked
+    read, and the turns of the widened window were lost for good."""
+    import threading
+
+    import automem.bank.passes as passes
+
+    monkeypatch.setenv("AUTOMEM_HOME", str(tmp_path / "fresh"))
+    fresh = Home.current().ensure()  # the default 30-day window: the corpus is older, so a pass banks nothing
+    real = passes._bank_file
+    started = threading.Event()
+
+    def slow(*args, **kwargs):
+        started.set()
+        time.sleep(0.3)
+        return real(*args, **kwargs)
+
+    passes._bank_file = slow
+    try:
+        worker = threading.Thread(target=lambda: run_pass(fresh))
+        worker.start()
+        assert started.wait(30)
+        backfill(36500, fresh)  # must wait for the pass, then widen the window and reset every cursor
+        worker.join(120)
+    finally:
+        passes._bank_file = real
+    run_pass(fresh)
+    assert set(banked_keys(fresh)) == set().union(*expected_turns().values())

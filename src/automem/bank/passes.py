@@ -280,6 +280,8 @@ def backfill(days: int, home: Home | None = None, harnesses: Iterable[str] | Non
     """Widen the window to ``days`` and re-read every transcript once (banked keys prevent repeats)."""
     home = (home or Home.current()).ensure()
     now = time.time() if now is None else now
+    lock = _PassLock(home)
+    lock.acquire(wait=True)  # a running pass would write its old cursors back over the reset ones
     conn = connect(home)
     try:
         for harness in harnesses or READERS:
@@ -289,6 +291,7 @@ def backfill(days: int, home: Home | None = None, harnesses: Iterable[str] | Non
             conn.execute("DELETE FROM cursors WHERE harness = ?", (harness,))
     finally:
         conn.close()
+        lock.release()
 
 
 def _merge(total: PassReport, part: PassReport) -> None:
