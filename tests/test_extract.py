@@ -93,6 +93,39 @@ def test_a_later_session_with_the_same_lesson_reinforces_it(replayed):
     assert all(m.seen == 2 for m in _memories(home))
 
 
+def test_a_forgotten_memory_does_not_come_back(replayed):
+    """mem0's most common complaint: forget a lesson, and the next session stores it again."""
+    from click.testing import CliRunner
+
+    from automem.cli import cli
+
+    home, session_id, cwd, root = replayed
+    decision = next(m for m in _memories(home) if m.type == "decision")
+    done = CliRunner().invoke(cli, ["forget", decision.id, "--json"], env={"AUTOMEM_HOME": str(home)},
+                              catch_exceptions=False)
+    assert done.exit_code == 0, done.output
+    result = extract(Home(home), session_id="a-new-session", transcript=root / "transcript.jsonl", cwd=cwd)
+    assert decision.summary not in [m.summary for m in result.stored]
+    assert decision.summary not in [m.summary for m in _memories(home)]
+
+
+def test_sessions_extracting_at_once_store_one_memory(tmp_path, automem_home, run_hook):
+    """Three sessions state the same preference and their workers run together: one memory, seen three times."""
+    automem_home.mkdir(parents=True)
+    consent.write(automem_home, "yes")
+    env = _env(automem_home, tmp_path)
+    sessions = [f"par-{i}" for i in range(3)]
+    for sid in sessions:
+        run_hook("UserPromptSubmit", {"session_id": sid, "cwd": str(tmp_path), "hook_event_name": "UserPromptSubmit",
+                                      "prompt": "I prefer short commit messages in the imperative mood."}, env)
+    workers = [subprocess.Popen([sys.executable, "-m", "automem.extract.worker", "--no-bank", "--session", sid,
+                                 "--cwd", str(tmp_path)], env=env) for sid in sessions]
+    assert [w.wait(timeout=120) for w in workers] == [0, 0, 0]
+    memories = _memories(automem_home)
+    assert len(memories) == 1, [m.summary for m in memories]
+    assert memories[0].seen == 3
+
+
 def test_a_users_memory_is_never_rewritten(tmp_path, automem_home):
     automem_home.mkdir(parents=True)
     consent.write(automem_home, "yes")

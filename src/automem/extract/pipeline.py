@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,7 +20,7 @@ from automem.extract.candidates import Candidate, candidates, error_clusters
 from automem.extract.dedupe import Deduper
 from automem.extract.steps import Step, steps_from_spool, steps_from_turns
 from automem.home import GLOBAL_PROJECT, Home, Project
-from automem.store.memories import Memory, list_memories, now_iso, reinforce, save
+from automem.store.memories import Memory, list_memories, now_iso, parse, reinforce, save
 
 
 @dataclass
@@ -135,12 +137,40 @@ def extract(
     model = cfg.model
     result = Result(candidates=len(found), model=model)
     if not found:
-        _finish_state(state_path, state, session_clusters, prior, clusters_path)
+        with _store_lock(home):
+            prior = Counter(_load_json(clusters_path).get("counts", {}))
+            _finish_state(state_path, state, session_clusters, prior, clusters_path)
         return result
 
     if use_model and model and model != "off" and consent.granted(home.root):
         found = _with_model(found, steps, model, cfg, home, last_message)
 
+    with _store_lock(home):  # sessions extracting at once: one reads, dedupes and saves at a time
+        result = _store(home, project, found, result, state, state_path, session_id, harness,
+                        session_clusters, clusters_path)
+    message = result.message()
+    if message and session_id:
+        _save_text(note_path(home, session_id), message)
+    return result
+
+
+@contextmanager
+def _store_lock(home: Home):
+    import fcntl
+
+    folder = _state_dir(home)
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = os.open(folder / "store.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _store(home, project, found, result, state, state_path, session_id, harness, session_clusters, clusters_path):
+    """Dedupe against what is on disk now and save; the error-cluster counts are merged under the same lock."""
+    prior = Counter(_load_json(clusters_path).get("counts", {}))  # re-read: another session may have added
     emitted = set(state.get("emitted", []))
     existing = _existing(project, home)
     deduper = Deduper([m.summary + "\n" + m.content for m in existing])
@@ -153,6 +183,8 @@ def extract(
         match = deduper.duplicate_of(memory.summary + "\n" + memory.content)
         if match is not None:
             known = existing[match]
+            if _forgotten(known):
+                continue
             if known.path is not None and known.is_automatic and known.session_id != session_id:
                 reinforce(known, now_iso())
                 result.reinforced.append(known)
@@ -165,9 +197,6 @@ def extract(
         result.stored.append(memory)
     state["emitted"] = sorted(emitted)
     _finish_state(state_path, state, session_clusters, prior, clusters_path)
-    message = result.message()
-    if message and session_id:
-        _save_text(note_path(home, session_id), message)
     return result
 
 
@@ -228,10 +257,24 @@ def _read_steps(home: Home, session_id: str, transcript, harness, state: dict) -
 
 
 def _existing(project: Project, home: Home) -> list[Memory]:
+    """The memories a candidate is compared with: the project's, the global ones, and what the user forgot
+    (a forgotten lesson must not come back the next time the same thing happens)."""
     memories = list_memories(project)
     if project.slug != GLOBAL_PROJECT:
         memories += list_memories(home.global_project())
+    for owner in {project.slug: project, GLOBAL_PROJECT: home.global_project()}.values():
+        trash = owner.trash_dir
+        if trash.is_dir():
+            for path in sorted(trash.glob("*.md")):
+                try:
+                    memories.append(parse(path))
+                except ValueError:
+                    continue
     return memories
+
+
+def _forgotten(memory: Memory) -> bool:
+    return memory.path is not None and memory.path.parent.name == "trash"
 
 
 def _fingerprint(cand: Candidate) -> str:
