@@ -57,9 +57,7 @@ def _session_start(payload: dict) -> dict | None:
     conn = _open_if_present(root)
     try:
         if conn is not None:
-            report = fts.sync(conn, root, [slug, brief_mod.GLOBAL], max_new=SYNC_MAX_NEW, max_listing=SYNC_MAX_LISTING)
-            if report.deferred:
-                fts.sync_detached(root)
+            _sync_or_defer(conn, root, [slug, brief_mod.GLOBAL])
         brief = brief_mod.build(slug, home_root=root, budget_tokens=_setting(root, "brief.budget_tokens", 1500),
                                 conn=conn)
     finally:
@@ -98,9 +96,7 @@ def _user_prompt(payload: dict) -> dict | None:
     session_id = payload.get("session_id")
     try:
         scope = project_scope(root, slug)
-        report = fts.sync(conn, root, scope, max_new=SYNC_MAX_NEW, max_listing=SYNC_MAX_LISTING, kinds=("memory",))
-        if report.deferred:
-            fts.sync_detached(root)
+        _sync_or_defer(conn, root, scope, kinds=("memory",))
         given = _recalled(root, session_id)
         picked = relevant_memories(conn, prompt, scope, given, limit)
     finally:
@@ -170,6 +166,28 @@ def _open_if_present(root: str):
     from automem.index import fts
 
     return fts.open_index(root)
+
+
+def _sync_or_defer(conn, root: str, slugs: list[str], kinds: tuple[str, ...] | None = None) -> None:
+    """Catch the index up with the tree, or leave that to a detached sync when a writer holds the database
+    (a bank pass, a reindex): the memory already indexed is still read and still given."""
+    import sqlite3
+
+    from automem.index import fts
+
+    try:
+        report = fts.sync(conn, root, slugs, max_new=SYNC_MAX_NEW, max_listing=SYNC_MAX_LISTING, kinds=kinds)
+    except sqlite3.OperationalError as exc:
+        try:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass
+        _log(f"index busy ({exc}); a detached sync catches up")
+        fts.sync_detached(root)
+        return
+    if report.deferred:
+        fts.sync_detached(root)
 
 
 def _setting(root: str, dotted: str, default: int) -> int:

@@ -8,16 +8,22 @@ widened to the whole token (it reports only ``ghp`` of a GitHub token) and
 filtered by the same allow-list as the rules, plus shape checks for the
 look-alikes its entropy plugins love: hashes, UUIDs, integrity strings,
 public keys, base64 of plain text.
+
+Speed without changing results: a plugin is skipped on a window that lacks every
+literal its regexes require (derived from the regexes themselves), and no entropy is
+computed for hits too short to pass the plugin's limit.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import math
 import re
 from functools import lru_cache
 
 from automem.redact.rules import (
+    AsciiView,
     apply_spans,
     classify_key,
     is_allowed,
@@ -28,7 +34,8 @@ from automem.redact.rules import (
 
 _WINDOW_BACK = 96
 _WINDOW_FWD = 224
-_QUOTED_CANDIDATE = re.compile(r"[\"']([A-Za-z0-9+/=_.-]{20,})[\"']")
+# searched in the ASCII view (non-ASCII characters are "?", in no class here): same matches, cheaper scan
+_QUOTED_CANDIDATE = re.compile(rb"[\"']([A-Za-z0-9+/=_.-]{20,})[\"']")
 # ids that transcripts are full of: message, tool-use, request ids
 _ID_PREFIX = re.compile(r"(?:msg|toolu|req|call|run|resp|chatcmpl|evt|cus|pi|ch|sub|in|file|asst|thread|batch)_[A-Za-z0-9]")
 _WIDEN_RIGHT = re.compile(r"[A-Za-z0-9_\-+/=.~]*")
@@ -62,6 +69,122 @@ def _plugins() -> list:
     return [cls() for cls in get_mapping_from_secret_type_to_class().values()]
 
 
+def _required_literals(seq) -> set[str] | None:
+    """Strings one of which every match of a parsed regex sequence contains, or None if unknown.
+
+    Walks the sre parse tree: a run of literals is required; an alternation requires one of its
+    branches' sets; a group or a repeat of at least one requires what its body requires.
+    The most selective (longest shortest string) requirement of the sequence wins.
+    """
+    from re import _constants as c
+
+    best: set[str] | None = None
+    run: list[str] = []
+
+    def consider(cand: set[str] | None) -> None:
+        nonlocal best
+        if cand and all(cand) and (best is None or min(map(len, cand)) > min(map(len, best))):
+            best = cand
+
+    for op, av in seq:
+        if op is c.LITERAL:
+            run.append(chr(av))
+            continue
+        if run:
+            consider({"".join(run)})
+            run = []
+        if op is c.SUBPATTERN and not av[1] and not av[2]:  # inline flag changes: skip the group
+            consider(_required_literals(av[3]))
+        elif op is c.BRANCH:
+            parts = [_required_literals(branch) for branch in av[1]]
+            if all(parts):
+                consider(set().union(*parts))
+        elif op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT) and av[0] >= 1:
+            consider(_required_literals(av[2]))
+    if run:
+        consider({"".join(run)})
+    return best
+
+
+def _plugin_regexes(plugin) -> list | None:
+    """The regexes plugin.analyze_string searches, when it is the stock implementation."""
+    from detect_secrets.plugins.base import RegexBasedDetector
+
+    if isinstance(plugin, RegexBasedDetector):
+        if type(plugin).analyze_string is not RegexBasedDetector.analyze_string:
+            return None
+        return list(plugin.denylist)
+    if type(plugin).__name__ == "KeywordDetector" and getattr(plugin, "keyword_exclude", None) is None:
+        from detect_secrets.plugins.keyword import QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP
+
+        return list(QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP)
+    return None
+
+
+_NEEDLES_BY_PLUGIN: dict[int, tuple] = {}
+
+
+def _plugin_needles(plugin) -> tuple[tuple[bool, tuple[str, ...]], ...] | None:
+    """Per regex of plugin: (case-insensitive, strings one of which any hit's window holds); None: always run."""
+    key = id(plugin)  # the plugins are built once (_plugins) and are not hashable
+    if key not in _NEEDLES_BY_PLUGIN:
+        _NEEDLES_BY_PLUGIN[key] = (plugin, _derive_needles(plugin))
+    return _NEEDLES_BY_PLUGIN[key][1]
+
+
+def _derive_needles(plugin) -> tuple[tuple[bool, tuple[str, ...]], ...] | None:
+    from re import _parser
+
+    regexes = _plugin_regexes(plugin)
+    if not regexes:
+        return None
+    out = []
+    for rx in regexes:
+        ci = bool(rx.flags & re.IGNORECASE)
+        try:
+            need = _required_literals(_parser.parse(rx.pattern, rx.flags))
+        except Exception:  # noqa: BLE001 - an unparsable pattern just runs on every window
+            return None
+        if need and ci:
+            # only ASCII windows are filtered: a word can be dropped if no ASCII text can match it
+            # (Latin-1 letters fold within Latin-1; others such as LONG S or KELVIN SIGN fold to ASCII)
+            if not all(w.isascii() or all(ch.isascii() or "\x80" <= ch <= "\xff" for ch in w) for w in need):
+                return None
+            need = {w for w in need if w.isascii()}
+        if not need:
+            return None
+        out.append((ci, tuple(sorted(w.lower() if ci else w for w in need))))
+    return tuple(out)
+
+
+def _skip_plugin(plugin, window: str, lowered: list) -> bool:
+    """True when none of plugin's regexes can match window (it lacks every string they require).
+
+    Case-insensitive needles are only trusted on ASCII windows: IGNORECASE also matches
+    non-ASCII look-alikes (KELVIN SIGN for k, LONG S for s).
+    """
+    needles = _plugin_needles(plugin)
+    if needles is None:
+        return False
+    for ci, words in needles:
+        if ci:
+            if not window.isascii():
+                return False
+            if not lowered:
+                lowered.append(window.lower())
+            hay = lowered[0]
+        else:
+            hay = window
+        if any(w in hay for w in words):
+            return False
+    return True
+
+
+def _entropy_cannot_pass(plugin, hit: str) -> bool:
+    """True when hit is too short to exceed the plugin's entropy limit (entropy <= log2(len))."""
+    return math.log2(len(hit)) < plugin.entropy_limit - 1e-6
+
+
 def _is_shape(value: str) -> bool:
     return any(rx.fullmatch(value) for rx in _SHAPE_RXES)
 
@@ -83,19 +206,20 @@ def _is_plain_base64(value: str) -> bool:
     return printable == len(decoded) and (" " in decoded or decoded.isalpha())
 
 
-def _suspicious_spots(text: str) -> list[int]:
+def _suspicious_spots(text: str, view: AsciiView | None = None) -> list[int]:
     """Quoted machine-made strings that are not ids or hashes (keyed spots come from the rule table)."""
+    data = (view or AsciiView(text)).data
     spots: list[int] = []
-    for m in _QUOTED_CANDIDATE.finditer(text):
-        value = m.group(1)
+    for m in _QUOTED_CANDIDATE.finditer(data):
+        value = text[m.start(1) : m.end(1)]
         if not _ID_PREFIX.match(value) and looks_random(value, 20) and not _is_shape(value):
             spots.append(m.start())
     return spots
 
 
-def _windows(text: str, seeds: list[int]) -> list[tuple[int, int]]:
+def _windows(text: str, seeds: list[int], view: AsciiView | None = None) -> list[tuple[int, int]]:
     """Merged windows around suspicious positions, clipped to their line."""
-    spots = list(seeds) + _suspicious_spots(text)
+    spots = list(seeds) + _suspicious_spots(text, view)
     if not spots:
         return []
     spots.sort()
@@ -117,13 +241,17 @@ def _windows(text: str, seeds: list[int]) -> list[tuple[int, int]]:
     return windows
 
 
-def detect_secrets_spans(text: str, seeds: list[int] | None = None) -> list[tuple[int, int, str]]:
+def detect_secrets_spans(text: str, seeds: list[int] | None = None, view: AsciiView | None = None) -> list[tuple[int, int, str]]:
     """detect-secrets hits in text, widened to whole tokens and filtered by the allow-list."""
     spans: list[tuple[int, int, str]] = []
     plugins = _plugins()
-    for ws, we in _windows(text, seeds or []):
+    entropy_memo: dict[tuple[int, str], bool] = {}
+    for ws, we in _windows(text, seeds or [], view):
         window = text[ws:we]
+        lowered: list[str] = []
         for plugin in plugins:
+            if _skip_plugin(plugin, window, lowered):
+                continue
             try:
                 hits = set(plugin.analyze_string(window))
             except Exception:  # noqa: BLE001 - one plugin's bug must not stop the pass
@@ -131,17 +259,17 @@ def detect_secrets_spans(text: str, seeds: list[int] | None = None) -> list[tupl
             for hit in hits:
                 if not isinstance(hit, str) or not hit:
                     continue
-                for span in _judge_hit(plugin, text, window, ws, hit):
+                for span in _judge_hit(plugin, text, window, ws, hit, entropy_memo):
                     spans.append(span)
     return spans
 
 
-def _judge_hit(plugin, text: str, window: str, ws: int, hit: str):
+def _judge_hit(plugin, text: str, window: str, ws: int, hit: str, entropy_memo: dict | None = None):
     kind = plugin.secret_type
     if kind == "Public IP (ipv4)":
         return  # an address is not a credential
     entropy_kind = kind in ("Base64 High Entropy String", "Hex High Entropy String")
-    if entropy_kind and (_ID_PREFIX.match(hit) or plugin.calculate_shannon_entropy(hit) <= plugin.entropy_limit):
+    if entropy_kind and (_ID_PREFIX.match(hit) or _low_entropy(plugin, hit, entropy_memo)):
         return
     name = "secret" if kind in ("Secret Keyword",) or entropy_kind else re.sub(r"[^a-z0-9]+", "-", kind.lower()).strip("-")
     start = window.find(hit)
@@ -158,6 +286,19 @@ def _judge_hit(plugin, text: str, window: str, ws: int, hit: str):
         if _keep(kind, entropy_kind, text, a, token):
             yield a, b, name
         start = window.find(hit, start + 1)
+
+
+def _low_entropy(plugin, hit: str, memo: dict | None) -> bool:
+    """The plugin's own verdict (entropy <= its limit), skipping the count for short hits and repeats."""
+    if _entropy_cannot_pass(plugin, hit):
+        return True
+    key = (id(plugin), hit)
+    if memo is not None and key in memo:
+        return memo[key]
+    low = plugin.calculate_shannon_entropy(hit) <= plugin.entropy_limit
+    if memo is not None:
+        memo[key] = low
+    return low
 
 
 def _keep(kind: str, entropy_kind: bool, text: str, a: int, token: str) -> bool:
@@ -185,8 +326,9 @@ def redact(text: str) -> str:
     if not text:
         return text
     key_starts: list[int] = []
-    spans = rule_spans(text, key_starts)
-    spans.extend(detect_secrets_spans(text, key_starts))
+    view = AsciiView(text)
+    spans = rule_spans(text, key_starts, view)
+    spans.extend(detect_secrets_spans(text, key_starts, view))
     return apply_spans(text, spans)
 
 

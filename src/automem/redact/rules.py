@@ -197,10 +197,11 @@ _E = r"(?![A-Za-z0-9_-])"  # right boundary
 class Rule:
     """One detector: needles (literals that must occur), a regex and how to apply it there."""
 
-    __slots__ = ("name", "needles", "pattern", "flags", "back", "fwd", "check", "ci", "run", "_rx")
+    __slots__ = ("name", "needles", "pattern", "flags", "back", "fwd", "check", "ci", "run", "near", "_rx")
 
     def __init__(self, name: str, needles: tuple[str, ...], pattern: str, *, back: int = 0, fwd: int = 0,
-                 check: str | None = None, ci: bool = False, flags: int = 0, run: bool | None = None) -> None:
+                 check: str | None = None, ci: bool = False, flags: int = 0, run: bool | None = None,
+                 near: tuple[str, ...] = ()) -> None:
         self.name = name
         self.needles = needles
         self.pattern = pattern
@@ -212,6 +213,8 @@ class Rule:
         # run rules start where a run of token characters starts (see _run_starts): found by a
         # 2-character prefix lookup instead of one scan of the text per needle
         self.run = (pattern.startswith(_B) and not back and not ci) if run is None else run
+        # windowed rules: words one of which every match holds; a window without any is skipped
+        self.near = near
         self._rx: re.Pattern[str] | None = None
 
     @property
@@ -294,7 +297,7 @@ VENDOR_RULES: list[Rule] = [
     Rule("password", ("identified by",), r"(?i)identified\s+by\s+(?P<q>[\"'])(?P<v>[^\"'\n]+)(?P=q)", ci=True),
     Rule("password", ("-p",),
          r"(?:mysql\w*|mariadb\w*|sshpass|mysqladmin|(?:docker|podman|nerdctl|helm|oras|buildah|skopeo)\s+(?:\w+\s+)?login)\b[^\n|;&]*?\s-p\s*(?P<q>[\"']?)(?P<v>[^\s\"']+)(?P=q)",
-         back=300, fwd=200),
+         back=300, fwd=200, near=("mysql", "mariadb", "sshpass", "login")),
     Rule("password", ("-p",), r"(?<![\w-])-p(?P<q>[\"'])(?P<v>[^\"'\n]{3,})(?P=q)", run=False),
     Rule("password", ("-u", "-a "),
          r"(?:(?<=\s)|(?<=\s-)|^)(?:-u|-user|-a|-auth)(?:\s+|=)(?P<q>\\?[\"']?)[^\s:\"'\\]+:(?P<v>(?=[^\s\"'\\]*[A-Za-z])[^\s\"'\\]+)(?P=q)"),
@@ -351,22 +354,53 @@ def _basic_ok(value: str) -> bool:
     return b":" in decoded or looks_tokenish(value)
 
 
-def _lowered(text: str) -> str:
-    low = text.lower()
-    if len(low) != len(text):  # a few non-ASCII letters change length when lowered
-        low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
-    return low
+class AsciiView:
+    """A text as ASCII bytes for needle searches, built once per text and shared by every rule.
+
+    Every non-ASCII character becomes ``?`` (one byte each), so positions are the text's
+    positions, and no needle (all ASCII, none with ``?``) can match where it did not before.
+    Byte searches skip the cost of wide strings (a transcript with one emoji is stored
+    4 bytes a character), and ``bytes.lower`` is far cheaper than ``str.lower``. The one
+    non-ASCII character that ``str.lower`` turns into ASCII, KELVIN SIGN -> ``k``, could only
+    complete ``key``/``token``, whose key regexes run on the text and reject it anyway.
+    """
+
+    __slots__ = ("data", "low", "_hits")
+
+    def __init__(self, text: str) -> None:
+        self.data = text.encode("ascii", "replace")
+        self.low = self.data.lower()
+        self._hits: dict[tuple[str, bool], list[int]] = {}
+
+    def find_all(self, needle: str, ci: bool = False) -> list[int]:
+        """Every position of needle (in the lowered text when ci), cached per text."""
+        hits = self._hits.get((needle, ci))
+        if hits is None:
+            hay = self.low if ci else self.data
+            raw = needle.encode("ascii")
+            parent = _PARENT_NEEDLE.get(needle)
+            if parent is not None:  # filter the hits of a shorter needle instead of one more scan
+                hits = [i for i in self.find_all(parent, ci) if hay.startswith(raw, i)]
+            else:
+                first = hay.find(raw)  # absent needles (most of them) cost one byte search
+                hits = [] if first < 0 else [m.start() for m in _needle_rx(raw).finditer(hay, first)]
+            self._hits[(needle, ci)] = hits
+        return hits
 
 
-_NEEDLE_RX: dict[str, re.Pattern[str]] = {}
+# needle -> a prefix of it that is searched anyway (or rare). None of these prefixes can overlap
+# itself, so its non-overlapping hits are all its occurrences, and so hold every needle occurrence.
+_PARENT_NEEDLE = {":AA": ":A", ":APA91b": ":A", "-us": "-u", "authorization": "auth"}
 
 
-def _find_all(hay: str, needle: str):
-    """Every position of needle in hay (a literal regex search beats str.find for short needles)."""
-    rx = _NEEDLE_RX.get(needle)
+_NEEDLE_RX: dict[bytes, re.Pattern[bytes]] = {}
+
+
+def _needle_rx(raw: bytes) -> re.Pattern[bytes]:
+    rx = _NEEDLE_RX.get(raw)
     if rx is None:
-        rx = _NEEDLE_RX[needle] = re.compile(re.escape(needle))
-    return [m.start() for m in rx.finditer(hay)]
+        rx = _NEEDLE_RX[raw] = re.compile(re.escape(raw))
+    return rx
 
 
 def _group_span(m: re.Match[str]) -> tuple[int, int]:
@@ -389,15 +423,17 @@ for _rule in VENDOR_RULES:
                 _bucket.append(_rule)
     else:
         _FIND_RULES.append(_rule)
-_PGPASS_PORT_RX = _Lazy(r":(?:\d{2,5}|\*):")
+# where a .pgpass line may hold its port; "?" stands for any non-ASCII character (the
+# rule's \d also takes non-ASCII digits): a line found here is then matched on the text
+_PGPASS_PORT_RX = _Lazy(rb":(?:[0-9?]{2,5}|\*):")
 
 
-def _run_starts(text: str) -> list[int]:
-    """Where runs of 8+ token characters start: the only places a prefixed token can begin.
+def _run_starts(view: AsciiView) -> list[int]:
+    """Where runs of 10+ token characters start: the only places a prefixed token can begin.
 
     One bytes.translate and one literal search, so the cost does not grow with the number of rules.
     """
-    data = b" " + text.encode("ascii", "replace").translate(_RUN_TABLE)
+    data = b" " + view.data.translate(_RUN_TABLE)
     return [m.start() for m in _RUN_RX.finditer(data)]
 
 
@@ -414,11 +450,13 @@ def _accept(rule: Rule, m: re.Match[str], text: str) -> tuple[int, int, str] | N
     return start, end, rule.name
 
 
-def vendor_spans(text: str, low: str | None = None) -> list[tuple[int, int, str]]:
+def vendor_spans(text: str, view: AsciiView | None = None) -> list[tuple[int, int, str]]:
     """Spans found by the vendor/shape rules (not key/value assignments)."""
+    if view is None:
+        view = AsciiView(text)
     spans: list[tuple[int, int, str]] = []
     dispatch = _DISPATCH
-    for s in _run_starts(text):
+    for s in _run_starts(view):
         bucket = dispatch.get(text[s : s + 2])
         if bucket:
             for rule in bucket:
@@ -428,28 +466,25 @@ def vendor_spans(text: str, low: str | None = None) -> list[tuple[int, int, str]
                     if hit:
                         spans.append(hit)
                         break
-    found: dict[tuple[bool, str], list[int]] = {}
     for rule in _FIND_RULES:
-        hay = text
-        if rule.ci:
-            if low is None:
-                low = _lowered(text)
-            hay = low
         if rule.check == "pgpass":
-            positions = (m.start() for m in _PGPASS_PORT_RX.finditer(text))
+            positions = [m.start() for m in _PGPASS_PORT_RX.finditer(view.data)] if b":" in view.data else []
+        elif len(rule.needles) == 1:
+            positions = view.find_all(rule.needles[0], rule.ci)
         else:
             positions = []
             for needle in rule.needles:
-                hits = found.get((rule.ci, needle))
-                if hits is None:
-                    hits = found[(rule.ci, needle)] = _find_all(hay, needle)
-                positions.extend(hits)
+                positions.extend(view.find_all(needle, rule.ci))
+        near = [w.encode("ascii") for w in rule.near]
         seen_end = -1
         for i in positions:
             if i < seen_end:
                 continue
             if rule.back:
-                m = _match_around(rule.rx, text, i, max(0, i - rule.back), min(len(text), i + rule.back + rule.fwd + 8))
+                lo, hi = max(0, i - rule.back), min(len(text), i + rule.back + rule.fwd + 8)
+                if near and not any(view.data.find(w, lo, hi) >= 0 for w in near):
+                    continue  # no word the rule needs in this window (cheaper than scanning the text for them)
+                m = _match_around(rule.rx, text, i, lo, hi)
             elif rule.check == "pgpass":
                 m = _pgpass_at(rule, text, i)
             else:
@@ -501,17 +536,18 @@ def _classify_cached(key: str) -> tuple[str, str] | None:
         return result
 
 
-def assignment_spans(text: str, low: str | None = None, key_starts: list[int] | None = None) -> list[tuple[int, int, str]]:
+def assignment_spans(text: str, view: AsciiView | None = None, key_starts: list[int] | None = None) -> list[tuple[int, int, str]]:
     """Values of secret-named keys: KEY=value, "key": "value", --key value, <key>value</key> ...
 
     key_starts, when given, collects where secret-named keys start (the full pass looks there too).
     """
-    if low is None:
-        low = _lowered(text)
+    if view is None:
+        view = AsciiView(text)
+    low = view.low
     seen: set[int] = set()
     spans: list[tuple[int, int, str]] = []
     for needle in KEY_NEEDLES:
-        for i in _find_all(low, needle):
+        for i in view.find_all(needle, True):
             k_end = _KEY_FWD_RX.match(text, i).end()
             if not _KEY_TAIL_RX.match(text, k_end):
                 continue
@@ -525,8 +561,8 @@ def assignment_spans(text: str, low: str | None = None, key_starts: list[int] | 
                 key_starts.append(start)  # a secret-named key whose value the rules let through
             if span:
                 spans.append(span)
-    if "value" in low and "name" in low:
-        for i in _find_all(low, "name:"):
+    if b"value" in low and b"name" in low:
+        for i in view.find_all("name:", True):
             m = _K8S_RX.match(text, i)
             if m:
                 cls = _classify_cached(m.group("k"))
@@ -640,11 +676,12 @@ def _balanced(value: str) -> bool:
 # ---------------------------------------------------------------- applying spans
 
 
-def rule_spans(text: str, key_starts: list[int] | None = None) -> list[tuple[int, int, str]]:
+def rule_spans(text: str, key_starts: list[int] | None = None, view: AsciiView | None = None) -> list[tuple[int, int, str]]:
     """Every span the shared rule table finds in text (before merging)."""
-    low = _lowered(text)
-    spans = vendor_spans(text, low)
-    spans.extend(assignment_spans(text, low, key_starts))
+    if view is None:
+        view = AsciiView(text)
+    spans = vendor_spans(text, view)
+    spans.extend(assignment_spans(text, view, key_starts))
     return spans
 
 
