@@ -76,3 +76,13 @@ def test_project_for_cwd_and_layout(tmp_path: Path, monkeypatch):
     assert home.project_for_cwd("").slug == "_global"
     with pytest.raises(ValueError):
         home.project_dir("../etc")
+
+
+def test_windows_cwd_read_on_posix_is_one_project_wherever_automem_runs(tmp_path, monkeypatch):
+    """A transcript from the Windows side (WSL, Antigravity) must not resolve against this process's folder."""
+    spellings = [r"C:\Users\me\proj", "c:/users/me/proj", r"\\?\C:\Users\me\proj"]
+    slugs = set()
+    for folder in (tmp_path, Path("/")):
+        monkeypatch.chdir(folder)
+        slugs |= {project_slug(find_project_root(s)) for s in spellings}
+    assert slugs == {project_slug(r"C:\Users\me\proj")}

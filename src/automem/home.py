@@ -101,6 +101,8 @@ def find_project_root(cwd: str) -> str:
     """
     if not cwd:
         return cwd
+    if os.name != "nt" and _foreign(cwd):
+        return normalize_path(cwd)  # a Windows path read on POSIX: nothing to walk, nothing to resolve against
     start = Path(os.path.expanduser(cwd))
     try:
         start = start.resolve()
@@ -116,6 +118,13 @@ def find_project_root(cwd: str) -> str:
         except OSError:
             break
     return str(start)
+
+
+def _foreign(path: str) -> bool:
+    """A Windows spelling (drive letter, UNC share, ``\\\\?\\`` or ``file:///C:``), which POSIX cannot look up."""
+    text = path.strip()
+    return bool(_DRIVE.match(text) or text.startswith(("\\\\", "//?/")) or re.match(r"file:///?[A-Za-z]:", text)
+                or ("\\" in text and "/" not in text))
 
 
 def _worktree_main(git_file: Path) -> Path | None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -147,6 +148,8 @@ def _bank_file(home, conn, harness, path, cursors, window_start, now, report, bu
         st = path.stat()
     except FileNotFoundError:
         return 0
+    if not stat.S_ISREG(st.st_mode):
+        return 0  # a FIFO or a device named like a transcript would block or never end
     if st.st_mtime < window_start:
         return 0  # not modified inside the backfill window: never read
     offset, size, mtime_ns, inode, updated_at = cursors.get(key, (0, -1, -1, -1, 0.0))

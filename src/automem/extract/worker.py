@@ -30,6 +30,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0  # the home is gone (uninstalled, or a throwaway one removed): never create it from here
     from automem.log import log_error
 
+    if args.transcript and not _regular_file(args.transcript):
+        # a payload may name anything: /dev/zero or a FIFO would eat memory or block until the time limit
+        log_error("extract-worker", f"transcript_path is not a regular file, ignored: {args.transcript[:200]}")
+        args.transcript = None
     if not args.no_bank:
         try:
             from pathlib import Path
@@ -47,9 +51,48 @@ def main(argv: list[str] | None = None) -> int:
         from automem import consent
 
         consent.prune_spool(automem_home())  # growth is bounded: old sessions' captures go after spool_days
+        prune_session_state(automem_home())
     except BaseException as exc:  # noqa: BLE001
         log_error("extract-worker", f"pruning the spool: {type(exc).__name__}: {exc}")
     return 0
+
+
+STATE_KEEP_DAYS = 30
+
+
+def _regular_file(path: str) -> bool:
+    import os
+    import stat
+
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def prune_session_state(home: str, now: float | None = None, keep_days: int = STATE_KEEP_DAYS) -> int:
+    """Per-session progress and locks of sessions untouched for a month go (one pair per session otherwise
+    piles up forever); the shared files (store.lock, error clusters) stay."""
+    import os
+    import time
+
+    folder = os.path.join(home, "state", "extract")
+    now = time.time() if now is None else now
+    removed = 0
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return 0
+    for entry in entries:
+        if entry.name == "store.lock" or entry.name.startswith("clusters-") or not entry.is_file():
+            continue
+        try:
+            if now - entry.stat().st_mtime > keep_days * 86400:
+                os.unlink(entry.path)
+                removed += 1
+        except OSError:
+            continue
+    return removed
 
 
 def run_extraction(session_id: str, transcript: str | None, harness: str, cwd: str | None):

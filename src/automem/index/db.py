@@ -111,8 +111,15 @@ def _open(path: Path) -> sqlite3.Connection:
     return conn
 
 
+KEEP_CORRUPT_COPIES = 3
+
+
 def _move_aside(path: Path) -> None:
-    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+    """Keep the broken file for a post-mortem (the newest few only: a repeatedly corrupted index must not pile up)."""
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + f"-{time.time_ns() % 1_000_000_000:09d}"
+    old = sorted(path.parent.glob(path.name + ".corrupt-*"), key=lambda p: p.stat().st_mtime)
+    for stale in old[: max(0, len(old) - KEEP_CORRUPT_COPIES * 3 + 3)]:
+        stale.unlink(missing_ok=True)
     for suffix in ("", "-wal", "-shm"):
         part = Path(str(path) + suffix)
         if part.exists():
