@@ -122,3 +122,10 @@ def test_caps():
 @pytest.mark.parametrize("bad", ["", "   ", None, 42])
 def test_empty_or_wrong_input(bad):
     assert detect_feedback(bad) == []
+
+
+def test_no_as_an_interjection_does_not_negate_what_follows():
+    from automem.capture.feedback import detect_feedback
+
+    assert [i["feedback"] for i in detect_feedback("no, always use pnpm instead of npm")] == ["preference"]
+    assert detect_feedback("no perfect solution exists") == []

@@ -73,7 +73,10 @@ _RETRACTION = re.compile(
     r"|forget (?:that|what i said|i said that))\b",
     re.I,
 )
-_NEGATION_BEFORE = re.compile(r"\b(?:not|never|no|isn'?t|wasn'?t|don'?t|doesn'?t|didn'?t|hardly)\W+(?:\w+\W+)?$", re.I)
+# "no" followed by a comma or stop is an interjection ("no, always use pnpm"), not a negation of what follows
+_NEGATION_BEFORE = re.compile(
+    r"\b(?:not|never|no(?!\s*[,.;:!])|isn'?t|wasn'?t|don'?t|doesn'?t|didn'?t|hardly)\W+(?:\w+\W+)?$", re.I
+)
 _QUESTION_START = re.compile(r"^(?:why|what|how|when|where|who|which|is|are|does|do|did)\b", re.I)
 _INJECTED = re.compile(
     r"<(system-reminder|command-[\w-]+|local-command-[\w-]+|bash-[\w-]+|user-prompt-submit-hook|task-notification)>"
