@@ -13,6 +13,7 @@ import os
 import shlex
 import shutil
 import subprocess
+import time
 import sys
 from pathlib import Path
 
@@ -353,6 +354,20 @@ def test_plugin_hook_script_runs_without_the_venv(tmp_path):
     status = subprocess.run([str(bare / "python3"), str(REPO / "hooks" / "automem-hook"), "--cli", "status"],
                             env=env, capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert status.returncode == 0 and "spool: 1 files" in status.stdout, status.stderr
+    # Stop starts the detached worker with the same interpreter: it finds the plugin's copy of automem and, lacking
+    # the dependencies lessons need, says so in the log instead of dying unheard
+    stop = plugin["hooks"]["Stop"][0]["hooks"][0]["command"]
+    payload = {**_failure_payload("s-plugin"), "hook_event_name": "Stop", "stop_hook_active": False}
+    out = subprocess.run(["bash", "-c", stop], input=json.dumps(payload), text=True, env=env, capture_output=True,
+                         timeout=60, cwd=tmp_path)
+    assert out.returncode == 0
+    missing = subprocess.run([str(bare / "python3"), "-c", "import frontmatter, detect_secrets"], capture_output=True)
+    if missing.returncode != 0:
+        log = home / "log" / "automem.log"
+        deadline = time.time() + 60
+        while time.time() < deadline and "run `python3 install.py`" not in (log.read_text() if log.exists() else ""):
+            time.sleep(0.2)
+        assert "lessons and banking need automem's dependencies" in log.read_text()
 
 
 def test_user_command_points_at_the_installed_script(tmp_path):

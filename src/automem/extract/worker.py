@@ -30,6 +30,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0  # the home is gone (uninstalled, or a throwaway one removed): never create it from here
     from automem.log import log_error
 
+    missing = _missing_dependencies()
+    if missing:
+        log_error("extract-worker", f"{sys.executable} lacks {', '.join(missing)}: lessons and banking need automem's "
+                  "dependencies; run `python3 install.py` (capture, the brief and recall work without them)")
+        return 0
     if args.transcript and not _regular_file(args.transcript):
         # a payload may name anything: /dev/zero or a FIFO would eat memory or block until the time limit
         log_error("extract-worker", f"transcript_path is not a regular file, ignored: {args.transcript[:200]}")
@@ -58,6 +63,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 STATE_KEEP_DAYS = 30
+
+
+def _missing_dependencies() -> list[str]:
+    import importlib.util
+
+    return [name for name in ("yaml", "frontmatter", "detect_secrets") if importlib.util.find_spec(name) is None]
 
 
 def _regular_file(path: str) -> bool:
