@@ -80,3 +80,14 @@ def test_stop_hook_process_stays_light(tmp_path, automem_home):
             " if m in sys.modules]; print('HEAVY', heavy, file=sys.stderr)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert "HEAVY []" in proc.stderr, proc.stderr
+
+
+def test_the_question_names_a_command_the_user_can_run(automem_home, run_hook, tmp_path):
+    """The venv's bin is rarely on PATH: the Stop message names the hook's own script."""
+    from conftest import hook_command
+
+    out = run_hook("Stop", {"session_id": "q-1", "cwd": str(tmp_path), "hook_event_name": "Stop"})
+    message = json.loads(out.stdout)["systemMessage"]
+    command = hook_command()[0]
+    if command.endswith("automem"):
+        assert f"`{command} consent yes`" in message

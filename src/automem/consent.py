@@ -17,7 +17,7 @@ ANSWERS = {"yes": True, "y": True, "true": True, "no": False, "n": False, "false
 QUESTION = (
     "automem can extract lessons at the end of each turn (errors hit, fixes applied, preferences you stated) "
     "into local Markdown memory under {home}. Nothing leaves this machine unless you also set AUTOMEM_MODEL. "
-    "Answer once in a terminal: `automem consent yes`, `automem consent no`, or `automem consent ask`."
+    "Answer once in a terminal: `{cmd} consent yes`, `{cmd} consent no`, or `{cmd} consent ask`."
 )
 
 
@@ -52,7 +52,20 @@ def write(home: str, answer: str | bool) -> bool | str:
 
 
 def question(home: str) -> str:
-    return QUESTION.format(home=home)
+    return QUESTION.format(home=home, cmd=command_name())
+
+
+def command_name() -> str:
+    """How the user can call automem: the hook's own script path (the venv's bin is rarely on PATH)."""
+    import sys
+
+    script = sys.argv[0] if sys.argv and sys.argv[0] else ""
+    name = os.path.basename(script)
+    if name == "automem" and os.sep in script:
+        return os.path.abspath(script)
+    if name == "automem-hook":
+        return f"python3 {script} --cli"
+    return "automem"
 
 
 def asked_marker(home) -> str:
