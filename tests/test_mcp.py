@@ -200,3 +200,37 @@ def test_a_secret_given_to_memory_bank_is_nowhere_under_automem_home(env):
         assert password.encode() not in data, path
     memory = next(p for p in files if p.parent.name == "memories")
     assert "Rotate it when the deploy user changes." in memory.read_text()
+
+
+def test_concurrent_memory_bank_calls_store_one_memory_and_count_every_call(env):
+    """Six agents bank the same lesson at once: one file, seen six times (no duplicate, no lost reinforcement)."""
+    async def scenario(s):
+        results = []
+
+        async def call():
+            results.append(_ok(await s.call_tool("memory_bank", LESSON)))
+
+        async with anyio.create_task_group() as group:
+            for _ in range(6):
+                group.start_soon(call)
+        return results
+
+    results = session(env, scenario)
+    assert sorted(r["status"] for r in results) == ["reinforced"] * 5 + ["stored"]
+    files = list(env["home"].glob("projects/*/memories/*.md"))
+    assert len(files) == 1
+    assert "seen: 6" in files[0].read_text()
+
+
+def test_memory_get_by_id_refuses_a_symlink_out_of_the_tree(env, tmp_path):
+    outside = tmp_path / "private-notes.md"
+    outside.write_text("---\nid: evil\ntype: observation\nsummary: private\n---\n\nnot automem's to show\n")
+
+    async def scenario(s):
+        stored = _ok(await s.call_tool("memory_bank", LESSON))
+        folder = next(env["home"].glob("projects/*/memories"))
+        (folder / "evil.md").symlink_to(outside)
+        return await s.call_tool("memory_get", {"id": "evil"})
+
+    result = session(env, scenario)
+    assert result.is_error and "not automem's to show" not in str(result.content)

@@ -136,7 +136,9 @@ def get(id: str | None = None, path: str | None = None, *, cwd: str | None = Non
         rel = full.relative_to(root).as_posix()
     else:
         rel = _path_for_id(home, project.slug, id or "")
-        full = root / rel
+        full = Path(os.path.realpath(root / rel))
+        if root not in full.parents:  # a symlink inside the tree pointing out of it
+            raise CallError(f"refusing {id!r}: its file resolves outside AUTOMEM_HOME ({root})")
     try:
         with open(full, encoding="utf-8", errors="replace") as handle:
             text = handle.read(GET_CAP + 1)
@@ -174,11 +176,10 @@ def _path_for_id(home, slug: str, entry_id: str) -> str:
 def bank(*, type: str, summary: str, content: str, why: str = "", how_to_apply: str = "",
          tags: list[str] | None = None, scope: str = "project", cwd: str | None = None, client: str = "") -> dict:
     """Store an agent's lesson (redacted, capped), or reinforce the memory it duplicates."""
-    from automem.extract.dedupe import Deduper
     from automem.home import GLOBAL_PROJECT
     from automem.index import fts
-    from automem.store import redacted
-    from automem.store.memories import Memory, now_iso, parse, reinforce, save
+    from automem.store import memory_lock, redacted
+    from automem.store.memories import Memory
 
     home, project = _project(cwd)
     summary, content = redacted(summary).strip(), redacted(content).strip()
@@ -198,27 +199,37 @@ def bank(*, type: str, summary: str, content: str, why: str = "", how_to_apply: 
     slugs = list(dict.fromkeys([target.slug, project.slug, GLOBAL_PROJECT]))
     conn = fts.open_index(root)
     try:
-        fts.sync(conn, root, slugs)
-        rows = conn.execute(
-            f"SELECT d.path, d.title, m.body FROM fts_docs d JOIN fts_mem m ON m.rowid = d.id "
-            f"WHERE d.kind = 'memory' AND d.project IN ({','.join('?' * len(slugs))}) ORDER BY d.id", slugs).fetchall()
-        deduper = Deduper([f"{title}\n{_content_of(body)}" for _path, title, body in rows])
-        match = deduper.duplicate_of(memory.summary + "\n" + memory.content)
-        if match is not None:
-            known = parse(Path(root) / rows[match][0])
-            if reinforce(known, now_iso()) is not None:
-                fts.index_file(known.path, root, conn)
-                status = "reinforced"
-                message = f"already known as {known.id}: reinforced (seen {known.seen}x). {MORE}"
-            else:
-                status = "exists"
-                message = f"already known as {known.id} (the user's own memory, left as it is). {MORE}"
-            return {"status": status, "id": known.id, "type": known.type, "summary": known.summary,
-                    "seen": known.seen, "project": known.path.parent.parent.name, "message": message}
-        save(target, memory)
-        fts.index_file(memory.path, root, conn)
+        with memory_lock(root):  # concurrent memory_bank calls (and the extractor) dedupe against each other
+            return _bank_locked(conn, root, slugs, memory, target)
     finally:
         conn.close()
+
+
+def _bank_locked(conn, root: str, slugs: list[str], memory, target) -> dict:
+    """Dedupe against what the index holds now, then reinforce the match or store the new memory."""
+    from automem.extract.dedupe import Deduper
+    from automem.index import fts
+    from automem.store.memories import now_iso, parse, reinforce, save
+
+    fts.sync(conn, root, slugs)
+    rows = conn.execute(
+        f"SELECT d.path, d.title, m.body FROM fts_docs d JOIN fts_mem m ON m.rowid = d.id "
+        f"WHERE d.kind = 'memory' AND d.project IN ({','.join('?' * len(slugs))}) ORDER BY d.id", slugs).fetchall()
+    deduper = Deduper([f"{title}\n{_content_of(body)}" for _path, title, body in rows])
+    match = deduper.duplicate_of(memory.summary + "\n" + memory.content)
+    if match is not None:
+        known = parse(Path(root) / rows[match][0])
+        if reinforce(known, now_iso()) is not None:
+            fts.index_file(known.path, root, conn)
+            status = "reinforced"
+            message = f"already known as {known.id}: reinforced (seen {known.seen}x). {MORE}"
+        else:
+            status = "exists"
+            message = f"already known as {known.id} (the user's own memory, left as it is). {MORE}"
+        return {"status": status, "id": known.id, "type": known.type, "summary": known.summary,
+                "seen": known.seen, "project": known.path.parent.parent.name, "message": message}
+    save(target, memory)
+    fts.index_file(memory.path, root, conn)
     return {"status": "stored", "id": memory.id, "type": memory.type, "summary": memory.summary, "seen": 1,
             "project": target.slug, "message": f"stored as {memory.id}. {MORE}"}
 

@@ -11,6 +11,7 @@ index.db, and ``clean_for_model`` on anything sent to a model.
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from pathlib import Path
 
 from automem.atomic import atomic_write_text
@@ -59,3 +60,19 @@ def clean_for_index(text: str) -> str:
 def clean_for_model(text: str) -> str:
     """What llm/ may send to a model: the same full pass (capping is the caller's job)."""
     return redacted(text) if text else text
+
+
+@contextmanager
+def memory_lock(home_root: Path | str):
+    """One writer of memories at a time (the extractor, MCP memory_bank): read, dedupe and save under it,
+    or two writers each miss the other's memory and both store it."""
+    import fcntl
+
+    folder = Path(home_root) / "state" / "extract"
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = os.open(folder / "store.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
