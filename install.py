@@ -292,7 +292,9 @@ def _mcp_json_plan(path: Path, automem: Path, uninstall: bool) -> dict:
     else:
         entry = {"type": "stdio", "command": str(automem), "args": ["mcp"]}
         if current != entry:
-            new.setdefault("mcpServers", {})[MCP_NAME] = {**(current or {}), **entry}
+            if new.get("mcpServers") is None:  # absent, or `"mcpServers": null`
+                new["mcpServers"] = {}
+            new["mcpServers"][MCP_NAME] = {**(current or {}), **entry}
     style = wiring.detect_style(text) if text and text.strip() else wiring.JsonStyle()
     new_text = text if new == data else wiring.dump_settings(new, style)
     return {"path": path, "kind": "json", "text": text, "new_text": new_text, "data": data, "new_data": new,

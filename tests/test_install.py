@@ -460,3 +460,19 @@ def test_plugin_hook_script_on_a_real_transcript_failure(tmp_path):
     result = next(r for r in records if r["kind"] == "result")
     assert result["ok"] is False and result["session_id"] == payload["session_id"]
     assert result["exit_code"] == int(payload["error"].split()[2].strip(":"))
+
+
+def test_null_hooks_and_null_mcp_servers_are_valid_settings(tmp_path):
+    """`"hooks": null` and `"mcpServers": null` are valid JSON settings: install wires them, uninstall unwires."""
+    path = settings_file(tmp_path)
+    path.parent.mkdir(parents=True)
+    path.write_text('{"hooks": null, "model": "opus"}\n')
+    claude_json = path.parent / ".claude.json"  # CLAUDE_CONFIG_DIR is set: Claude Code keeps it there
+    claude_json.write_text('{"mcpServers": null}\n')
+    out = run_install(tmp_path)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(path.read_text())
+    assert data["model"] == "opus" and "PostToolUseFailure" in data["hooks"]
+    assert "automem" in json.loads(claude_json.read_text())["mcpServers"]
+    assert run_install(tmp_path, "--uninstall").returncode == 0
+    assert "hooks" not in json.loads(path.read_text()) or not json.loads(path.read_text())["hooks"]

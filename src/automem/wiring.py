@@ -260,8 +260,12 @@ def add_hooks(data: dict, specs: tuple[EventSpec, ...], automem_path: str, harne
     out = copy.deepcopy(data)
     for spec in specs:
         wanted = _handler(hook_command(automem_path, spec.event, harness), spec)
-        hooks = out.setdefault("hooks", {})
-        groups = hooks.setdefault(spec.event, [])
+        if out.get("hooks") is None:  # absent, or a valid but empty `"hooks": null`
+            out["hooks"] = {}
+        hooks = out["hooks"]
+        if hooks.get(spec.event) is None:
+            hooks[spec.event] = []
+        groups = hooks[spec.event]
         placed = False
         kept_groups = []
         for group in groups:
