@@ -86,3 +86,12 @@ def test_windows_cwd_read_on_posix_is_one_project_wherever_automem_runs(tmp_path
         monkeypatch.chdir(folder)
         slugs |= {project_slug(find_project_root(s)) for s in spellings}
     assert slugs == {project_slug(r"C:\Users\me\proj")}
+
+
+def test_a_relative_cwd_names_no_project(tmp_path, monkeypatch):
+    monkeypatch.setenv("AUTOMEM_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    home = Home.current()
+    assert home.project_for_cwd(".").slug == "_global"
+    assert home.project_for_cwd("src/app").slug == "_global"
+    assert home.project_for_cwd(r"C:\Users\me\proj").slug == project_slug(r"C:\Users\me\proj")

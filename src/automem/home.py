@@ -198,6 +198,9 @@ class Home:
         return self.projects_dir / slug
 
     def project_for_cwd(self, cwd: str) -> "Project":
+        """The project a session's folder belongs to; a relative or missing cwd names no folder: ``_global``."""
+        if cwd and not (os.path.isabs(cwd) or _foreign(cwd)):
+            cwd = ""  # "." in a transcript would resolve against whichever folder automem runs in
         root = find_project_root(cwd) if cwd else ""
         slug = project_slug(root) if root else GLOBAL_PROJECT
         return Project(home=self, slug=slug, root=root)
