@@ -182,3 +182,12 @@ def test_per_prompt_recall_through_the_real_hook(automem_home, tmp_path, run_hoo
     assert recalled("what time is it in tokyo today") == []  # nothing clears the bar
     assert recalled("postgres") == []  # one word is not enough to go on
     assert recalled(prompt, session="another-session")[0] == "pg-0"  # a new session starts afresh
+
+
+def test_since_edges_are_dates_not_tracebacks():
+    from automem.recall import parse_since
+
+    assert parse_since("99999999999999999999999d") == 0.0  # "since forever"
+    assert parse_since("1969-12-31") < 0  # before the epoch is still a date
+    with pytest.raises(ValueError):
+        parse_since("last tuesday")

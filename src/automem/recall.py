@@ -273,9 +273,13 @@ def parse_since(text: str | None, now: float | None = None) -> float | None:
     match = re.fullmatch(r"\s*(\d+)\s*([mhdw])\s*", text.lower())
     if match:
         unit = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}[match.group(2)]
-        return now - int(match.group(1)) * unit
-    value = fts.iso_epoch(text, -1.0)
-    if value < 0:
+        return max(0.0, now - min(int(match.group(1)), 10**9) * unit)  # "since forever" is the epoch, not an overflow
+    nan = float("nan")
+    try:
+        value = fts.iso_epoch(text, nan)
+    except (OverflowError, OSError, ValueError):
+        value = nan
+    if value != value:  # NaN: not a date
         raise ValueError(f"--since takes a duration like 7d, 12h, 2w or an ISO date, not {text!r}")
     return value
 
