@@ -94,13 +94,13 @@ def _parse_line(raw: bytes) -> object:
     """One spool line; a line glued to the torn tail of a killed writer is recovered from its ``{"v":``."""
     try:
         return json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         pass
     start = raw.find(_RECORD_START, 1)
     while start > 0:
         try:
             return json.loads(raw[start:])
-        except ValueError:
+        except (ValueError, RecursionError):
             start = raw.find(_RECORD_START, start + 1)
     return None
 

@@ -60,7 +60,7 @@ def _parse_output(output: Any) -> tuple[str, int | None]:
     if stripped.startswith("{") and '"output"' in stripped[:200]:
         try:
             data = json.loads(stripped)
-        except ValueError:
+        except (ValueError, RecursionError):
             data = None
         if isinstance(data, dict):
             meta = data.get("metadata") or {}
@@ -80,7 +80,7 @@ def _arguments(raw: Any) -> Any:
     if isinstance(raw, str):
         try:
             return json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             return raw
     return raw
 
