@@ -19,8 +19,8 @@ from automem.store.memories import list_memories, parse
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "transcripts"
 
 # The answer-key level reached with no model (see the report in the issue); a drop fails the test.
-MIN_FOUND_PCT = 61
-MIN_MATCHING_PCT = 80
+MIN_FOUND_PCT = 65
+MIN_MATCHING_PCT = 82
 
 
 def _env(home: Path, root: Path) -> dict:
@@ -334,3 +334,98 @@ def test_new_rules_feed_the_candidate_list():
              _fail("pytest -q", "Error: cannot connect to socket"), _ok("pytest -q -p no:cacheprovider")]
     kinds = sorted(c.kind for c in candidates(steps))
     assert kinds == ["observation", "observation"]
+
+
+# --- the agent's own diagnosis (diagnosis.py) ---------------------------------------------------
+
+from automem.extract.diagnosis import diagnosis_candidates, diagnosis_of, pasted_error  # noqa: E402
+
+
+def _said(step: Step, text: str) -> Step:
+    step.said_after = text
+    return step
+
+
+def test_a_diagnosis_after_a_failed_call_then_a_passing_edit_is_an_observation():
+    steps = [_said(_fail("make docs", "Error: cannot open theme/base.css"),
+                   "The issue is that the docs build reads theme files relative to docs/conf.py, not the repo root."),
+             _ok("conf.py", tool="Edit"), _ok("make docs")]
+    [cand] = diagnosis_candidates(steps)
+    assert cand.kind == "observation" and "make docs" in cand.summary
+    assert cand.summary.endswith("not the repo root") and "The issue is" not in cand.summary
+    assert "conf.py" in cand.content and "cannot open theme/base.css" in cand.content
+
+
+def test_a_diagnosis_needs_a_passing_call_a_cause_and_a_link_to_the_failure():
+    failed = _fail("make docs", "Error: cannot open theme/base.css")
+    plan = [_said(_fail("make docs", "Error: cannot open theme/base.css"), "Let me look at the theme folder first."),
+            _ok("conf.py", tool="Edit")]
+    assert diagnosis_candidates(plan) == []  # a plan, not a cause
+    nothing_passed = [_said(failed, "The issue is that the theme folder moved to assets/."), _fail("make docs", "x")]
+    assert diagnosis_candidates(nothing_passed) == []
+    only_looked = [_said(_fail("make docs", "Error: cannot open theme/base.css"),
+                         "The issue is that the theme folder moved to assets/."), _ok("ls assets", tool="bash")]
+    assert diagnosis_candidates(only_looked) == []  # reading around fixes nothing
+    unrelated = [_said(_fail("npm test", "Error: Worker exited unexpectedly"),
+                       "Browsers require user activation for directory access."), _ok("app.tsx", tool="Edit")]
+    assert diagnosis_candidates(unrelated) == []  # the remark is about something else
+    slip = [_said(_fail("a.py", "Could not find the exact text in a.py", tool="Edit"),
+                  "The problem is that the old text had tabs in a.py."), _ok("a.py", tool="Edit")]
+    assert diagnosis_candidates(slip) == []  # tool-call slips are never lessons
+    hedged = [_said(_fail("make docs", "Error: cannot open theme/base.css"),
+                    "The issue might be that the theme folder moved."), _ok("conf.py", tool="Edit")]
+    assert diagnosis_candidates(hedged) == []
+
+
+def test_an_error_the_user_pasted_then_explained_and_fixed_is_an_observation():
+    pasted = ("$ node cli.js\nnode:fs:441\nError: ENOENT: no such file or directory, open '/w/app/src/version.json'\n"
+              "    at Object.openSync (node:fs:573:3)")
+    prompt = _said(_prompt(pasted), "")
+    steps = [prompt, _said(_ok("src/paths/find.js", tool="read"),
+                           "The issue is that find.js now lives in paths/, so its parent folder is src/, not the app root."),
+             _ok("src/paths/find.js", tool="edit"), _ok("node cli.js --version", tool="bash")]
+    [cand] = diagnosis_candidates(steps)
+    assert cand.summary.startswith("ENOENT: ") and "paths/" in cand.summary
+    assert "version.json" in cand.content and "find.js" in cand.content
+    assert pasted_error(pasted).startswith("Error: ENOENT")
+    assert pasted_error("please add error handling to the upload form") == ""
+
+
+def test_a_prompt_that_only_talks_about_errors_is_no_anchor():
+    steps = [_said(_prompt("the build fails again, add better error handling"),
+                   "The build fails because the server script sits inside src/."), _ok("vite.config.ts", tool="edit")]
+    assert diagnosis_candidates(steps) == []  # no pasted error line and no failed call: nothing to explain
+
+
+def test_diagnosis_sentences_skip_plans_questions_and_code():
+    text = ("Let me check why this fails because of the cache.\n```\nerror: the issue is x\n```\n"
+            "Is the problem that the port is taken?\nGot it. The root cause is that port 8080 is taken by the proxy.")
+    assert diagnosis_of(text) == "The root cause is that port 8080 is taken by the proxy."
+    assert diagnosis_of("All tests pass now.") == ""
+
+
+def test_the_agents_words_between_calls_reach_the_steps(tmp_path):
+    """A real Claude Code transcript: what the agent says after a call lands on that call's step."""
+    lines = [
+        {"type": "user", "uuid": "u1", "sessionId": "s", "cwd": str(tmp_path), "message": {"role": "user", "content": "run it"}},
+        {"type": "assistant", "uuid": "a1", "sessionId": "s", "message": {"id": "m1", "role": "assistant", "content": [
+            {"type": "text", "text": "Running it."},
+            {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "make run"}}]}},
+        {"type": "user", "uuid": "u2", "sessionId": "s", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "is_error": True, "content": "Error: port 8080 in use"}]}},
+        {"type": "assistant", "uuid": "a2", "sessionId": "s", "message": {"id": "m2", "role": "assistant", "content": [
+            {"type": "text", "text": "The issue is that port 8080 is taken; make run needs PORT set."},
+            {"type": "tool_use", "id": "t2", "name": "Bash", "input": {"command": "PORT=9000 make run"}}]}},
+        {"type": "user", "uuid": "u3", "sessionId": "s", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t2", "content": "listening on 9000"}]}},
+        {"type": "assistant", "uuid": "a3", "sessionId": "s", "message": {"id": "m3", "role": "assistant", "content": [
+            {"type": "text", "text": "Done."}]}},
+    ]
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    from automem.extract.turns import read_all_turns
+
+    prompt, failed, passed = steps_from_turns(read_all_turns(path, "claude-code"))
+    assert prompt.said_after == "Running it."
+    assert failed.said_after.startswith("The issue is that port 8080") and not failed.ok
+    assert passed.said_after == "Done."

@@ -29,6 +29,7 @@ from automem.bank.state import write_state
 from automem.harness import READERS
 from automem.harness.model import DROP_SECONDS, QUIET_SECONDS, Turn
 from automem.home import Home, Project
+from automem.index import bank_state as state
 from automem.index.db import connect
 from automem.log import log_error
 
@@ -109,10 +110,11 @@ def _one_pass(home, cfg, harnesses, paths, now, budget_bytes, progress) -> PassR
     enabled = [h for h in (harnesses or cfg.autobank_harnesses) if h in READERS and h in cfg.autobank_harnesses]
     conn = connect(home)
     try:
-        _note_paused(conn, [h for h in READERS if h not in cfg.autobank_harnesses])
-        cursors = {row[0]: row[1:] for row in conn.execute("SELECT path, offset, size, mtime_ns, inode, updated_at FROM cursors")}
+        # a harness switched off is paused; switched on again, it banks its last 30 days, not the time it was off
+        state.note_paused(conn, [h for h in READERS if h not in cfg.autobank_harnesses])
+        cursors = state.load_cursors(conn)
         for harness in enabled:
-            window_start = _window_start(conn, harness, now)
+            window_start = state.window_start(conn, harness, now, DEFAULT_BACKFILL_DAYS)
             files = paths.get(harness, []) if paths is not None else READERS[harness].discover()
             budget = budget_bytes
             for path in files:
@@ -152,7 +154,7 @@ def _bank_file(home, conn, harness, path, cursors, window_start, now, report, bu
         return 0  # a FIFO or a device named like a transcript would block or never end
     if st.st_mtime < window_start:
         return 0  # not modified inside the backfill window: never read
-    offset, size, mtime_ns, inode, updated_at = cursors.get(key, (0, -1, -1, -1, 0.0))
+    offset, size, mtime_ns, inode, updated_at = cursors.get(key, state.NO_CURSOR)
     unchanged = size == st.st_size and mtime_ns == st.st_mtime_ns and inode == st.st_ino
     if unchanged:
         if offset >= st.st_size:
@@ -181,11 +183,10 @@ def _bank_file(home, conn, harness, path, cursors, window_start, now, report, bu
     resume = settled_to if stopped else stream.resume_offset
     bytes_read = (read_before_stop if stopped else max(0, st.st_size - offset))
     report.bytes_read += bytes_read
-    conn.execute(
-        "INSERT OR REPLACE INTO cursors (path, harness, offset, size, mtime_ns, inode, head, updated_at) VALUES (?,?,?,?,?,?,?,?)",
-        (key, harness, resume, st.st_size if not stopped else -1, st.st_mtime_ns, st.st_ino, "", now),
-    )
-    cursors[key] = (resume, st.st_size if not stopped else -1, st.st_mtime_ns, st.st_ino, now)
+    # a pass stopped by its budget records size -1, so the next pass reads on from the settled offset
+    cursor = state.Cursor(resume, st.st_size if not stopped else -1, st.st_mtime_ns, st.st_ino, now)
+    state.save_cursor(conn, key, harness, cursor)
+    cursors[key] = cursor
     return bytes_read
 
 
@@ -215,35 +216,23 @@ def _turn_time(turn: Turn) -> float:
 
 def _bank_turn(home: Home, conn: sqlite3.Connection, turn: Turn, now: float, report: PassReport) -> None:
     key = turn.turn_key
-    row = conn.execute("SELECT revision FROM banked WHERE turn_key = ?", (key,)).fetchone()
-    if row is not None and (turn.revision is None or row[0] == turn.revision):
+    row = state.banked(conn, key)
+    if row is not None and (turn.revision is None or row[1] == turn.revision):
         return
-    owner = f"{os.getpid()}@{now}"
-    conn.execute("INSERT OR IGNORE INTO reservations VALUES (?, ?, ?)", (key, owner, now))
-    took = conn.execute(
-        "UPDATE reservations SET owner = ?, at = ? WHERE turn_key = ? AND (owner = ? OR at < ?)",
-        (owner, now, key, owner, now - RESERVATION_TTL),
-    ).rowcount
-    if not took:
+    if not state.reserve(conn, key, f"{os.getpid()}@{now}", now, RESERVATION_TTL):
         return  # another live pass holds it
     project = home.project_for_cwd(turn.cwd or "")
     entry = render(turn)
     from automem.store import write_markdown
 
     target = project.bank_dir / entry.file_name
-    if row is not None:
-        old = conn.execute("SELECT file FROM banked WHERE turn_key = ?", (key,)).fetchone()
-        if old and old[0] != f"bank/{entry.file_name}":
-            (project.dir / old[0]).unlink(missing_ok=True)  # rewritten in place: one entry per key
+    if row is not None and row[0] != f"bank/{entry.file_name}":
+        (project.dir / row[0]).unlink(missing_ok=True)  # rewritten in place: one entry per key
     write_markdown(target, entry.text)
     _index(home, conn, target)
     if turn.todos or turn.plan:
         write_state(project, turn, write_markdown)
-    conn.execute(
-        "INSERT OR REPLACE INTO banked (turn_key, project, file, banked_at, revision) VALUES (?, ?, ?, ?, ?)",
-        (key, project.slug, f"bank/{entry.file_name}", now, turn.revision),
-    )
-    conn.execute("DELETE FROM reservations WHERE turn_key = ?", (key,))
+    state.mark_banked(conn, key, project.slug, f"bank/{entry.file_name}", now, turn.revision)
     if row is None:
         report.banked += 1
     else:
@@ -260,25 +249,6 @@ def is_trivial(turn: Turn) -> bool:
     return turn.harness != "antigravity" and not turn.actions and len((turn.answer or "").strip()) < TRIVIAL_RESULT_CHARS
 
 
-def _note_paused(conn: sqlite3.Connection, disabled: list[str]) -> None:
-    """A harness switched off is paused; switched on again, it banks the last 30 days, not the time it was off."""
-    for harness in disabled:
-        conn.execute("UPDATE harnesses SET paused = 1 WHERE harness = ?", (harness,))
-
-
-def _window_start(conn: sqlite3.Connection, harness: str, now: float) -> float:
-    row = conn.execute("SELECT window_start, paused FROM harnesses WHERE harness = ?", (harness,)).fetchone()
-    if row and row[1]:
-        start = max(row[0], now - DEFAULT_BACKFILL_DAYS * 86400)
-        conn.execute("UPDATE harnesses SET window_start = ?, paused = 0 WHERE harness = ?", (start, harness))
-        return start
-    if row:
-        return row[0]
-    start = now - DEFAULT_BACKFILL_DAYS * 86400
-    conn.execute("INSERT INTO harnesses (harness, enabled_at, window_start) VALUES (?, ?, ?)", (harness, now, start))
-    return start
-
-
 def backfill(days: int, home: Home | None = None, harnesses: Iterable[str] | None = None, now: float | None = None) -> None:
     """Widen the window to ``days`` and re-read every transcript once (banked keys prevent repeats)."""
     home = (home or Home.current()).ensure()
@@ -288,10 +258,8 @@ def backfill(days: int, home: Home | None = None, harnesses: Iterable[str] | Non
     conn = connect(home)
     try:
         for harness in harnesses or READERS:
-            start = now - days * 86400
-            _window_start(conn, harness, now)
-            conn.execute("UPDATE harnesses SET window_start = min(window_start, ?) WHERE harness = ?", (start, harness))
-            conn.execute("DELETE FROM cursors WHERE harness = ?", (harness,))
+            state.window_start(conn, harness, now, DEFAULT_BACKFILL_DAYS)
+            state.widen_window(conn, harness, now - days * 86400)
     finally:
         conn.close()
         lock.release()

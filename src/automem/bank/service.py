@@ -11,6 +11,7 @@ from automem import config as config_mod
 from automem.bank.passes import run_pass
 from automem.harness import READERS
 from automem.home import Home
+from automem.index.bank_state import counts
 from automem.index.db import connect
 from automem.log import log_error
 
@@ -50,9 +51,7 @@ def status(home: Home | None = None) -> dict:
     cfg = config_mod.load(home)
     conn = connect(home)
     try:
-        tracked = dict(conn.execute("SELECT harness, count(*) FROM cursors GROUP BY harness").fetchall())
-        banked = dict(conn.execute("SELECT substr(turn_key, 1, instr(turn_key, ':') - 1), count(*) FROM banked GROUP BY 1").fetchall())
-        windows = dict(conn.execute("SELECT harness, window_start FROM harnesses").fetchall())
+        tracked, banked, windows = counts(conn)
     finally:
         conn.close()
     harnesses = {}

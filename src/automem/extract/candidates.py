@@ -8,7 +8,8 @@ Four rules, one per memory type (issue 7, item 3):
   typed as "a -> b" lines, the file the user picks to keep a plan or docs in;
 - preference: "I prefer ...", "always/never ...", "from now on ...", or a request (not a question)
   repeated in three prompts or more;
-- observation: one error followed by its fix when the error says something durable (a missing
+- observation: the agent's own diagnosis of a failure (a failed call or an error the user reported)
+  that a passing call then followed (diagnosis.py); one error followed by its fix when the error says something durable (a missing
   command or module) or when the fix is the same command rerun differently (an added flag, escalated
   sandbox permissions), a user correction (what they typed right after stopping the agent), or the
   user saying where something lives ("there is a config file at x/y.conf").
@@ -622,7 +623,10 @@ def _scope_of(text: str) -> str:
 
 
 def candidates(steps: list[Step], prior_clusters: Counter | None = None) -> list[Candidate]:
-    found = error_candidates(steps, prior_clusters) + interactive_candidates(steps) + feedback_candidates(steps)
+    from automem.extract.diagnosis import diagnosis_candidates
+
+    found = (error_candidates(steps, prior_clusters) + interactive_candidates(steps) + feedback_candidates(steps)
+             + diagnosis_candidates(steps))
     found.sort(key=lambda c: -c.weight)
     return found[:MAX_CANDIDATES]
 

@@ -38,6 +38,7 @@ class Step:
     turn: int = 0
     escalated: bool = False  # action: run with raised sandbox permissions (Codex asks the user first)
     asked: str = ""  # action: the interactive question its output stopped at (a CLI wizard waiting for input)
+    said_after: str = ""  # what the agent wrote after this prompt or call and before its next call (its reading of it)
 
 
 def user_words(prompt: str) -> str:
@@ -72,11 +73,15 @@ def steps_from_turns(turns: list[Turn]) -> list[Step]:
     stopped = False
     for index, turn in enumerate(turns):
         words = user_words(turn.prompt)
+        said: dict[int, list[str]] = {}
+        for calls, remark in turn.remarks:
+            said.setdefault(calls, []).append(remark)
         if words:
-            steps.append(Step("prompt", text=words, feedback=detect_feedback(words), after_interrupt=stopped, turn=index))
+            steps.append(Step("prompt", text=words, feedback=detect_feedback(words), after_interrupt=stopped, turn=index,
+                              said_after="\n".join(said.get(0, ()))[:4000]))
         stopped = False
         rejections = list(turn.rejections)
-        for action in turn.actions:
+        for number, action in enumerate(turn.actions, 1):
             failed = action.is_error or action.exit_code not in (None, 0)
             text = action.result_text or ""
             if failed and "doesn't want to proceed with this tool use" in text:
@@ -89,6 +94,7 @@ def steps_from_turns(turns: list[Turn]) -> list[Step]:
             steps.append(Step(
                 "action", tool=action.name, input=action.input_summary, ok=not failed, errors=errors,
                 result_head=text[:300], turn=index, escalated=_escalated(action.input), asked=_asked(text),
+                said_after="\n".join(said.get(number, ()))[:4000],
             ))
         if turn.interrupted:
             steps.append(Step("interrupt", turn=index))

@@ -53,6 +53,34 @@ def read_all_turns(path: str | Path, harness: str | None = None) -> list[Turn]:
     return list(_stream(path, harness))
 
 
+def _track_remarks(parser):
+    """Keep what the agent says between its tool calls, not only its last word.
+
+    Readers keep one answer per turn (the latest text). The extractor also wants the agent's
+    running commentary ("The issue was ...", "The fix is ...") and where it fell among the tool
+    calls, so every new piece of answer text is recorded on the turn as ``remarks``: a list of
+    (number of tool calls made before it, text).
+    """
+    original = parser.feed
+
+    def feed(offset: int, end: int, record):
+        open_turn = parser.current
+        turn = open_turn.turn if open_turn is not None else None
+        before = turn.answer if turn is not None else None
+        calls = len(turn.actions) if turn is not None else 0
+        out = original(offset, end, record)
+        if turn is not None and turn.answer and turn.answer != before:
+            new = turn.answer
+            if before and new.startswith(before):
+                new = new[len(before):]  # a message written block by block: only the new block
+            if new.strip():
+                turn.remarks.append((calls, new.strip()))
+        return out
+
+    parser.feed = feed
+    return parser
+
+
 def _stream(path: Path, harness: str) -> Iterator[Turn]:
     if harness == "claude-code":
         parser = _claude_parser(path)
@@ -76,7 +104,7 @@ def _stream(path: Path, harness: str) -> Iterator[Turn]:
 
         yield from READERS[harness].read_turns(path, now=FAR_FUTURE)
         return
-    yield from TurnStream(parser, path, 0, FAR_FUTURE)
+    yield from TurnStream(_track_remarks(parser), path, 0, FAR_FUTURE)
 
 
 def _claude_parser(path: Path):

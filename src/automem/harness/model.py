@@ -67,6 +67,8 @@ class Turn:
     end_offset: int = 0
     revision: str | None = None  # Antigravity: changes when the entry must be rewritten in place
     title: str | None = None  # session/conversation title when the harness records one
+    # the agent's text between tool calls as (tool calls so far, text): its diagnoses, for the extractor
+    remarks: list[tuple[int, str]] = field(default_factory=list)
 
     @property
     def turn_key(self) -> str:

@@ -1,0 +1,94 @@
+"""The autobank's bookkeeping in index.db: read cursors, banked turn keys, reservations, harness windows.
+
+Only index/ writes SQLite (DESIGN.md); the banker calls these. All of it can be
+lost: banked keys are recovered from the bank entries' ``turn_key`` lines
+(index/db.py), and cursors and windows start afresh.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import NamedTuple
+
+
+class Cursor(NamedTuple):
+    offset: int
+    size: int
+    mtime_ns: int
+    inode: int
+    updated_at: float
+
+
+NO_CURSOR = Cursor(0, -1, -1, -1, 0.0)
+
+
+def load_cursors(conn: sqlite3.Connection) -> dict[str, Cursor]:
+    rows = conn.execute("SELECT path, offset, size, mtime_ns, inode, updated_at FROM cursors")
+    return {row[0]: Cursor(*row[1:]) for row in rows}
+
+
+def save_cursor(conn: sqlite3.Connection, path: str, harness: str, cursor: Cursor) -> None:
+    conn.execute(
+        "INSERT OR REPLACE INTO cursors (path, harness, offset, size, mtime_ns, inode, head, updated_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, '', ?)",
+        (path, harness, cursor.offset, cursor.size, cursor.mtime_ns, cursor.inode, cursor.updated_at),
+    )
+
+
+def banked(conn: sqlite3.Connection, turn_key: str) -> tuple[str, str | None] | None:
+    """(file, revision) of a banked turn, or None."""
+    return conn.execute("SELECT file, revision FROM banked WHERE turn_key = ?", (turn_key,)).fetchone()
+
+
+def reserve(conn: sqlite3.Connection, turn_key: str, owner: str, now: float, ttl: float) -> bool:
+    """Take the turn for this pass; a reservation older than ``ttl`` (a pass that died) is taken over."""
+    conn.execute("INSERT OR IGNORE INTO reservations VALUES (?, ?, ?)", (turn_key, owner, now))
+    took = conn.execute(
+        "UPDATE reservations SET owner = ?, at = ? WHERE turn_key = ? AND (owner = ? OR at < ?)",
+        (owner, now, turn_key, owner, now - ttl),
+    ).rowcount
+    return bool(took)
+
+
+def mark_banked(conn: sqlite3.Connection, turn_key: str, project: str, file: str, now: float,
+                revision: str | None) -> None:
+    conn.execute(
+        "INSERT OR REPLACE INTO banked (turn_key, project, file, banked_at, revision) VALUES (?, ?, ?, ?, ?)",
+        (turn_key, project, file, now, revision),
+    )
+    conn.execute("DELETE FROM reservations WHERE turn_key = ?", (turn_key,))
+
+
+def note_paused(conn: sqlite3.Connection, harnesses: list[str]) -> None:
+    for harness in harnesses:
+        conn.execute("UPDATE harnesses SET paused = 1 WHERE harness = ?", (harness,))
+
+
+def window_start(conn: sqlite3.Connection, harness: str, now: float, first_days: int) -> float:
+    """Turns that finished before this are not banked: ``first_days`` back when a harness is first seen or
+    switched on again after a pause (not the time it was off)."""
+    row = conn.execute("SELECT window_start, paused FROM harnesses WHERE harness = ?", (harness,)).fetchone()
+    fresh = now - first_days * 86400
+    if row and row[1]:
+        start = max(row[0], fresh)
+        conn.execute("UPDATE harnesses SET window_start = ?, paused = 0 WHERE harness = ?", (start, harness))
+        return start
+    if row:
+        return row[0]
+    conn.execute("INSERT INTO harnesses (harness, enabled_at, window_start) VALUES (?, ?, ?)", (harness, now, fresh))
+    return fresh
+
+
+def widen_window(conn: sqlite3.Connection, harness: str, start: float) -> None:
+    """Backfill: bank from ``start`` on, and read every transcript of the harness once more."""
+    conn.execute("UPDATE harnesses SET window_start = min(window_start, ?) WHERE harness = ?", (start, harness))
+    conn.execute("DELETE FROM cursors WHERE harness = ?", (harness,))
+
+
+def counts(conn: sqlite3.Connection) -> tuple[dict[str, int], dict[str, int], dict[str, float]]:
+    """Per harness: transcripts tracked, turns banked, window start (for `automem bank status`)."""
+    tracked = dict(conn.execute("SELECT harness, count(*) FROM cursors GROUP BY harness").fetchall())
+    banked_by = dict(conn.execute(
+        "SELECT substr(turn_key, 1, instr(turn_key, ':') - 1), count(*) FROM banked GROUP BY 1").fetchall())
+    windows = dict(conn.execute("SELECT harness, window_start FROM harnesses").fetchall())
+    return tracked, banked_by, windows
