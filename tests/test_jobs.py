@@ -14,6 +14,7 @@ import pytest
 from automem import journal
 from automem.home import Home
 from automem.jobs import parse_report, place_memory
+from automem.log import tail
 
 AGENTS = Path(__file__).resolve().parent / "fixtures" / "agents"
 CLAUDE = [sys.executable, str(AGENTS / "claude_json.py")]
@@ -210,3 +211,137 @@ def test_sigterm_reaches_the_agent_and_the_job_is_journaled_as_interrupted(repo)
     assert proc.wait(timeout=30) == 128 + signal.SIGTERM
     [entry] = entries(repo)
     assert (entry.agent, entry.status) == ("sleeper", "interrupted")
+
+
+# ---------------------------------------------------------------- review fixes: secrets, failures, closed streams, SIGINT
+
+GHP = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
+ANTHROPIC = "sk-ant-api03-" + "Q" * 40 + "-" + "w" * 40 + "AA"
+
+
+def test_no_secret_reaches_the_job_heading_from_an_inline_script_an_agent_name_or_a_job_id(repo):
+    assert automem(repo, "run", "--", "bash", "-c", f"echo {GHP} | true").returncode == 0
+    assert automem(repo, "run", "--agent", f"ci {GHP}", "--job", f"nightly {GHP}", "--", "true").returncode == 0
+    assert automem(repo, "journal", "add", "--task", "t", "--agent", f"x {ANTHROPIC}").returncode == 0
+    text = journal_text(repo)
+    assert "ghp_" not in text and "sk-ant" not in text and "abcdefghijklmnop" not in text and "QQQQQQQQ" not in text
+    assert [e.agent for e in entries(repo)] == ["bash", "ci-REDACTED:github-token", "x-REDACTED:anthropic-key"]
+    assert entries(repo)[1].job_id == "nightly-REDACTED:github-token"
+
+
+def test_agent_name_never_comes_from_inline_code():
+    from automem.jobs import agent_name
+
+    assert agent_name(["bash", "-c", f"echo {GHP}"]) == "bash"
+    assert agent_name(["bash", "-lc", "deploy"]) == "bash"
+    assert agent_name(["python3", "-c", "print(1)"]) == "python3"
+    assert agent_name(["python3", "-m", "pytest"]) == "python3"
+    assert agent_name(["node", "-e", "run()"]) == "node"
+    assert agent_name(["perl", "-E", "say 1"]) == "perl"
+    assert agent_name(["sh", "-"]) == "sh"
+    assert agent_name(["bash", "-e", "deploy.sh"]) == "deploy"  # -e is a shell option, the script names it
+    assert agent_name(["python3", "-u", "/x/agent.py", "-c", "y"]) == "agent"  # the script's own -c is its own
+    assert agent_name(["env", "A=1", "python3", "-c", "x"]) == "python3"
+
+
+def test_the_transcript_left_in_state_jobs_holds_the_command_line_redacted():
+    from automem.jobs import job_transcript, summarize
+
+    command = ["deploy", "--token", GHP, "{memory}go"]
+    entry = summarize(command, 1, "", "boom", 0.5, task="deploy the site")
+    records = json.dumps(job_transcript("job-x", "/tmp", entry, command))
+    assert GHP not in records and "abcdefghijklmnop" not in records
+    assert "deploy --token [REDACTED:github-token] go" in records
+
+
+def test_a_journal_that_cannot_be_written_keeps_the_agents_exit_code(repo):
+    project = Home.current().project_for_cwd(str(repo))
+    journal.day_path(project, journal.local_day()).mkdir(parents=True)  # the day's file is a directory
+    done = automem(repo, "run", "--", "sh", "-c", "echo deployed; exit 9")
+    assert done.returncode == 9 and done.stdout == b"deployed\n"
+    [line] = done.stderr.decode().splitlines()  # one clear line, no traceback
+    assert line.startswith("automem run: the job was not journaled (IsADirectoryError")
+    assert "journal write failed: IsADirectoryError" in "\n".join(tail(5))
+
+
+def test_a_file_that_cannot_be_executed_exits_126_and_is_journaled(repo, tmp_path):
+    script = tmp_path / "no_shebang.sh"
+    script.write_text("echo hi\n")
+    script.chmod(0o755)
+    done = automem(repo, "run", "--", str(script))
+    assert done.returncode == 126
+    err = done.stderr.decode()
+    assert "Traceback" not in err and f"automem run: cannot execute {script}: Exec format error" in err
+    [entry] = entries(repo)
+    assert (entry.status, entry.agent) == ("failed", "no_shebang.sh")
+    assert entry.errors == f"automem run: cannot execute {script}: Exec format error"
+
+
+def test_closed_stdin_stdout_and_stderr_fall_back_to_dev_null(repo, tmp_path):
+    from conftest import hook_command
+
+    def closed(redirects: str, *command: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["sh", "-c", f'"$@" {redirects}', "sh", *hook_command(), "run", "--", *command],
+                              cwd=repo, capture_output=True, timeout=60)
+
+    done = closed("<&-", *CLAUDE, "-p", "x")
+    assert done.returncode == 0 and json.loads(done.stdout)["type"] == "result"
+    assert closed(">&- 2>&-", *FAILING).returncode == 3
+    record = tmp_path / "seen.txt"  # the home has memory now: the block is fed on stdin, then EOF
+    done = subprocess.run(["sh", "-c", '"$@" <&- >&- 2>&-', "sh", *hook_command(), "run", "--", *STDIN], cwd=repo,
+                          env={**os.environ, "AGENT_RECORD": str(record)}, timeout=60)
+    assert done.returncode == 0 and record.read_text().endswith("</automem-memory>\n\n")
+    assert [e.status for e in entries(repo)] == ["completed", "failed", "completed"]
+
+
+def test_sigint_sent_to_automem_alone_stops_the_agent_and_is_journaled_as_interrupted(repo):
+    import signal
+
+    from conftest import hook_command
+
+    slow = [sys.executable, "-c", "import time; print('working', flush=True); time.sleep(60)"]
+    # a session of its own: no terminal, and the signal reaches automem only, never the agent directly
+    proc = subprocess.Popen([*hook_command(), "run", "--agent", "sleeper", "--", *slow], cwd=repo,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        assert proc.stdout.readline() == b"working\n"
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=20) == 128 + signal.SIGINT
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    [entry] = entries(repo)
+    assert (entry.agent, entry.status) == ("sleeper", "interrupted")
+
+
+def test_ctrl_c_at_the_terminal_reaches_the_agent_once(repo, tmp_path):
+    """The terminal signals the whole foreground group: forwarding it too would be a second Ctrl-C."""
+    import fcntl
+    import signal
+    import termios
+
+    from conftest import hook_command
+
+    counter = tmp_path / "count_sigint.py"
+    counter.write_text("import signal, sys, time\nseen = []\nsignal.signal(signal.SIGINT, lambda *_: seen.append(1))\n"
+                       "print('ready', flush=True)\nwhile not seen:\n    time.sleep(0.01)\n"
+                       "time.sleep(1)  # room for a second one to arrive\nsys.exit(100 + len(seen))\n")
+    master, slave = os.openpty()
+    try:
+        proc = subprocess.Popen([*hook_command(), "run", "--", sys.executable, str(counter)], cwd=repo, stdin=slave,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                                preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0))
+        try:
+            assert proc.stdout.readline() == b"ready\n"
+            os.write(master, b"\x03")  # Ctrl-C typed at automem's terminal
+            assert proc.wait(timeout=20) == 101
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert entries(repo)[-1].status == "interrupted"

@@ -77,6 +77,17 @@ def test_secrets_are_redacted_and_long_fields_capped(project):
     assert len(entry.learned) <= journal.LEARNED_CAP
 
 
+
+def test_agent_name_and_job_id_are_redacted_before_they_are_joined_and_cut(project):
+    token = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
+    key = "sk-ant-api03-" + "Q" * 40 + "-" + "w" * 40 + "AA"
+    written = journal.append(project, Entry(task="t", agent=f"echo {token} | true", job_id=f"x {key}"))
+    assert (written.agent, written.job_id) == ("echo-REDACTED:github-token-true", "x-REDACTED:anthropic-key")
+    text = journal.read_day(project, journal.local_day())
+    assert "ghp_" not in text and "sk-ant" not in text and "abcdefghijklmnop" not in text
+    [back] = journal.entries_of(text)
+    assert (back.agent, back.job_id) == (written.agent, written.job_id)
+
 def _write_day(project, day: str, text: str) -> None:
     project.journal_dir.mkdir(parents=True, exist_ok=True)
     (project.journal_dir / f"{day}.md").write_text(text, encoding="utf-8")

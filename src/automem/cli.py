@@ -551,7 +551,7 @@ def run(job_id, agent, task, command) -> None:
     from automem.jobs import run_job
 
     outcome = run_job(list(command), job_id=job_id, agent=agent, task=task)
-    if sys.stderr.isatty():
+    if sys.stderr.isatty() and outcome.journaled:
         entry = outcome.entry
         click.echo(f"automem: job #{entry.job_id} ({entry.status}) journaled"
                    + (f"; {len(outcome.stored)} new memories" if outcome.stored else ""), err=True)
@@ -582,8 +582,12 @@ def journal_add(task, result, status, learned, errors, agent, job_id, duration, 
     from automem.journal import Entry
 
     home, project = _here()
-    entry = record(home, project, Entry(task=task, status=status, agent=agent, job_id=job_id or "", duration_s=duration,
-                                        cost_usd=cost, result=result, learned=learned, errors=errors), cwd=os.getcwd())
+    try:
+        entry = record(home, project, Entry(task=task, status=status, agent=agent, job_id=job_id or "",
+                                            duration_s=duration, cost_usd=cost, result=result, learned=learned,
+                                            errors=errors), cwd=os.getcwd())
+    except OSError as exc:
+        _fail(f"could not write the journal under {project.journal_dir}: {exc}")
     if as_json:
         _echo_json({"project": project.slug, **entry.as_dict()})
     else:

@@ -8,7 +8,10 @@
    agent's stdin followed by whatever the user piped in (a terminal stdin is not forwarded then);
    with no memory the command runs unchanged (``{memory}`` becomes "", stdin is inherited);
 3. the agent's stdout and stderr pass through as they come, and its exit code is ours
-   (a signal becomes 128+N, a missing command 127);
+   (a signal becomes 128+N, a missing command 127, one that cannot be executed 126), even when
+   the journal cannot be written (one line on stderr, the reason in automem.log); SIGINT, SIGTERM
+   and SIGHUP sent to us reach the agent (a Ctrl-C at the terminal reaches it once, not twice);
+   a closed stdin, stdout or stderr is /dev/null;
 4. a journal entry is appended: status, duration and cost from ``--output-format json`` output
    (a ``{"type": "result", ...}`` object, alone or as the last line of stream-json), else the exit
    code and the measured time; ``Learned:`` / ``Errors:`` lines the agent prints are kept;
@@ -67,6 +70,7 @@ class JobOutcome:
     injected: bool = False
     extraction: object | None = None  # extract.pipeline.Result, or None when it could not run
     stored: list[str] = field(default_factory=list)
+    journaled: bool = False  # False when the journal could not be written (the job still ran)
 
 
 # ---------------------------------------------------------------- memory in
@@ -174,9 +178,11 @@ def run_job(
     home = home or Home.current()
     cwd = cwd or os.getcwd()
     project = home.project_for_cwd(cwd)
-    stdin = stdin if stdin is not None else sys.stdin.buffer
-    stdout = stdout if stdout is not None else sys.stdout.buffer
-    stderr = stderr if stderr is not None else sys.stderr.buffer
+    # a closed stdin is not passed on as it is: fd 0 may since have been reused by a file we opened
+    child_stdin = _std_stream("stdin") if stdin is None and sys.stdin is None else None
+    stdin = stdin if stdin is not None else child_stdin if child_stdin is not None else _std_stream("stdin")
+    stdout = stdout if stdout is not None else _std_stream("stdout")
+    stderr = stderr if stderr is not None else _std_stream("stderr")
     if stdin_is_tty is None:
         try:
             stdin_is_tty = os.isatty(stdin.fileno())
@@ -192,32 +198,55 @@ def run_job(
     head = b"" if placed or not block else (block + "\n\n").encode("utf-8")
 
     started = time.monotonic()
-    code, out_text, err_text, spawn_error = _spawn(argv, cwd, head, stdin, stdin_is_tty, stdout, stderr)
+    code, out_text, err_text, spawn_error, stopped = _spawn(argv, cwd, head, stdin, stdin_is_tty, stdout, stderr,
+                                                           child_stdin=child_stdin)
     measured = time.monotonic() - started
 
-    entry = summarize(command, code, out_text, err_text, measured, agent=agent, task=task, spawn_error=spawn_error)
+    entry = summarize(command, code, out_text, err_text, measured, agent=agent, task=task, spawn_error=spawn_error,
+                      stopped=stopped)
     entry.job_id = job_id or ""
     outcome = JobOutcome(exit_code=code, entry=entry, injected=bool(block))
-    outcome.entry = record(home, project, entry, command=command, cwd=cwd, extract=extract, outcome=outcome)
+    try:
+        outcome.entry = record(home, project, entry, command=command, cwd=cwd, extract=extract, outcome=outcome)
+        outcome.journaled = True
+    except Exception as exc:  # noqa: BLE001 - the agent's exit code is the job's result; the journal is extra
+        _log(home, f"journal write failed: {type(exc).__name__}: {exc}")
+        _write(stderr, f"automem run: the job was not journaled ({type(exc).__name__}: {exc}); "
+                       f"the agent's exit code is kept\n")
     return outcome
 
 
-def _spawn(argv, cwd, head: bytes, user_stdin, stdin_is_tty, stdout, stderr) -> tuple[int, str, str, str]:
-    """(exit code, stdout tail, stderr tail, why it could not start)."""
+def _std_stream(name: str) -> BinaryIO:
+    """sys.stdin/stdout/stderr as bytes; one that was closed (``<&-``, ``>&-``: Python sets it to None)
+    becomes /dev/null, in ``sys`` too, so that nothing after the job (the CLI's last words) trips on it."""
+    stream = getattr(sys, name)
+    if stream is None:
+        stream = open(os.devnull, "r" if name == "stdin" else "w", encoding="utf-8")  # noqa: SIM115
+        setattr(sys, name, stream)
+    return getattr(stream, "buffer", stream)
+
+
+def _spawn(argv, cwd, head: bytes, user_stdin, stdin_is_tty, stdout, stderr,
+           child_stdin=None) -> tuple[int, str, str, str, bool]:
+    """(exit code, stdout tail, stderr tail, why it could not start, whether we were told to stop it)."""
     feed_stdin = bool(head)
     relay = _SignalRelay()
     try:
         try:
-            child = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.PIPE if feed_stdin else None,
+            child = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.PIPE if feed_stdin else child_stdin,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         except FileNotFoundError:
             message = f"automem run: command not found: {argv[0]}\n"
             _write(stderr, message)
-            return 127, "", message, message.strip()
+            return 127, "", message, message.strip(), relay.interrupted
         except PermissionError:
             message = f"automem run: permission denied: {argv[0]}\n"
             _write(stderr, message)
-            return 126, "", message, message.strip()
+            return 126, "", message, message.strip(), relay.interrupted
+        except OSError as exc:  # no shebang, a binary for another machine (ENOEXEC), ...: 126 like a shell
+            message = f"automem run: cannot execute {argv[0]}: {exc.strerror or exc}\n"
+            _write(stderr, message)
+            return 126, "", message, message.strip(), relay.interrupted
         relay.attach(child)
         out, err = _Tee(child.stdout, stdout, STDOUT_KEEP), _Tee(child.stderr, stderr, STDERR_KEEP)
         out.start()
@@ -231,13 +260,17 @@ def _spawn(argv, cwd, head: bytes, user_stdin, stdin_is_tty, stdout, stderr) -> 
     out.join()
     err.join()
     code = rc if rc >= 0 else 128 - rc
-    return code, out.text(), err.text(), ""
+    return code, out.text(), err.text(), "", relay.interrupted
 
 
 class _SignalRelay:
-    """While the agent runs, Ctrl-C reaches it from the terminal and SIGTERM/SIGHUP sent to us are passed on.
+    """While the agent runs, SIGINT/SIGTERM/SIGHUP sent to us are passed on to it.
 
-    Installed before the agent starts: a signal that arrives first is delivered as soon as it exists.
+    A Ctrl-C typed at the terminal is the exception: the terminal sends it to the whole foreground
+    process group, the agent included, and a second one would make many agents quit at once instead
+    of stopping cleanly. A SIGINT sent to our process alone (``kill -INT``, a supervisor, no
+    terminal) is forwarded. Installed before the agent starts: a signal that arrives first is
+    delivered as soon as the agent exists.
     """
 
     SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -245,17 +278,26 @@ class _SignalRelay:
     def __init__(self) -> None:
         self.child: subprocess.Popen | None = None
         self.pending: list[int] = []
+        self.received: list[int] = []
         self.previous: dict = {}
         if threading.current_thread() is threading.main_thread():
             for sig in self.SIGNALS:
                 self.previous[sig] = signal.signal(sig, self._handle)
 
+    @property
+    def interrupted(self) -> bool:
+        return bool(self.received)
+
     def _handle(self, signum, _frame) -> None:
-        if signum == signal.SIGINT:
-            return  # the terminal sent it to the agent's process group as well
+        self.received.append(signum)
         if self.child is None:
-            self.pending.append(signum)
+            self.pending.append(signum)  # the agent did not exist to get it from the terminal either
             return
+        if signum == signal.SIGINT and _terminal_foreground():
+            return  # the terminal sent it to the agent's process group as well
+        self._send(signum)
+
+    def _send(self, signum: int) -> None:
         try:
             self.child.send_signal(signum)
         except OSError:
@@ -264,11 +306,26 @@ class _SignalRelay:
     def attach(self, child: subprocess.Popen) -> None:
         self.child = child
         for signum in self.pending:
-            self._handle(signum, None)
+            self._send(signum)
+        self.pending.clear()
 
     def restore(self) -> None:
         for sig, handler in self.previous.items():
             signal.signal(sig, handler)
+
+
+def _terminal_foreground() -> bool:
+    """Whether our process group is the foreground of our controlling terminal (the agent shares the group)."""
+    try:
+        fd = os.open("/dev/tty", os.O_RDONLY | os.O_NOCTTY)
+    except OSError:
+        return False  # no controlling terminal: nobody sent the agent a Ctrl-C
+    try:
+        return os.tcgetpgrp(fd) == os.getpgrp()
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def _write(stream: BinaryIO, text: str) -> None:
@@ -329,8 +386,11 @@ def error_lines(text: str, code: int) -> list[str]:
 
 
 def summarize(command: list[str], code: int, out_text: str, err_text: str, measured: float, *,
-              agent: str | None = None, task: str | None = None, spawn_error: str = "") -> Entry:
-    """The journal entry of one run (not yet redacted or capped: journal.append does that)."""
+              agent: str | None = None, task: str | None = None, spawn_error: str = "", stopped: bool = False) -> Entry:
+    """The journal entry of one run (not yet redacted or capped: journal.append does that).
+
+    ``stopped``: a signal sent to us was passed on to the agent, so a failure is an interruption.
+    """
     report = parse_report(out_text)
     if report is not None:
         failed = code != 0 or report.is_error or (report.subtype not in ("", "success"))
@@ -343,7 +403,8 @@ def summarize(command: list[str], code: int, out_text: str, err_text: str, measu
         duration, cost = measured, None
     status = "completed"
     if failed:
-        status = "interrupted" if code in (128 + signal.SIGINT, 128 + signal.SIGTERM) else "failed"
+        stop_codes = (128 + signal.SIGINT, 128 + signal.SIGTERM, 128 + signal.SIGHUP)
+        status = "interrupted" if (stopped and not spawn_error) or code in stop_codes else "failed"
     plain = [line.strip() for line in _without_reports(text).splitlines() if line.strip()]
     summary = (" ".join(plain) if report is not None else (plain[-1] if plain else ""))
     if failed and code != 0 and not summary:
@@ -351,10 +412,10 @@ def summarize(command: list[str], code: int, out_text: str, err_text: str, measu
     errors = _self_reported(_ERRORS, text)
     if failed:
         if spawn_error:
-            errors.append(spawn_error)
+            errors.append(spawn_error)  # what it printed on stderr as well: nothing more to add
         elif report is not None and report.is_error and report.result:
             errors.append(report.result)
-        errors += error_lines(err_text, code) if err_text.strip() else []
+        errors += error_lines(err_text, code) if err_text.strip() and not spawn_error else []
         if not errors:
             errors.append(f"exit code {code}")
     return Entry(
@@ -369,16 +430,43 @@ def summarize(command: list[str], code: int, out_text: str, err_text: str, measu
     )
 
 
-_INTERPRETER = re.compile(r"^(?:python[\d.]*|node|bash|sh|zsh|ruby|perl|deno|bun|uv|uvx|npx|env)$")
+_INTERPRETER = re.compile(r"^(?:python[\d.]*|node|bash|sh|zsh|dash|ksh|fish|ruby|perl|deno|bun|uv|uvx|npx|env)$")
+# Flags whose value is code or a module, not a script path: ``bash -lc "<script>"``, ``python -m x``,
+# ``node -e``. Short ones count inside a cluster (``-lc``, ``-Bc``); the value is never the name.
+_INLINE_SHORT = {"python": "cm", "ruby": "e", "perl": "eE", "node": "ep", "bun": "e", "deno": "", "npx": "c",
+                 "uv": "", "uvx": "", "env": "S"}
+_SHELL_INLINE = "c"
+_INLINE_LONG = ("--eval", "--print", "--call", "--command", "--module", "--split-string")
+
+
+def _inline_flag(interpreter: str, arg: str) -> bool:
+    if arg.startswith("--"):
+        return arg.split("=", 1)[0] in _INLINE_LONG
+    family = re.sub(r"[\d.]+$", "", interpreter)
+    letters = _INLINE_SHORT.get(family, _SHELL_INLINE)
+    return any(ch in letters for ch in arg[1:])
 
 
 def agent_name(command: list[str]) -> str:
-    """The command's name; for an interpreter, the script or tool it runs (``python3 x.py`` -> ``x``)."""
+    """The command's name; for an interpreter, the script or tool it runs (``python3 x.py`` -> ``x``).
+
+    Inline code (``bash -c "<script>"``, ``python -c``/``-m``, ``node -e``) gives the interpreter's
+    name: a script's text is no name, and it may hold a secret.
+    """
     name = Path(command[0]).name
     if _INTERPRETER.match(name):
-        rest = [a for a in command[1:] if not a.startswith("-") and PLACEHOLDER not in a and "=" not in a]
-        if rest:
-            return Path(rest[0]).stem or name
+        for arg in command[1:]:
+            if arg == "-":
+                return name  # the script comes on stdin
+            if arg.startswith("-"):
+                if _inline_flag(name, arg):
+                    return name
+                continue
+            if PLACEHOLDER in arg or "=" in arg:
+                continue
+            if arg.split() != [arg]:
+                return name  # text with spaces is code or a prompt, not a script
+            return Path(arg).stem or name
     return name
 
 
@@ -444,7 +532,8 @@ def job_transcript(session_id: str, cwd: str, entry: Entry, command: list[str] |
     ts = now_iso()
     base = {"sessionId": session_id, "timestamp": ts, "cwd": cwd}
     failed = entry.status != "completed"
-    call = default_task(command) if command else f"{entry.agent} job #{entry.job_id}"
+    # the command line redacted (state/jobs/ is left behind if we are killed while the extractor runs)
+    call = _redacted(default_task(command)) if command else f"{entry.agent} job #{entry.job_id}"
     output = "\n".join(part.strip() for part in entry.errors.split(";") if part.strip()) if failed else entry.result
     if failed:
         output = "Exit code 1\n" + (output or "failed")
@@ -463,6 +552,12 @@ def job_transcript(session_id: str, cwd: str, entry: Entry, command: list[str] |
                         "message": {"role": "user", "content": entry.learned}})
     records.append({**base, "type": "system", "subtype": "turn_duration", "uuid": f"{session_id}-end"})
     return records
+
+
+def _redacted(text: str) -> str:
+    from automem.store import redacted
+
+    return redacted(text)
 
 
 def _log(home: Home, message: str) -> None:

@@ -98,8 +98,14 @@ def one_line(text: str, limit: int) -> str:
 
 
 def _token(text: str, limit: int, default: str) -> str:
-    """A job id or agent name: no spaces, brackets or newlines (they would break the heading)."""
-    value = re.sub(r"[^\w.@+:-]+", "-", str(text or "").strip()).strip("-")[:limit]
+    """A job id or agent name: no spaces, brackets or newlines (they would break the heading).
+
+    Redacted first, with the full pass: once words are joined by ``-`` and cut, a secret is no
+    longer recognised (the redactor takes ``-`` as part of a token, and half a key matches nothing).
+    """
+    from automem.store import redacted
+
+    value = re.sub(r"[^\w.@+:-]+", "-", redacted(str(text or "")).strip()).strip("-")[:limit]
     return value or default
 
 
