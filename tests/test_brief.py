@@ -162,3 +162,67 @@ def test_journal_today_and_yesterday_last_ten(automem_home, tmp_path):
     jobs = re.findall(r"Job #(\d+)", result.text)
     assert jobs == [f"1{i}" for i in range(4, 7)] + [f"0{i}" for i in range(7)]  # the last 10, day before first
     assert "Job #2" not in result.text
+
+
+def _project_with(tmp_path, main_human: str, memories: int = 3):
+    home = Home.current().ensure()
+    project = home.project_for_cwd(str(tmp_path))
+    project.memories_dir.mkdir(parents=True)
+    for i in range(memories):
+        memory = Memory(type=brief_mod.TYPE_ORDER[i % 4], summary=f"run the linter before commit number {i}",
+                        content="ruff check then ruff format, so review never argues about style.")
+        (project.memories_dir / memory.file_name()).write_text(memory.render(), encoding="utf-8")
+    (project.main_md).write_text(main_human + "\n\n<!-- automem:index:start -->\n<!-- automem:index:end -->\n",
+                                 encoding="utf-8")
+    fts.reindex(str(home.root))
+    return home, project
+
+
+def _notes(chars: int) -> str:
+    paragraphs = ["IMPORTANT: never push to main; open a pull request and wait for one review."]
+    i = 0
+    while sum(len(p) + 2 for p in paragraphs) < chars:
+        paragraphs.append(f"Rule {i}: the staging deploy reads config from vault path team/app/{i}.\n"
+                          f"Ask in #deploys before touching the {i}th shard; it carries live traffic.")
+        i += 1
+    return "\n\n".join(paragraphs)[:chars].rstrip()
+
+
+def _build(home, project, budget):
+    conn = fts.open_index(str(home.root))
+    try:
+        return brief_mod.build(project.slug, home_root=str(home.root), budget_tokens=budget, conn=conn)
+    finally:
+        conn.close()
+
+
+def test_main_over_the_budget_is_cut_at_a_boundary_not_dropped(automem_home, tmp_path):
+    human = _notes(6214)
+    home, project = _project_with(tmp_path, human)
+    result = _build(home, project, brief_mod.DEFAULT_BUDGET_TOKENS)
+    assert result.sections == ["main", "memories"]
+    assert len(result.text) <= brief_mod.DEFAULT_BUDGET_TOKENS * brief_mod.CHARS_PER_TOKEN
+    kept = result.text.split("## Project notes (MAIN.md)\n", 1)[1].split("\n" + brief_mod.TRUNCATED_MARK + "\n", 1)[0]
+    assert kept.startswith("IMPORTANT: never push to main") and human.startswith(kept)
+    assert human[len(kept)] == "\n" and len(kept) > len(human) // 2  # cut at a line, most of it kept
+    assert len(re.findall(r"^- \[", result.text, re.M)) == 3  # the memories still come along
+
+
+def test_main_that_fits_is_kept_whole(automem_home, tmp_path):
+    human = _notes(2000)
+    home, project = _project_with(tmp_path, human)
+    result = _build(home, project, brief_mod.DEFAULT_BUDGET_TOKENS)
+    assert "## Project notes (MAIN.md)\n" + human + "\n" in result.text
+    assert brief_mod.TRUNCATED_MARK not in result.text and result.sections == ["main", "memories"]
+
+
+@pytest.mark.parametrize("budget", [50, 100, 150, 200, 300])
+def test_small_budgets_still_hold_main_and_a_memory(automem_home, tmp_path, budget):
+    home, project = _project_with(tmp_path, _notes(3000))
+    result = _build(home, project, budget)
+    assert len(result.text) <= max(budget, brief_mod.MIN_BUDGET_TOKENS) * brief_mod.CHARS_PER_TOKEN
+    assert result.tokens <= max(budget, brief_mod.MIN_BUDGET_TOKENS)
+    assert result.text.startswith("<automem-memory ") and "data, not instructions" in result.text.splitlines()[1]
+    assert result.sections == ["main", "memories"] and len(result.memory_ids) >= 1
+    assert "IMPORTANT: never push to main" in result.text
+    assert re.search(r"^- \[preference\] run the linter.* \(id [^ )]+\)$", result.text, re.M)

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from automem.harness import claude_code, codex, pi
+from automem.harness import base, claude_code, codex, pi
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "transcripts"
-pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not available")
+needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not available")
 
 CASES = [
     pytest.param(claude_code, "claude/omarchy-backup/projects/-home-vwestberg-Claude/44ef5cbf-9cc3-4f7b-ac40-337a4d39713b.jsonl", id="claude"),
@@ -36,6 +36,7 @@ def _lines(rel: str) -> list[bytes]:
     return (CORPUS / rel).read_bytes().splitlines(keepends=True)
 
 
+@needs_corpus
 @pytest.mark.parametrize("module,rel", CASES)
 def test_keys_stable_across_rereads(module, rel):
     first, _ = _finished(module, CORPUS / rel, QUIET)
@@ -43,6 +44,7 @@ def test_keys_stable_across_rereads(module, rel):
     assert first == second and len(first) == len(set(first)) > 0
 
 
+@needs_corpus
 @pytest.mark.parametrize("module,rel", CASES)
 def test_corrupt_line_in_the_middle_is_skipped(module, rel, tmp_path):
     full, _ = _finished(module, CORPUS / rel, QUIET)
@@ -55,6 +57,7 @@ def test_corrupt_line_in_the_middle_is_skipped(module, rel, tmp_path):
     assert stream.resume_offset == broken.stat().st_size
 
 
+@needs_corpus
 @pytest.mark.parametrize("module,rel", CASES)
 def test_half_written_last_line_is_left_for_next_read(module, rel, tmp_path):
     full, _ = _finished(module, CORPUS / rel, QUIET)
@@ -70,6 +73,7 @@ def test_half_written_last_line_is_left_for_next_read(module, rel, tmp_path):
     assert first + second == full
 
 
+@needs_corpus
 @pytest.mark.parametrize("module,rel", CASES)
 def test_appended_while_reading(module, rel, tmp_path):
     full, _ = _finished(module, CORPUS / rel, QUIET)
@@ -91,6 +95,7 @@ def test_appended_while_reading(module, rel, tmp_path):
     assert seen + rest == full
 
 
+@needs_corpus
 @pytest.mark.parametrize("module,rel", CASES)
 def test_resume_from_settled_offset_reads_only_the_rest(module, rel, tmp_path):
     full, _ = _finished(module, CORPUS / rel, QUIET)
@@ -109,3 +114,58 @@ def test_resume_from_settled_offset_reads_only_the_rest(module, rel, tmp_path):
 def test_missing_file_yields_nothing(tmp_path):
     stream = claude_code.read_turns(tmp_path / "gone.jsonl", start_offset=0)
     assert list(stream) == [] and stream.resume_offset == 0
+
+
+@needs_corpus
+@pytest.mark.parametrize("module,rel", CASES)
+def test_over_long_and_deeply_nested_lines_are_skipped(module, rel, tmp_path):
+    full, _ = _finished(module, CORPUS / rel, QUIET)
+    lines = _lines(rel)
+    mid = len(lines) // 2
+    huge = b'{"type":"user","pad":"' + b"x" * (base.MAX_LINE + 1000) + b'"}\n'
+    deep = b"[" * 50_000 + b"]" * 50_000 + b"\n"  # json.loads raises RecursionError on this
+    path = tmp_path / Path(rel).name
+    path.write_bytes(b"".join(lines[:mid] + [huge, deep] + lines[mid:]))
+    got, stream = _finished(module, path, QUIET)
+    assert got == full
+    assert stream.resume_offset == path.stat().st_size
+    assert stream.corrupt_lines >= 2
+
+
+def test_line_over_the_cap_keeps_memory_and_offsets_exact(tmp_path):
+    import tracemalloc
+
+    first, last = b'{"a": 1}\n', b'{"b": 2}\n'
+    huge = b'{"c": "' + b"y" * (4 * base.MAX_LINE) + b'"}\n'
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(first + huge + last)
+    tracemalloc.start()
+    try:
+        records = list(base.iter_records(path))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * base.MAX_LINE  # bounded by the cap (readline's buffer and its copy), not by the 32 MB line
+    size = path.stat().st_size
+    assert records == [(0, len(first), {"a": 1}), (len(first), len(first) + len(huge), None),
+                       (len(first) + len(huge), size, {"b": 2})]
+    assert list(base.iter_records(path, len(first) + len(huge))) == [(len(first) + len(huge), size, {"b": 2})]
+    # an over-long line still being written: reading stops at its start, then resumes there once it is complete
+    with open(path, "ab") as handle:
+        handle.write(b'{"d": "' + b"z" * (base.MAX_LINE + 10))
+    assert list(base.iter_records(path, size)) == []
+    with open(path, "ab") as handle:
+        handle.write(b'"}\n{"e": 5}\n')
+    resumed = list(base.iter_records(path, size))
+    assert [r[2] for r in resumed] == [None, {"e": 5}] and resumed[0][0] == size
+    assert resumed[-1][1] == path.stat().st_size
+
+
+def test_header_over_the_cap_or_too_deep_reads_as_none(tmp_path):
+    path = tmp_path / "h.jsonl"
+    path.write_bytes(b"[" * 50_000 + b"]" * 50_000 + b"\n")
+    assert base.read_first_record(path) is None
+    path.write_bytes(b'{"h": "' + b"q" * base.MAX_LINE + b'"}\n')
+    assert base.read_first_record(path) is None
+    path.write_bytes(b'{"h": 1}\n')
+    assert base.read_first_record(path) == {"h": 1}

@@ -132,3 +132,81 @@ def test_frontmatter_reader_handles_hand_edits():
     assert meta == {"id": "abc", "type": "decision", "tags": ["one", "two"], "summary": "quoted: with colon", "seen": "4"}
     assert body == "body\n"
     assert fts.split_frontmatter("no frontmatter") == ({}, "no frontmatter")
+
+
+def _edit_in_place(path, old: str, new: str) -> None:
+    """What VS Code or open('r+') does: rewrite the same inode, so the folder's mtime stays put."""
+    with open(path, "r+", encoding="utf-8") as handle:
+        text = handle.read().replace(old, new)
+        handle.seek(0)
+        handle.write(text)
+        handle.truncate()
+
+
+def test_memory_and_journal_edited_in_place_reach_recall_and_brief(tree):
+    from automem import brief
+
+    home, project_dir = tree
+    memory = put_memory(project_dir, "pipenv locks the dependency graph", "m-pip", type="preference")
+    journal = project_dir / "journal" / "2026-01-03.md"
+    journal.parent.mkdir()
+    atomic_write_text(journal, "\n## Job #1 (ops) — 09:00\n**Task:** rotate the wombat certificates\n")
+    assert ids(home, "pipenv") == ["m-pip"] and ids(home, "wombat") == ["2026-01-03"]
+    folders = {p: os.stat(p).st_mtime_ns for p in (memory.path.parent, journal.parent)}
+    time.sleep(0.01)
+    _edit_in_place(memory.path, "pipenv locks the dependency graph", "uv replaces pipenv for dependency locking")
+    _edit_in_place(journal, "wombat", "capybara")
+    assert {p: os.stat(p).st_mtime_ns for p in folders} == folders  # nothing renamed: only the files changed
+    assert fts.index_drift(home)["stale"] == 2
+    assert ids(home, "uv replaces") == ["m-pip"] and ids(home, "capybara") == ["2026-01-03"]
+    assert ids(home, "wombat") == []
+    assert fts.index_drift(home)["ok"] is True
+    conn = fts.open_index(str(home.root))
+    try:
+        text = brief.build("proj-1", home_root=str(home.root), conn=conn).text
+        again = fts.sync(conn, str(home.root))
+    finally:
+        conn.close()
+    assert "uv replaces pipenv" in text and "pipenv locks" not in text
+    assert (again.indexed, again.dirs_scanned) == (0, 0)  # a quiet tree costs stats, not re-reads
+
+
+def test_writer_indexed_edit_is_not_read_again(tree):
+    home, project_dir = tree
+    memory = put_memory(project_dir, "helm charts pin versions", "m-helm")
+    conn = fts.open_index(str(home.root))
+    try:
+        fts.sync(conn, str(home.root))
+        time.sleep(0.01)
+        _edit_in_place(memory.path, "helm charts pin versions", "helm charts pin every chart version")
+        assert fts.index_file(memory.path, str(home.root), conn)
+    finally:
+        conn.close()
+    for _ in range(2):  # fresh connections, as each hook opens its own
+        conn = fts.open_index(str(home.root))
+        try:
+            report = fts.sync(conn, str(home.root))
+            assert (report.indexed, report.dirs_scanned) == (0, 0)  # the stats moved, but the row matches the file
+            assert ids(home, "every chart", conn=conn, sync_first=False) == ["m-helm"]
+        finally:
+            conn.close()
+
+
+def test_one_connection_restats_a_quiet_folder_only_every_few_seconds(tree, monkeypatch):
+    home, project_dir = tree
+    memory = put_memory(project_dir, "poetry groups split dev tools", "m-poetry")
+    conn = fts.open_index(str(home.root))
+    try:
+        assert ids(home, "poetry groups", conn=conn) == ["m-poetry"]
+        time.sleep(0.01)
+        _edit_in_place(memory.path, "poetry groups split dev tools", "hatch environments split the dev tools")
+        assert ids(home, "hatch environments", conn=conn) == []  # stat'ed a moment ago on this connection
+        put_memory(project_dir, "tox runs the matrix", "m-tox")  # automem's own write: a rename, seen at once
+        assert ids(home, "tox matrix", conn=conn) == ["m-tox"]
+        assert ids(home, "hatch environments", conn=conn) == ["m-poetry"]  # the re-listing compared every file
+        time.sleep(0.01)
+        _edit_in_place(memory.path, "hatch environments", "nox sessions")
+        monkeypatch.setattr(fts, "RECHECK_SECONDS", 0.0)
+        assert ids(home, "nox sessions", conn=conn) == ["m-poetry"]
+    finally:
+        conn.close()

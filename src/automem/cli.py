@@ -320,7 +320,7 @@ def recall(query, all_projects, type_, since, harness, limit, as_json) -> None:
 
 
 @cli.command()
-@click.option("--budget", "budget", type=click.IntRange(50, 2500), help="Token budget (default: brief.budget_tokens).")
+@click.option("--budget", "budget", type=click.IntRange(150, 2500), help="Token budget (default: brief.budget_tokens).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def brief(budget, as_json) -> None:
     """The brief a new session in this folder gets at SessionStart (empty when nothing is remembered)."""

@@ -70,7 +70,7 @@ HowToApply = Annotated[str, Field(max_length=5000, description="How to apply it 
 Tags = Annotated[list[str], Field(max_length=50, description=f"A few keywords (at most {MAX_TAGS} kept).")]
 Scope = Annotated[Literal["project", "global"], Field(description="project (this project only) or global (every "
                                                                   "project: stored under _global).")]
-Budget = Annotated[int | None, Field(ge=50, le=2500, description="Token budget of the brief (default: the "
+Budget = Annotated[int | None, Field(ge=150, le=2500, description="Token budget of the brief (default: the "
                                                                  "configured brief.budget_tokens, about 1500).")]
 
 

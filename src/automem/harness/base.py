@@ -2,7 +2,9 @@
 
 A transcript is read line by line from a byte offset (never whole into memory). A line without
 its newline is still being written: reading stops before it and the cursor stays there. A line
-that is not JSON is skipped. Turns come out in file order; the stream then knows the offset up
+that is not JSON (or nests too deep to parse) is skipped, and so is a line longer than
+``MAX_LINE``: it is passed over in chunks without being held whole, so memory stays bounded by the
+cap, not by the longest line. Turns come out in file order; the stream then knows the offset up
 to which everything is settled, which is the start of the one turn still open (or the end of the
 last complete line), so an incremental pass can resume there and re-read only that turn.
 """
@@ -28,42 +30,70 @@ from automem.harness.model import (
 )
 
 _loads = json.loads
+MAX_LINE = 8 * 1024 * 1024  # bytes; a longer line (a pasted dump, a base64 image) is skipped as corrupt
+SKIP_CHUNK = 1024 * 1024
+_PARSE_ERRORS = (ValueError, RecursionError)  # RecursionError: a line nested thousands of levels deep
 
 
 def iter_records(path: Path, start_offset: int = 0) -> Iterator[tuple[int, int, Any]]:
     """(offset, end offset, parsed JSON or None) per complete line from ``start_offset``.
 
-    Stops before an unterminated last line (a writer is mid-line); yields None for a corrupt one.
+    Stops before an unterminated last line (a writer is mid-line); yields None for a corrupt one
+    and for one over ``MAX_LINE`` bytes, which is skipped to its newline without being parsed.
     """
     with open(path, "rb") as handle:
         if start_offset:
             handle.seek(start_offset)
         offset = start_offset
-        for line in handle:
-            end = offset + len(line)
-            if not line.endswith(b"\n"):
+        while True:
+            line = handle.readline(MAX_LINE)
+            if not line:
                 return
-            try:
-                record = _loads(line)
-            except ValueError:
-                record = None
-            yield offset, end, record
+            if not line.endswith(b"\n"):
+                if len(line) < MAX_LINE:
+                    return  # the last line, still being written
+                end = _skip_line(handle, offset + len(line))
+                if end is None:
+                    return  # an over-long line still being written: resume at its start
+                yield offset, end, None
+                offset = end
+                continue
+            end = offset + len(line)
+            yield offset, end, _parse(line)
             offset = end
+
+
+def _skip_line(handle, position: int) -> int | None:
+    """Read past the rest of a line in chunks; the offset just after its newline, or None at EOF."""
+    while True:
+        chunk = handle.read(SKIP_CHUNK)
+        if not chunk:
+            return None
+        newline = chunk.find(b"\n")
+        if newline >= 0:
+            end = position + newline + 1
+            handle.seek(end)
+            return end
+        position += len(chunk)
+
+
+def _parse(line: bytes) -> Any:
+    try:
+        return _loads(line)
+    except _PARSE_ERRORS:
+        return None
 
 
 def read_first_record(path: Path) -> Any:
     """The first line of a file, parsed (session headers), or None."""
     try:
         with open(path, "rb") as handle:
-            line = handle.readline()
+            line = handle.readline(MAX_LINE)
     except OSError:
         return None
     if not line.endswith(b"\n"):
         return None
-    try:
-        return _loads(line)
-    except ValueError:
-        return None
+    return _parse(line)
 
 
 class OpenTurn:
@@ -168,6 +198,7 @@ class TurnStream:
         self.now = now
         self.resume_offset = start_offset
         self.bytes_read = 0
+        self.corrupt_lines = 0  # lines that were not JSON, nested too deep, or over MAX_LINE
         self.done = False
 
     def __iter__(self) -> Iterator[Turn]:
@@ -185,7 +216,10 @@ class TurnStream:
                 last_end = end
                 if parser.skip_file:
                     continue
-                if record is None or not isinstance(record, dict):
+                if record is None:
+                    self.corrupt_lines += 1
+                    continue
+                if not isinstance(record, dict):
                     continue
                 settled = parser.feed(offset, end, record)
                 if settled:

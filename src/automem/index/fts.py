@@ -6,13 +6,15 @@ bank entries, journal days and MAIN.md's human part (``fts_text``: title,
 tags, prompt, action digest, result). Nothing here is a source of truth:
 ``reindex`` drops the rows and reads the tree again.
 
-Keeping it current costs a stat per folder: every write to the tree is an
-atomic rename, which changes the folder's modification time, so ``sync``
-re-lists only folders whose mtime moved since the last scan (``fts_dirs``).
-Writers may also call ``index_file``/``remove_file`` to be searchable at once.
-A re-listed bank folder is compared by name (entries are written once);
-memories and journal days are compared by mtime and size too, and a deep
-sync (``reindex``, ``index_drift``) stats everything.
+Keeping it current: automem's own writes are atomic renames, which change the
+folder's modification time, so ``sync`` re-lists a bank folder only when its
+mtime moved since the last scan (``fts_dirs``); bank entries are written once
+and compared by name. Memories and journal days can also be edited in place
+(an editor, ``open('r+')``), which leaves the folder's mtime alone, so those
+folders stat every file on every sync: the sums of their mtimes and sizes are
+kept in ``meta`` (``fts_files:<folder>``) and only a folder whose sums moved
+is compared file by file. Writers may also call ``index_file``/``remove_file``
+to be searchable at once, and a deep sync (``reindex``) reads everything.
 
 Imports stay light (stdlib, no YAML): the SessionStart and UserPromptSubmit
 hooks use this module. Frontmatter is read by hand; the formats are ours.
@@ -24,6 +26,7 @@ import json
 import os
 import re
 import sqlite3
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
@@ -35,6 +38,8 @@ SNIPPET_CAP = 400
 MEM_WEIGHTS = "8.0, 4.0, 1.0"  # summary, tags, body
 TEXT_WEIGHTS = "8.0, 4.0, 2.0, 1.0, 1.5"  # title, tags, prompt, actions, result
 SYNC_LOCK = "index.sync.lock"
+STATS_KEY = "fts_files:"  # meta key prefix: the file-stat sums of a memories/ or journal/ folder
+RECHECK_SECONDS = 2.0  # one connection re-stats a quiet memories/ or journal/ folder at most this often
 
 _HEADING = re.compile(r"^## (.+)$", re.M)
 
@@ -364,6 +369,7 @@ def _remove_prefix(conn: sqlite3.Connection, prefix: str) -> int:
     for (rel,) in rows:
         _remove_rel(conn, rel)
     conn.execute("DELETE FROM fts_dirs WHERE path >= ? AND path < ?", (prefix, prefix + "\uffff"))
+    conn.execute("DELETE FROM meta WHERE key >= ? AND key < ?", (STATS_KEY + prefix, STATS_KEY + prefix + "\uffff"))
     return len(rows)
 
 
@@ -394,35 +400,47 @@ def _sync_dir(conn, root, rel_dir, kind, slug, recorded, deep, max_new, report: 
         if recorded is not None or conn.execute(
                 "SELECT 1 FROM fts_docs WHERE path >= ? AND path < ? LIMIT 1", (rel_dir + "/", rel_dir + "/\uffff")).fetchone():
             report.removed += _remove_prefix(conn, rel_dir + "/")
+            conn.execute("DELETE FROM meta WHERE key = ?", (STATS_KEY + rel_dir,))
         return
-    if not deep and recorded is not None and recorded[0] == dir_mtime:
+    same_listing = not deep and recorded is not None and recorded[0] == dir_mtime
+    if same_listing and (kind == "bank" or _checked_lately(conn, rel_dir)):
         return
-    names = [n for n in os.listdir(full_dir) if n.endswith(".md") and not n.startswith(".")]
+    try:
+        names = [n for n in os.listdir(full_dir) if n.endswith(".md") and not n.startswith(".")]
+    except OSError:
+        return
+    stats: dict[str, tuple[int, int]] | None = None
+    sums = ""
+    if same_listing:  # memories/ or journal/: was a file rewritten in place?
+        stored = _stored_sums(conn, rel_dir)
+        if stored is not None and stored == _quick_sums(full_dir, names):
+            _mark_checked(conn, rel_dir)
+            return
+    if kind != "bank" or deep:
+        stats = _stat_files(full_dir, names)
+        sums = _stat_sums(stats)
     known = {
         row[0]: (row[1], row[2])
         for row in conn.execute("SELECT path, mtime_ns, size FROM fts_docs WHERE path >= ? AND path < ?",
                                 (rel_dir + "/", rel_dir + "/\uffff"))
     }
-    wanted = {f"{rel_dir}/{n}" for n in names}
+    prefix = rel_dir + "/"
+    wanted = {prefix + n for n in names}
     todo = [rel for rel in wanted if rel not in known]
-    if deep or kind != "bank":
-        for rel in wanted:
-            old = known.get(rel)
-            if old is None:
-                continue
-            try:
-                st = os.stat(os.path.join(root, rel))
-            except OSError:
-                continue
-            if (st.st_mtime_ns, st.st_size) != old:
-                todo.append(rel)
+    if stats is not None:
+        todo += [prefix + name for name, st in stats.items() if prefix + name in known and known[prefix + name] != st]
     if max_new is not None and len(todo) > max_new:
         report.deferred.append(rel_dir)
+        return
+    removed = known.keys() - wanted
+    if same_listing and not todo and not removed:
+        _store_sums(conn, rel_dir, sums)  # the index already matched (a writer indexed the change itself)
+        _mark_checked(conn, rel_dir)
         return
     report.dirs_scanned += 1
     conn.execute("BEGIN")
     try:
-        for rel in known.keys() - wanted:
+        for rel in removed:
             _remove_rel(conn, rel)
             report.removed += 1
         for rel in todo:
@@ -436,10 +454,88 @@ def _sync_dir(conn, root, rel_dir, kind, slug, recorded, deep, max_new, report: 
             report.indexed += 1
         conn.execute("INSERT OR REPLACE INTO fts_dirs (path, mtime_ns, files) VALUES (?, ?, ?)",
                      (rel_dir, dir_mtime, len(names)))
+        if stats is not None and kind != "bank":
+            conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (STATS_KEY + rel_dir, sums))
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+    if stats is not None:
+        _mark_checked(conn, rel_dir)
+
+
+def _stat_files(full_dir: str, names: list[str]) -> dict[str, tuple[int, int]]:
+    """(mtime_ns, size) per file name; a file gone since the listing is left out."""
+    out: dict[str, tuple[int, int]] = {}
+    try:
+        dir_fd = os.open(full_dir, os.O_RDONLY)
+    except OSError:
+        return out
+    try:
+        for name in names:
+            try:
+                st = os.stat(name, dir_fd=dir_fd)
+            except OSError:
+                continue
+            out[name] = (st.st_mtime_ns, st.st_size)
+    finally:
+        os.close(dir_fd)
+    return out
+
+
+def _stat_sums(stats: dict[str, tuple[int, int]]) -> str:
+    """A cheap fingerprint of a folder's files: an in-place edit moves the file's mtime, so the sum moves."""
+    return f"{len(stats)}:{sum(v[0] for v in stats.values())}:{sum(v[1] for v in stats.values())}"
+
+
+def _quick_sums(full_dir: str, names: list[str]) -> str | None:
+    """``_stat_sums`` without keeping each file's stat (the hooks' path: ~2 us a file)."""
+    try:
+        dir_fd = os.open(full_dir, os.O_RDONLY)
+    except OSError:
+        return None
+    count = mtimes = sizes = 0
+    stat = os.stat
+    try:
+        for name in names:
+            try:
+                st = stat(name, dir_fd=dir_fd)
+            except OSError:
+                continue
+            count += 1
+            mtimes += st.st_mtime_ns
+            sizes += st.st_size
+    finally:
+        os.close(dir_fd)
+    return f"{count}:{mtimes}:{sizes}"
+
+
+def _checked_lately(conn: sqlite3.Connection, rel_dir: str) -> bool:
+    """True when this connection stat'ed the folder's files less than RECHECK_SECONDS ago.
+
+    A hook opens one connection and syncs once, so it always stats; a process that
+    queries many times on one connection (MCP server, benchmarks) stats at most
+    every RECHECK_SECONDS. The note lives in a TEMP table: per connection, never on disk.
+    """
+    try:
+        row = conn.execute("SELECT at FROM temp.fts_checked WHERE path = ?", (rel_dir,)).fetchone()
+    except sqlite3.OperationalError:
+        return False  # no such table yet
+    return row is not None and 0 <= time.monotonic() - row[0] < RECHECK_SECONDS
+
+
+def _mark_checked(conn: sqlite3.Connection, rel_dir: str) -> None:
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS fts_checked (path TEXT PRIMARY KEY, at REAL NOT NULL)")
+    conn.execute("INSERT OR REPLACE INTO temp.fts_checked (path, at) VALUES (?, ?)", (rel_dir, time.monotonic()))
+
+
+def _stored_sums(conn: sqlite3.Connection, rel_dir: str) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (STATS_KEY + rel_dir,)).fetchone()
+    return row[0] if row else None
+
+
+def _store_sums(conn: sqlite3.Connection, rel_dir: str, sums: str) -> None:
+    conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (STATS_KEY + rel_dir, sums))
 
 
 def reindex(home_root=None) -> SyncReport:
@@ -449,6 +545,7 @@ def reindex(home_root=None) -> SyncReport:
         conn.execute("BEGIN")
         for table in ("fts_docs", "fts_mem", "fts_text", "fts_dirs"):
             conn.execute(f"DELETE FROM {table}")
+        conn.execute("DELETE FROM meta WHERE key >= ? AND key < ?", (STATS_KEY, STATS_KEY + "\uffff"))
         conn.execute("COMMIT")
         report = sync(conn, home_root, deep=True)
         conn.execute("INSERT INTO fts_mem(fts_mem) VALUES ('optimize')")
