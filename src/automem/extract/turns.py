@@ -29,7 +29,7 @@ def guess_harness(path: Path) -> str:
     for raw in heads:
         try:
             record = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if not isinstance(record, dict):
             continue
