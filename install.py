@@ -83,8 +83,9 @@ def load_manifest() -> dict:
         return {}
 
 
-def write_if_changed(path: Path, text: str) -> bool:
-    data = text.encode("utf-8")
+def write_if_changed(path: Path, text: str | bytes) -> bool:
+    """Atomic (temp file + rename), keeping the file's mode; a file that already holds these bytes is not touched."""
+    data = text.encode("utf-8") if isinstance(text, str) else text
     try:
         if path.read_bytes() == data:
             return False
@@ -394,10 +395,7 @@ def apply_mcp_uninstall(plans: list[dict], manifest: dict) -> None:
             continue
         restored = restore_bytes(plan["new_data"], record.get("backups") or []) if plan["kind"] == "json" else None
         if restored is not None:
-            tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-            tmp.write_bytes(restored)
-            shutil.copymode(path, tmp)
-            os.replace(tmp, path)
+            write_if_changed(path, restored)
         else:
             write_if_changed(path, plan["new_text"] or "")
         say(f"removed the automem MCP server from {path}")
@@ -549,10 +547,7 @@ def uninstall(args: argparse.Namespace) -> int:
             continue
         restored = restore_bytes(plan["new_data"], record.get("backups") or [])
         if restored is not None:
-            tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-            tmp.write_bytes(restored)
-            shutil.copymode(path, tmp)
-            os.replace(tmp, path)
+            write_if_changed(path, restored)
         else:
             backup(path)
             write_if_changed(path, plan["new_text"])

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections import Counter
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +18,7 @@ from automem.extract.candidates import Candidate, candidates, error_clusters
 from automem.extract.dedupe import Deduper
 from automem.extract.steps import Step, steps_from_spool, steps_from_turns
 from automem.home import GLOBAL_PROJECT, Home, Project
+from automem.store import memory_lock
 from automem.store.memories import Memory, list_memories, now_iso, parse, reinforce, save
 
 
@@ -137,7 +136,7 @@ def extract(
     model = cfg.model
     result = Result(candidates=len(found), model=model)
     if not found:
-        with _store_lock(home):
+        with memory_lock(home.root):
             prior = Counter(_load_json(clusters_path).get("counts", {}))
             _finish_state(state_path, state, session_clusters, prior, clusters_path)
         return result
@@ -145,27 +144,13 @@ def extract(
     if use_model and model and model != "off" and consent.granted(home.root):
         found = _with_model(found, steps, model, cfg, home, last_message)
 
-    with _store_lock(home):  # sessions extracting at once: one reads, dedupes and saves at a time
+    with memory_lock(home.root):  # sessions extracting at once: one reads, dedupes and saves at a time
         result = _store(home, project, found, result, state, state_path, session_id, harness,
                         session_clusters, clusters_path)
     message = result.message()
     if message and session_id:
         _save_text(note_path(home, session_id), message)
     return result
-
-
-@contextmanager
-def _store_lock(home: Home):
-    import fcntl
-
-    folder = _state_dir(home)
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd = os.open(folder / "store.lock", os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
 
 
 def _store(home, project, found, result, state, state_path, session_id, harness, session_clusters, clusters_path):
