@@ -429,3 +429,25 @@ def test_the_agents_words_between_calls_reach_the_steps(tmp_path):
     assert prompt.said_after == "Running it."
     assert failed.said_after.startswith("The issue is that port 8080") and not failed.ok
     assert passed.said_after == "Done."
+
+
+def test_worker_finds_a_codex_rollout_when_the_stop_payload_has_no_path(tmp_path, automem_home):
+    """Codex sends transcript_path: null; the worker looks the rollout up by its session id."""
+    import shutil
+
+    from automem.extract.worker import find_transcript
+
+    source = next((CORPUS / "codex").rglob("rollout-*.jsonl"), None) if CORPUS.is_dir() else None
+    if source is None:
+        pytest.skip("shared corpus not present")
+    user = tmp_path / "user"
+    target = user / ".codex" / "sessions" / "2026" / "11" / "29" / source.name
+    target.parent.mkdir(parents=True)
+    shutil.copy(source, target)
+    session_id = source.stem[-36:]
+    env = {**os.environ, "HOME": str(user)}
+    env.pop("CODEX_HOME", None)
+    code = f"from automem.extract.worker import find_transcript; print(find_transcript('codex', {session_id!r}))"
+    found = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert found.stdout.strip() == str(target)
+    assert find_transcript("codex", "../etc") is None

@@ -137,12 +137,13 @@ def test_retention_zero_prunes_nothing(project):
 
 
 def test_hand_edits_to_todays_file_survive_the_next_entry(project):
-    journal.append(project, Entry(task="first"))
-    path = project.journal_dir / f"{journal.local_day()}.md"
+    now = time.time()  # one clock for the whole test: it must not straddle midnight
+    journal.append(project, Entry(task="first"), now=now)
+    path = project.journal_dir / f"{journal.local_day(now)}.md"
     edited = path.read_text(encoding="utf-8").replace("**Task:** first", "**Task:** first (rerun on Monday!)")
     edited += "\nA remark of my own, under the entry.\n"
     path.write_text(edited, encoding="utf-8")
-    journal.append(project, Entry(task="second"))
+    journal.append(project, Entry(task="second"), now=now + 1)
     after = path.read_text(encoding="utf-8")
     assert after.startswith(edited.rstrip("\n"))
     assert [e.task for e in journal.entries_of(after)] == ["first (rerun on Monday!)", "second"]

@@ -35,14 +35,24 @@ class _Group(click.Group):
             raise click.ClickException(str(exc)) from None
 
 
+# Commands that must work with a broken config.yml: the hook (defaults plus a log line), the ones that show or
+# repair the config, status and doctor (they report it), and the demo and redact (they never read it).
+_WITHOUT_CONFIG = {"hook", "config", "status", "doctor", "demo", "redact"}
+
+
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="automem")
-def cli() -> None:
+@click.pass_context
+def cli(ctx: click.Context) -> None:
     """automem: memory for coding agents, kept as Markdown on your own disk.
 
     Hooks capture what happens in Claude Code, Codex and pi sessions; lessons
     and finished turns land under AUTOMEM_HOME (default ~/.automem).
     """
+    if ctx.invoked_subcommand and ctx.invoked_subcommand not in _WITHOUT_CONFIG:
+        from automem.config import load
+
+        load()  # a broken config.yml stops here with the file, the line and the fix, not halfway through
 
 
 @cli.command(context_settings={"ignore_unknown_options": True})

@@ -39,6 +39,8 @@ def main(argv: list[str] | None = None) -> int:
         # a payload may name anything: /dev/zero or a FIFO would eat memory or block until the time limit
         log_error("extract-worker", f"transcript_path is not a regular file, ignored: {args.transcript[:200]}")
         args.transcript = None
+    if not args.transcript and args.session:
+        args.transcript = find_transcript(args.harness, args.session)  # Codex may send transcript_path: null
     if not args.no_bank:
         try:
             from pathlib import Path
@@ -63,6 +65,22 @@ def main(argv: list[str] | None = None) -> int:
 
 
 STATE_KEEP_DAYS = 30
+
+
+def find_transcript(harness: str, session_id: str) -> str | None:
+    """The harness's own transcript of a session, found by its id in the file name (every harness puts it there)."""
+    from automem.harness import READERS
+
+    reader = READERS.get(harness)
+    if reader is None or not session_id or "/" in session_id:
+        return None
+    try:
+        for path in reader.discover():
+            if path.stem == session_id or path.stem.endswith(session_id):
+                return str(path)
+    except OSError:
+        return None
+    return None
 
 
 def _missing_dependencies() -> list[str]:
