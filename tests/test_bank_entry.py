@@ -83,3 +83,11 @@ def test_state_file_todos_plan_and_checkpoints(tmp_path, monkeypatch):
     assert "## Plan\n\nDo it" in text
     checkpoints = text.split("## Checkpoints\n\n", 1)[1].strip().splitlines()
     assert len(checkpoints) == 10 and checkpoints[-1].startswith("- 2026-08-28T10:11:00")
+
+
+def test_title_skips_template_headings():
+    from automem.bank.entry import title_of
+
+    assert title_of(make_turn(prompt="## User Input\n\n```text\nAdd the login page\n```\n")) == "Add the login page"
+    assert title_of(make_turn(prompt="## User Input\n\nAdd the login page\n")) == "Add the login page"
+    assert title_of(make_turn(prompt="# Only a heading\n")) == "Only a heading"

@@ -40,11 +40,18 @@ def title_of(turn: Turn) -> str:
     from automem.redact.full import redact
 
     source = redact(_NOISE.sub(" ", turn.prompt or "")).strip()  # before the cut: a cut secret is unrecognisable
-    for line in source.splitlines():
-        line = " ".join(line.split()).strip("#>*- ")
+    heading = ""
+    for raw in source.splitlines():
+        line = " ".join(raw.split())
+        if line.startswith("```"):
+            continue
+        if line.startswith("#"):  # a template's "## User Input" says nothing: prefer the text under it
+            heading = heading or line.strip("#>*- ")
+            continue
+        line = line.strip(">*- ")
         if line:
             return _cap(line, TITLE_CAP)
-    return _cap(turn.title or "Untitled turn", TITLE_CAP)
+    return _cap(heading or turn.title or "Untitled turn", TITLE_CAP)
 
 
 def render(turn: Turn) -> BankEntry:
