@@ -13,6 +13,17 @@ import pytest
 BIN = Path(sys.executable).parent
 
 
+def path_without_codex() -> str:
+    """A PATH with no `codex` on it, so install.py sees Codex only where a test puts CODEX_HOME."""
+    import shutil
+
+    dirs = [str(BIN), "/usr/local/bin", "/usr/bin", "/bin"]
+    git = shutil.which("git")
+    if git:
+        dirs.append(str(Path(git).parent))
+    return os.pathsep.join(d for d in dirs if not Path(d, "codex").exists())
+
+
 def hook_command() -> list[str]:
     """The console script a harness runs (``<venv>/bin/automem``), else the same entry via ``-m``."""
     script = BIN / "automem"

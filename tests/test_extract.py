@@ -14,7 +14,7 @@ from automem import consent
 from automem.demo import replay, wait_for_worker
 from automem.extract.pipeline import extract
 from automem.home import Home
-from automem.store.memories import list_memories, parse
+from automem.store.memories import parse
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "transcripts"
 

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import path_without_codex
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
@@ -30,14 +31,6 @@ AUTOMEM = Path(sys.executable).parent / "automem"
 pytestmark = pytest.mark.skipif(not AUTOMEM.exists(), reason="automem console script not installed in this venv")
 
 
-def _path_without_codex() -> str:
-    dirs = [str(Path(sys.executable).parent), "/usr/local/bin", "/usr/bin", "/bin"]
-    git = shutil.which("git")
-    if git:
-        dirs.append(str(Path(git).parent))
-    return os.pathsep.join(d for d in dirs if not Path(d, "codex").exists())
-
-
 def env_for(tmp: Path) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "AUTOMEM_HOME")}
     env.update(
@@ -45,7 +38,7 @@ def env_for(tmp: Path) -> dict:
         AUTOMEM_HOME=str(tmp / "automem-home"),
         CLAUDE_CONFIG_DIR=str(tmp / "home" / ".claude"),
         CODEX_HOME=str(tmp / "home" / ".codex"),
-        PATH=_path_without_codex(),
+        PATH=path_without_codex(),
     )
     (tmp / "home").mkdir(exist_ok=True)
     return env

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
 
 import pytest
+from conftest import path_without_codex
 
 REPO = Path(__file__).resolve().parents[1]
 INSTALL = REPO / "install.py"
@@ -26,18 +26,9 @@ CLAUDE_JSON = {"numStartups": 3, "theme": "dark", "projects": {"/x": {"mcpServer
                "mcpServers": {"other": {"type": "stdio", "command": "npx", "args": ["other-mcp"]}}}
 
 
-def _path() -> str:
-    """A PATH without any `codex` on it (Codex counts as present only through CODEX_HOME here)."""
-    dirs = [str(Path(sys.executable).parent), "/usr/local/bin", "/usr/bin", "/bin"]
-    git = shutil.which("git")
-    if git:
-        dirs.append(str(Path(git).parent))
-    return os.pathsep.join(d for d in dirs if not Path(d, "codex").exists())
-
-
 def run(tmp: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "AUTOMEM_HOME")}
-    env.update(HOME=str(tmp / "home"), AUTOMEM_HOME=str(tmp / "automem-home"), PATH=_path(),
+    env.update(HOME=str(tmp / "home"), AUTOMEM_HOME=str(tmp / "automem-home"), PATH=path_without_codex(),
                CODEX_HOME=str(tmp / "home" / ".codex"))
     (tmp / "home").mkdir(exist_ok=True)
     done = subprocess.run([sys.executable, str(INSTALL), "--no-venv", "--yes", "--no-demo", "--skip-pip", *args],
@@ -138,7 +129,7 @@ def test_someone_elses_automem_entry_and_broken_toml_are_left_alone(tmp_path):
     (home / ".codex" / "config.toml").write_text(bad)
     env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_CONFIG_DIR",)}
     env.update(HOME=str(home), AUTOMEM_HOME=str(tmp_path / "automem-home"), CODEX_HOME=str(home / ".codex"),
-               PATH=_path())
+               PATH=path_without_codex())
     done = subprocess.run([sys.executable, str(INSTALL), "--no-venv", "--yes", "--no-demo", "--skip-pip"], env=env,
                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "not valid TOML" in done.stderr

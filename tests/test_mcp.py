@@ -227,7 +227,7 @@ def test_memory_get_by_id_refuses_a_symlink_out_of_the_tree(env, tmp_path):
     outside.write_text("---\nid: evil\ntype: observation\nsummary: private\n---\n\nnot automem's to show\n")
 
     async def scenario(s):
-        stored = _ok(await s.call_tool("memory_bank", LESSON))
+        _ok(await s.call_tool("memory_bank", LESSON))
         folder = next(env["home"].glob("projects/*/memories"))
         (folder / "evil.md").symlink_to(outside)
         return await s.call_tool("memory_get", {"id": "evil"})

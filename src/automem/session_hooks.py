@@ -52,7 +52,6 @@ def _session_start(payload: dict) -> dict | None:
     if slug is None:
         return None
     from automem import brief as brief_mod
-    from automem.index import fts
 
     conn = _open_if_present(root)
     try:
@@ -91,7 +90,6 @@ def _user_prompt(payload: dict) -> dict | None:
     if conn is None:
         return None
     from automem.recall import project_scope, relevant_memories
-    from automem.index import fts
 
     session_id = payload.get("session_id")
     try:

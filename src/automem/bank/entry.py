@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from automem.harness.model import Turn, iso_utc
 from automem.home import file_safe_iso, title_slug
+from automem.store.memories import cap, yaml_str
 
 PROMPT_CAP = 2000
 RESULT_CAP = 4000
@@ -21,7 +22,6 @@ ACTION_CAP = 300
 MAX_ACTIONS = 60
 MAX_FILE_BYTES = 1_000_000
 TITLE_CAP = 80
-TRUNCATED = " …[truncated]"
 
 _NOISE = re.compile(r"<(system-reminder|command-[a-z]+|local-command-[a-z]+)>.*?</\1>", re.S)
 
@@ -50,8 +50,8 @@ def title_of(turn: Turn) -> str:
             continue
         line = line.strip(">*- ")
         if line:
-            return _cap(line, TITLE_CAP)
-    return _cap(heading or turn.title or "Untitled turn", TITLE_CAP)
+            return cap(line, TITLE_CAP)
+    return cap(heading or turn.title or "Untitled turn", TITLE_CAP)
 
 
 def render(turn: Turn) -> BankEntry:
@@ -64,36 +64,36 @@ def render(turn: Turn) -> BankEntry:
     file_name = f"{file_safe_iso(ts)}--{title_slug(title, 40)}-{digest}.md"
     front = [
         "---",
-        f"id: {_q(file_safe_iso(ts))}",
-        f"ts: {_q(ts)}",
-        f"title: {_q(title)}",
+        f"id: {yaml_str(file_safe_iso(ts))}",
+        f"ts: {yaml_str(ts)}",
+        f"title: {yaml_str(title)}",
         "tags:" + ("" if tags else " []"),
-        *[f"  - {_q(tag)}" for tag in tags],
-        f"cwd: {_q(turn.cwd or '')}",
-        f"session_id: {_q(turn.session_id)}",
-        f"harness: {_q(turn.harness)}",
-        f"turn_key: {_q(turn.turn_key)}",
-        f"source: {_q('autobank:' + turn.harness)}",
+        *[f"  - {yaml_str(tag)}" for tag in tags],
+        f"cwd: {yaml_str(turn.cwd or '')}",
+        f"session_id: {yaml_str(turn.session_id)}",
+        f"harness: {yaml_str(turn.harness)}",
+        f"turn_key: {yaml_str(turn.turn_key)}",
+        f"source: {yaml_str('autobank:' + turn.harness)}",
     ]
     if turn.finish_reason and turn.finish_reason not in ("turn_duration", "task_complete", "stop", "next_prompt"):
-        front.append(f"finish: {_q(turn.finish_reason)}")
+        front.append(f"finish: {yaml_str(turn.finish_reason)}")
     front.append("---")
     from automem.redact.full import redact
 
-    actions = [f"- {(a.name or 'tool').lower()}: {_cap(_action_text(a), ACTION_CAP)}" for a in turn.actions[:MAX_ACTIONS]]
+    actions = [f"- {(a.name or 'tool').lower()}: {cap(_action_text(a), ACTION_CAP)}" for a in turn.actions[:MAX_ACTIONS]]
     if len(turn.actions) > MAX_ACTIONS:
         actions.append(f"- … {len(turn.actions) - MAX_ACTIONS} more actions")
     for feedback in turn.rejections[:5]:
-        actions.append(f"- rejected by the user: {_cap(' '.join(redact(feedback).split()), ACTION_CAP)}")
+        actions.append(f"- rejected by the user: {cap(' '.join(redact(feedback).split()), ACTION_CAP)}")
     from automem.redact.full import redact
 
     # redact, then cap: a secret cut in half by a cap would no longer look like one
-    head = "\n".join(front) + "\n\n## Prompt\n\n" + _cap(redact(turn.prompt or "").strip(), PROMPT_CAP) + "\n\n## Actions\n\n"
+    head = "\n".join(front) + "\n\n## Prompt\n\n" + cap(redact(turn.prompt or "").strip(), PROMPT_CAP) + "\n\n## Actions\n\n"
     head += ("\n".join(actions) if actions else "(none)") + "\n\n## Result\n\n"
-    result = _cap(redact(turn.answer or "").strip() or "(no answer)", RESULT_CAP)
+    result = cap(redact(turn.answer or "").strip() or "(no answer)", RESULT_CAP)
     text = head + result + "\n"
     while len(text.encode("utf-8")) > MAX_FILE_BYTES and len(result) > 100:  # seed: trim the Result to fit 1 MB
-        result = _cap(result, len(result) // 2)
+        result = cap(result, len(result) // 2)
         text = head + result + "\n"
     return BankEntry(file_name=file_name, text=text, title=title, ts=ts, tags=tags)
 
@@ -124,15 +124,6 @@ def _redact_values(value, redact):
     if isinstance(value, list):
         return [_redact_values(v, redact) for v in value]
     return value
-
-
-def _cap(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: max(0, limit - len(TRUNCATED))].rstrip() + TRUNCATED
-
-
-def _q(value: str) -> str:
-    """A YAML double-quoted scalar (JSON strings are valid YAML)."""
-    return json.dumps(str(value), ensure_ascii=False)
 
 
 def _iso_ms(value: str) -> str:

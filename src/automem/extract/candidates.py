@@ -540,11 +540,11 @@ def mapping_candidates(steps: list[Step]) -> list[Candidate]:
         pairs = [(a.strip(), b.strip()) for a, b in pairs if "/" in a + b or "." in a + b]
         if len(pairs) < 3:
             continue
-        listed = "; ".join(f"{a} -> {b}" for a, b in pairs)
+        arrows = [f"{a} -> {b}" for a, b in pairs]
         out.append(Candidate(
             kind="decision",
-            summary=phrasing.listing("The user's layout for files", [f"{a} -> {b}" for a, b in pairs]),
-            content=f"The user laid out where each part goes:\n" + "\n".join(f"- {a} -> {b}" for a, b in pairs[:20]),
+            summary=phrasing.listing("The user's layout for files", arrows),
+            content="The user laid out where each part goes:\n" + "\n".join(f"- {arrow}" for arrow in arrows[:20]),
             why="The user spelled out the mapping line by line: a decision, not a suggestion.",
             how_to_apply="Put new and moved files where this layout says.",
             signals=["rule"], scope="project", weight=2.4,

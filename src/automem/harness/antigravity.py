@@ -29,18 +29,6 @@ from automem.harness.model import PROMPT_CAP, Turn, cap, iso_utc
 
 HARNESS = "antigravity"
 LAST_PROMPTS = 20
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS conversation_summaries (
-    conversation_id TEXT PRIMARY KEY,
-    title TEXT,
-    first_prompt TEXT,
-    step_count INTEGER,
-    created_at TEXT,
-    last_modified TEXT,
-    workspace_folder TEXT,
-    parent_conversation_id TEXT
-)
-"""
 
 _COLUMNS = {
     "id": ("conversation_id", "id", "cascade_id"),

@@ -85,17 +85,17 @@ class Memory:
     def render(self) -> str:
         front = [
             "---",
-            f"id: {_q(self.id)}",
-            f"type: {_q(self.type)}",
-            f"summary: {_q(self.summary)}",
+            f"id: {yaml_str(self.id)}",
+            f"type: {yaml_str(self.type)}",
+            f"summary: {yaml_str(self.summary)}",
             "tags:" + ("" if self.tags else " []"),
-            *[f"  - {_q(tag)}" for tag in self.tags],
-            f"scope: {_q(self.scope)}",
-            f"source: {_q(self.source)}",
-            f"harness: {_q(self.harness)}",
-            f"session_id: {_q(self.session_id)}",
-            f"created: {_q(self.created)}",
-            f"last_seen: {_q(self.last_seen)}",
+            *[f"  - {yaml_str(tag)}" for tag in self.tags],
+            f"scope: {yaml_str(self.scope)}",
+            f"source: {yaml_str(self.source)}",
+            f"harness: {yaml_str(self.harness)}",
+            f"session_id: {yaml_str(self.session_id)}",
+            f"created: {yaml_str(self.created)}",
+            f"last_seen: {yaml_str(self.last_seen)}",
             f"seen: {int(self.seen)}",
             "---",
             "",
@@ -195,7 +195,8 @@ def reinforce(memory: Memory, when: str | None = None) -> Path | None:
     return memory.path
 
 
-def _q(value: str) -> str:
+def yaml_str(value: str) -> str:
+    """A YAML double-quoted scalar (JSON strings are valid YAML), for frontmatter written by hand."""
     return json.dumps(str(value), ensure_ascii=False)
 
 
