@@ -136,7 +136,7 @@ def _intent_records(payload: dict) -> list[dict]:
 
 
 def _result_records(event: str, payload: dict) -> list[dict]:
-    from automem.capture.signals import detect_errors
+    from automem.capture.signals import classify_result, detect_errors, strip_run_header
 
     tool = _tool_name(payload)
     command = summarize_input(tool, payload.get("tool_input"))
@@ -157,9 +157,11 @@ def _result_records(event: str, payload: dict) -> list[dict]:
     if payload.get("is_interrupt") is True or (isinstance(response, dict) and response.get("interrupted") is True):
         return [{"kind": "interrupt", "tool": tool, "input": command}]
     exit_code = exit_code_of(response, text)
-    failed = event == "PostToolUseFailure" or _marked_error(response) or bool(exit_code)
+    marked = event == "PostToolUseFailure" or _marked_error(response)
     scanned = text if len(text) <= SCAN_LIMIT else text[: SCAN_LIMIT // 2] + "\n" + text[-SCAN_LIMIT // 2 :]
-    errors = detect_errors(scanned, is_error=failed, exit_code=exit_code)
+    failed, errors = classify_result(command, scanned, is_error=marked, exit_code=exit_code)
+    if not marked and exit_code is None:
+        errors = detect_errors(strip_run_header(scanned)[0])  # no status at all: the output itself may show a failure
     records: list[dict] = [
         {"kind": "result", "tool": tool, "input": command, "ok": not failed and not errors, "exit_code": exit_code}
     ]

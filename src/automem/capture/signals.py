@@ -42,6 +42,9 @@ class _Lazy:
     def sub(self, repl, text: str):
         return self._get().sub(repl, text)
 
+    def split(self, text: str):
+        return self._get().split(text)
+
 
 MAX_SIGNALS = 8
 MAX_LINE = 500
@@ -297,9 +300,10 @@ def _signal(error_type: str, line: str, signature_source: str | None = None) -> 
 
 
 def _first_line(text: str, skip: re.Pattern | None = None) -> str:
+    """The first line that says something (decoration such as "════" or an ANSI-only line is passed over)."""
     for raw in text.splitlines():
         line = _TAGS.sub("", raw).strip()
-        if line and not (skip and skip.match(line)):
+        if line and not (skip and skip.match(line)) and sum(ch.isalnum() for ch in line) >= 3:
             return line
     return ""
 
@@ -372,3 +376,89 @@ def _pick(found: list[dict]) -> list[dict]:
         if i not in chosen:
             chosen.append(i)
     return [found[i] for i in sorted(chosen[:MAX_SIGNALS])]
+
+
+# --- answers that are not failures ------------------------------------------------------------
+
+# A run header some harnesses put above a command's output (Codex: "Exit code: 1", "Wall time: 0.1 seconds",
+# "Chunk ID: ...", "Process exited with code 1", "Original token count: ...", "Output:"): never part of an error.
+_RUN_HEADER = _Lazy(
+    r"^[ \t]*(?:Chunk ID:[ \t]*\S*|Wall time:[ \t]*[\d.]+[ \t]*\w*|Process exited with code[ \t]+-?\d+"
+    r"|Original token count:[ \t]*\d+|Exit code:?[ \t]*-?\d+|Output:|Total output lines:[ \t]*\d+)[ \t]*$"
+)
+_HEADER_EXIT = _Lazy(r"(?:Process exited with code|Exit code:?)[ \t]+(-?\d+)")
+# programs whose exit status 1 is an answer ("no match", "they differ", "false", "not found"), not a failure
+_ANSWERING = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "diff", "cmp", "test", "[", "[[", "which", "where",
+                        "pgrep", "pidof", "comm", "git-grep", "fd", "type", "command", "findstr", "select-string",
+                        "test-path"})
+_NO_MATCH = _Lazy(r"^\s*(?:\(no output\)|no matches(?: found)?\.?|no results(?: found)?\.?|0|)\s*$", re.I)
+_SEGMENT = _Lazy(r"\s*(?:&&|\|\||;|\||\n)\s*")
+_SHELL_WRAP = _Lazy(r"^(?:bash|sh|zsh)(?:\s+-[a-z]+)*\s+-l?c\s+|^(?:pwsh|powershell)(?:\.exe)?\s+(?:-\w+\s+)*?-Command\s+", re.I)
+
+
+def strip_run_header(text: str) -> tuple[str, int | None]:
+    """The output without a harness's run header above it, and the exit code the header named."""
+    if not text:
+        return "", None
+    lines = text.split("\n", 8)
+    code: int | None = None
+    taken = 0
+    for line in lines[:8]:
+        if not _RUN_HEADER.match(line):
+            break
+        found = _HEADER_EXIT.search(line)
+        if found:
+            code = int(found.group(1))
+        taken += 1
+    if not taken:
+        return text, None
+    return "\n".join(lines[taken:]), code
+
+
+def _last_program(command: str) -> tuple[str, list[str]]:
+    """argv[0] (basename, lower-case) and arguments of the last command a shell line runs."""
+    body = (command or "").strip()
+    match = _SHELL_WRAP.match(body)
+    if match:
+        body = body[match.end():].strip().strip("'\"")
+    segments = [s for s in _SEGMENT.split(body) if s.strip()]
+    if not segments:
+        return "", []
+    words = segments[-1].split()
+    while words and ("=" in words[0] and not words[0].startswith("-") or words[0] in ("sudo", "env", "time", "command")):
+        words.pop(0)
+    if not words:
+        return "", []
+    program = words[0].replace("\\", "/").rsplit("/", 1)[-1].lower()
+    if program == "git" and len(words) > 1 and words[1] == "grep":
+        program = "git-grep"
+    return program, words[1:]
+
+
+def is_answer_exit(command: str, exit_code: int | None, output: str) -> bool:
+    """True when a non-zero exit is the command's answer, not a failure: grep/rg finding nothing, diff/cmp
+    finding a difference, ``test``/``[`` being false, ``which`` not finding, ``git diff --quiet`` seeing changes."""
+    if exit_code != 1:
+        return False
+    program, args = _last_program(command)
+    body = strip_run_header(output)[0] if output else ""
+    if program in ("diff", "cmp", "comm"):
+        return True  # 1 means "they differ"; trouble is exit 2
+    if program == "git" and args[:1] == ["diff"] and ("--quiet" in args or "--exit-code" in args):
+        return True
+    if program in _ANSWERING:
+        return bool(_NO_MATCH.match(body)) or program in ("test", "[", "[[")
+    return False
+
+
+def classify_result(command: str, text: str, *, is_error: bool = False, exit_code: int | None = None) -> tuple[bool, list[dict]]:
+    """(failed, error signals) for one tool result: run headers stripped, answers that look like failures
+    (an empty grep, a diff) not counted, timing and chunk lines never part of a signature."""
+    body, header_code = strip_run_header(text or "")
+    code = exit_code if exit_code is not None else header_code
+    failed = is_error or code not in (None, 0)
+    if not failed:
+        return False, []
+    if is_answer_exit(command, code, body):
+        return False, []
+    return True, detect_errors(body, is_error=True, exit_code=code)

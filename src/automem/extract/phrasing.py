@@ -49,7 +49,11 @@ _PREFER = (
     (re.compile(r"^i (?:really )?(?:like|love|want) (?:it )?when (?:you )?", re.I), "Prefer when you "),
     (re.compile(r"^i (?:really )?(?:like|love) ", re.I), "Prefer "),
     (re.compile(r"^i (?:really )?(?:hate|dislike|don'?t like|do not like) (?:it )?(?:when )?(?:you )?", re.I), "Avoid "),
+    (re.compile(r"^i (?:don'?t|do not) (?:need|want) (?:you )?to ", re.I), "Don't "),
+    (re.compile(r"^i (?:really )?(?:want|need|would like|'d like) (?=(?:the|all|every|each|this|that|these|those|our|my|it|them)\b)",
+                re.I), "The user wants "),
     (re.compile(r"^i always ", re.I), "Always "),
+    (re.compile(r"^i never (?:said|asked|told) (?:you )?to ", re.I), "Don't, unless asked: "),
     (re.compile(r"^i never (?!said|told|asked|meant|wanted|did|do\b)", re.I), "Never "),
     (re.compile(r"^(?:from now on|going forward|in the future|moving forward)\b[,:]?\s*", re.I), ""),
 )
@@ -141,7 +145,7 @@ def location(sentence: str) -> str:
 
 # --- errors -------------------------------------------------------------------------------------
 
-_ERROR_TYPE = re.compile(r"\b([A-Z][A-Za-z]*(?:Error|Exception|Failure|Fault))\b|\b(E[A-Z]{3,9})\b|\b(TS\d{4})\b")
+_ERROR_TYPE = re.compile(r"\b([A-Z][A-Za-z]+(?:Error|Exception|Failure|Fault))\b|\b(E[A-Z]{3,9})\b|\b(TS\d{4})\b")
 _ENV_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=\S*$")
 _SUBCOMMAND = re.compile(r"^[a-z][a-z0-9:_-]*$")
 _SCRIPT = re.compile(r"^[\w-]+\.(?:js|mjs|cjs|ts|py|rb|sh|pl|php)$")

@@ -14,10 +14,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from automem.extract.candidates import Candidate, candidates, error_clusters
+from automem.extract.rules import Session, find_candidates
+from automem.extract.rules.errors import error_clusters
 from automem.extract.dedupe import Deduper
 from automem.extract.steps import Step, steps_from_spool, steps_from_turns
 from automem.home import GLOBAL_PROJECT, Home, Project
+from automem.schema import Candidate
 from automem.store import memory_lock
 from automem.store.memories import Memory, list_memories, now_iso, parse, reinforce, save
 
@@ -132,7 +134,7 @@ def extract(
     prior = Counter(_load_json(clusters_path).get("counts", {}))
     session_clusters = error_clusters(steps)
     prior_other = prior - Counter(state.get("clusters", {}))  # earlier sessions only
-    found = candidates(steps, prior_other)
+    found = find_candidates(Session(steps, root=project.root or cwd, prior_clusters=prior_other))
     model = cfg.model
     result = Result(candidates=len(found), model=model)
     if not found:

@@ -39,6 +39,9 @@ class Step:
     escalated: bool = False  # action: run with raised sandbox permissions (Codex asks the user first)
     asked: str = ""  # action: the interactive question its output stopped at (a CLI wizard waiting for input)
     said_after: str = ""  # what the agent wrote after this prompt or call and before its next call (its reading of it)
+    answer: str = ""  # prompt: the agent's last word on the turn (what it says it did, or found)
+    queued: bool = False  # prompt: typed while the agent was still working
+    offered: list[str] = field(default_factory=list)  # prompt: the options the agent's previous answer offered
 
 
 def user_words(prompt: str) -> str:
@@ -65,12 +68,25 @@ def _asked(text: str) -> str:
     return " ".join((match.group(1) or match.group(2)).split()) if match else ""
 
 
+_OPTION_LINE = re.compile(r"^\s*(?:\*\*)?(?:(\d{1,2})[.)]|[-*]\s*\*\*(\d{1,2})[.)]?\*\*|<option>)\s*(.+?)(?:</option>)?\s*$", re.M)
+
+
+def offered_options(answer: str) -> list[str]:
+    """The numbered choices (or ``<option>`` items) an answer ends by offering the user, else []."""
+    tail = (answer or "")[-3000:]
+    if "?" not in tail and "？" not in tail and "<option>" not in tail:
+        return []
+    found = [" ".join(m.group(3).replace("**", "").split()) for m in _OPTION_LINE.finditer(tail)]
+    return found[:9] if 2 <= len(found) <= 9 else []
+
+
 def steps_from_turns(turns: list[Turn]) -> list[Step]:
     from automem.capture.feedback import detect_feedback
-    from automem.capture.signals import detect_errors
+    from automem.capture.signals import classify_result, strip_run_header
 
     steps: list[Step] = []
     stopped = False
+    offered: list[str] = []
     for index, turn in enumerate(turns):
         words = user_words(turn.prompt)
         said: dict[int, list[str]] = {}
@@ -78,22 +94,30 @@ def steps_from_turns(turns: list[Turn]) -> list[Step]:
             said.setdefault(calls, []).append(remark)
         if words:
             steps.append(Step("prompt", text=words, feedback=detect_feedback(words), after_interrupt=stopped, turn=index,
-                              said_after="\n".join(said.get(0, ()))[:4000]))
+                              said_after="\n".join(said.get(0, ()))[:4000], answer=(turn.answer or "")[:4000],
+                              offered=offered))
+        for queued in turn.queued:
+            steps.append(Step("prompt", text=queued, feedback=detect_feedback(queued), turn=index, queued=True))
+        offered = offered_options(turn.answer or "")
         stopped = False
         rejections = list(turn.rejections)
         for number, action in enumerate(turn.actions, 1):
-            failed = action.is_error or action.exit_code not in (None, 0)
             text = action.result_text or ""
+            failed = action.is_error or action.exit_code not in (None, 0)
             if failed and "doesn't want to proceed with this tool use" in text:
                 feedback = rejections.pop(0) if rejections and "the user said" in text else ""
                 steps.append(Step("rejection", text=feedback, tool=action.name, input=action.input_summary, turn=index))
                 if not feedback:
                     stopped = True
                 continue
-            errors = detect_errors(text[:20000], is_error=failed, exit_code=action.exit_code) if failed else []
+            if failed:
+                failed, errors = classify_result(action.input_summary, text[:20000], is_error=action.is_error,
+                                                 exit_code=action.exit_code)
+            else:
+                errors = []
             steps.append(Step(
                 "action", tool=action.name, input=action.input_summary, ok=not failed, errors=errors,
-                result_head=text[:300], turn=index, escalated=_escalated(action.input), asked=_asked(text),
+                result_head=strip_run_header(text)[0][:300], turn=index, escalated=_escalated(action.input), asked=_asked(text),
                 said_after="\n".join(said.get(number, ()))[:4000],
             ))
         if turn.interrupted:

@@ -118,6 +118,12 @@ def _claude_parser(path: Path):
             self.skip_file = False
 
         def feed(self, offset: int, end: int, record: dict) -> list[Turn]:
+            if record.get("type") == "queue-operation":
+                content = record.get("content")
+                if (record.get("operation") == "enqueue" and isinstance(content, str) and content.strip()
+                        and not content.lstrip().startswith("<") and self.current is not None):
+                    self.current.turn.queued.append(content.strip()[:4000])
+                return []
             if not record.get("isSidechain"):
                 return super().feed(offset, end, record)
             record = {k: v for k, v in record.items() if k != "isSidechain"}

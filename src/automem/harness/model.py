@@ -69,6 +69,8 @@ class Turn:
     title: str | None = None  # session/conversation title when the harness records one
     # the agent's text between tool calls as (tool calls so far, text): its diagnoses, for the extractor
     remarks: list[tuple[int, str]] = field(default_factory=list)
+    # what the user typed while the turn was running (Claude Code keeps it only in queue-operation lines)
+    queued: list[str] = field(default_factory=list)
 
     @property
     def turn_key(self) -> str:

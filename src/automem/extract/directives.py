@@ -1,0 +1,303 @@
+"""Directives: what the user told the agent to do from now on, in any of the languages people type.
+
+Only a sentence addressed to the agent as a standing rule counts: "use X, not Y", "X, not Y,
+here", "never ...", "don't ...", "always ...", "from now on ...", "X must ...", "I prefer ...",
+"I want X to be ...". Not a directive: a question, a task ("fix the login page"), text inside
+code fences, quotes, pasted logs or tables, and narrative or role-play ("The knight draws his
+sword", "You are Aria, a ..."). Long prompts are read line by line and only lines that look
+written by the user to the agent count.
+
+Other languages are covered by a small table of cue words for never / always / don't / must /
+instead / from now on / prefer (Chinese, Japanese, Korean, Russian, Spanish, German, French,
+Portuguese, Arabic), plus the common "talk to me in <language>".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MAX_SENTENCE = 240
+LONG_PROMPT_LINES = 25  # a prompt longer than this is a pasted document: only short imperative lines count
+
+
+@dataclass
+class Directive:
+    sentence: str
+    kind: str  # decision | preference
+    cue: str  # swap | never | always | dont | must | future | prefer | want | language | default
+    scope: str  # project | global
+    language: str = "en"
+
+
+# --- English ----------------------------------------------------------------------------------
+
+_OPENERS = r"(?:(?:no|nope|ok(?:ay)?|so|and|also|but|please|pls|hey|oh|yes|yeah|alright|right|actually|again|btw|fyi|remember|note)[,.!:]*\s+)*"
+_EN: tuple[tuple[str, str, re.Pattern], ...] = (
+    ("swap", "decision", re.compile(
+        r"\b(?:use|using|run|call|prefer|pick|choose|go with|switch to|stick (?:to|with)|keep)\s+[^,.;!?]{1,60}?"
+        r"(?:,\s*|\s+)(?:not|no|instead of|rather than|over|and not|but not)\s+\S"
+        r"|\b(?:instead of|rather than)\s+\S[^.!?]{0,80}?,?\s*(?:use|run|call|do|put|keep|write|go)\b"
+        r"|^" + _OPENERS + r"[\w./@`'-]+(?:\s+[\w./@`'-]+){0,3},\s+not\s+[\w./@`'-]+"
+        r"|\b(?:use|do|run|put)\b[^.!?]{1,80}\binstead\b",
+        re.I)),
+    ("never", "decision", re.compile(
+        r"^" + _OPENERS + r"(?:never|don'?t ever|do not ever)\s+\w+"
+        r"|\b(?:must|should|shall)\s+(?:never|not|NEVER|NOT)\s+\w+|\bmustn'?t\b|\bshouldn'?t\s+(?!have\b)\w+"
+        r"|\b(?:make sure|be sure|ensure)\s+(?:that\s+)?(?:you\s+)?(?:do ?n[o']?t|never|to not|not to)\s+\w+"
+        r"|^" + _OPENERS + r"i never (?:said|asked|told) (?:you )?to\s+\w+",
+        re.I)),
+    ("dont", "decision", re.compile(
+        r"^" + _OPENERS + r"(?:don'?t|dont|do not|stop)\s+(?!know\b|worry\b|mind\b|think\b|understand\b|see\b|get\b"
+        r"|care\b|forget\b|have\b|remember\b|hesitate\b|bother\b)\w+",
+        re.I)),
+    ("always", "preference", re.compile(
+        r"^" + _OPENERS + r"always\s+\w+|\b(?:you|we)\s+(?:should\s+)?always\s+\w+"
+        r"|\b(?:every ?time|each time|whenever)\b[^.!?]{3,120}?,\s*(?:please\s+)?(?:always\s+|first\s+)?"
+        r"(?:run|use|make|add|update|check|do|write|commit|create|keep|ask|test|rebuild|restart|include|tell|read)\b",
+        re.I)),
+    ("future", "preference", re.compile(r"\b(?:from now on|going forward|moving forward|from here on)\b"
+                                        r"|^" + _OPENERS + r"in (?:the )?future\b", re.I)),
+    ("default", "decision", re.compile(r"\bby default\b", re.I)),
+    ("must", "decision", re.compile(
+        r"\b(?:must|has to|have to|needs? to be|should (?:be|stay|live|go|use|have|only|always|look|open|show|be))\b",
+        re.I)),
+    ("prefer", "preference", re.compile(
+        r"(?<!\bnot )\bi(?:'d| would| really| strongly| much| generally)*\s+(?:prefer|rather)\b"
+        r"|\bi\s+(?:really\s+)?(?:like|love|hate|dislike|don'?t like|do not like)\s+(?:it\s+)?(?:when\s+)?\w+"
+        r"|\bi\s+(?:don'?t|do not)\s+(?:need|want)\s+(?:you\s+)?to\s+\w+"
+        r"|\bi\s+(?:would\s+|'d\s+)?only\s+want\b",
+        re.I)),
+    ("want", "preference", re.compile(
+        r"\bi\s+(?:want|need|would like|'d like)\s+(?!to\b|you to (?:fix|check|look|make|add|create|build|run|help|do|tell|see|find)\b)"
+        r"(?:the|all|every|each|this|that|these|those|our|my|it|them|\w+s)\b[^.!?]{0,80}?"
+        r"\b(?:to be|to stay|to look|to use|to have|stored|kept|in|on|as|removed|hidden|shown|pretty|simple|clean|fast)\b",
+        re.I)),
+)
+
+_QUESTION_START = re.compile(
+    r"^(?:why|what|how|when|where|who|which|whose|is|are|was|were|does|do|did|can|could|would|will|should|shall|may"
+    r"|have|has|am|isn'?t|aren'?t|doesn'?t|didn'?t|won'?t|wouldn'?t|couldn'?t)\b",
+    re.I,
+)
+_NARRATIVE = re.compile(
+    r"^(?:you are|you're|act as|pretend|imagine|roleplay|role-play|your name is|as an? \w+,? you|once upon)\b"
+    r"|\b(?:he|she|they)\s+(?:draws?|says?|said|walks?|looks?|turns?|smiles?|whispers?|nods?|runs?|stands?|grabs?)\b"
+    r"|\b(?:the|a)\s+(?:knight|king|queen|dragon|wizard|hero|villain|princess|warrior|character|narrator)\b",
+    re.I,
+)
+_CODE_OR_LOG = re.compile(
+    r"^\s*(?:\d{4}-\d\d-\d\d\b|\d\d:\d\d:\d\d|\[[A-Z0-9:. -]+\]|(?:DEBUG|INFO|WARN|WARNING|ERROR|FATAL|TRACE)\b|at \S+ \("
+    r"|File \"|Traceback|def |class |import |from \S+ import |const |let |var |function |return |#include|\$ |>>> "
+    r"|npm ERR!|<[/\w!?]|[{}\[\]()]|\||#\d+ |[\w-]+\s*\|)"
+    r"|[;{]\s*$|=>|\)\s*$|^\s*[\w.]+\s*(?:=|\+=|==)\s*\S+$"
+)
+_FENCE = re.compile(r"^\s*(?:```|~~~)")
+_INJECTED = re.compile(
+    r"<(system-reminder|command-[\w-]+|local-command-[\w-]+|bash-[\w-]+|user-prompt-submit-hook|task-notification"
+    r"|environment_context|user_instructions|INSTRUCTIONS|image|attachments?)>.*?</\1>",
+    re.S,
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？；])")
+
+
+# --- other languages ---------------------------------------------------------------------------
+
+# (language, cue kind, kind, pattern): cue words for the same few directives as above
+_INTL: tuple[tuple[str, str, str, re.Pattern], ...] = (
+    ("zh", "never", "decision", re.compile(r"(?:永远|绝对|千万)?(?:不要|不许|不准|禁止|别再|不得)")),
+    ("zh", "always", "preference", re.compile(r"(?:总是|始终|一律|每次都|务必)")),
+    ("zh", "swap", "decision", re.compile(r"(?:改用|换成|改成|改为|而不是|代替|取代|不用\S{1,20}[，,]\s*用)")),
+    ("zh", "future", "preference", re.compile(r"(?:从现在开始|从今以后|以后都|今后|以后)")),
+    ("zh", "must", "decision", re.compile(r"(?:必须|一定要|应该)")),
+    ("zh", "prefer", "preference", re.compile(r"(?:我(?:更)?(?:喜欢|偏好|希望|想要))")),
+    ("ja", "never", "decision", re.compile(r"(?:絶対に|決して)|(?:しないで|使わないで|やめて)(?:ください)?|禁止")),
+    ("ja", "always", "preference", re.compile(r"(?:常に|いつも|必ず)")),
+    ("ja", "swap", "decision", re.compile(r"(?:の代わりに|ではなく|じゃなくて)")),
+    ("ja", "future", "preference", re.compile(r"(?:今後|これから(?:は)?|次回から)")),
+    ("ko", "never", "decision", re.compile(r"(?:절대|하지\s?마|하지\s?말|쓰지\s?마|사용하지\s?마|금지)")),
+    ("ko", "always", "preference", re.compile(r"(?:항상|언제나|반드시|꼭)")),
+    ("ko", "swap", "decision", re.compile(r"(?:대신|말고)")),
+    ("ko", "future", "preference", re.compile(r"(?:앞으로|이제부터|다음부터)")),
+    ("ru", "never", "decision", re.compile(r"\b(?:никогда|нельзя|не\s+(?:используй|делай|надо|трогай|пиши|запускай|меняй)\w*)", re.I)),
+    ("ru", "always", "preference", re.compile(r"\bвсегда\b", re.I)),
+    ("ru", "swap", "decision", re.compile(r"\b(?:вместо|а\s+не)\b", re.I)),
+    ("ru", "future", "preference", re.compile(r"\b(?:отныне|впредь|с\s+этого\s+момента|с\s+сегодняшнего\s+дня)\b", re.I)),
+    ("ru", "must", "decision", re.compile(r"\b(?:обязательно|должн[аыо]?)\b", re.I)),
+    ("ru", "prefer", "preference", re.compile(r"\bпредпочитаю\b", re.I)),
+    ("es", "never", "decision", re.compile(r"\b(?:nunca|jamás|no\s+(?:uses|hagas|toques|cambies|ejecutes|borres))\b", re.I)),
+    ("es", "always", "preference", re.compile(r"\bsiempre\b", re.I)),
+    ("es", "swap", "decision", re.compile(r"\b(?:en\s+lugar\s+de|en\s+vez\s+de)\b", re.I)),
+    ("es", "future", "preference", re.compile(r"\b(?:a\s+partir\s+de\s+ahora|de\s+ahora\s+en\s+adelante)\b", re.I)),
+    ("es", "prefer", "preference", re.compile(r"\bprefiero\b", re.I)),
+    ("de", "never", "decision", re.compile(r"\b(?:niemals|nie\s+\w+|(?:verwende|benutze|nutze)\s+kein\w*|nicht\s+(?:verwenden|benutzen|ändern))\b", re.I)),
+    ("de", "always", "preference", re.compile(r"\bimmer\b", re.I)),
+    ("de", "swap", "decision", re.compile(r"\b(?:statt|anstatt|anstelle\s+von)\b", re.I)),
+    ("de", "future", "preference", re.compile(r"\b(?:ab\s+jetzt|von\s+nun\s+an|künftig|zukünftig)\b", re.I)),
+    ("de", "prefer", "preference", re.compile(r"\b(?:ich\s+bevorzuge|lieber)\b", re.I)),
+    ("fr", "never", "decision", re.compile(r"\b(?:jamais|n['e]\s*(?:utilise|fais|touche|modifie)\w*\s+pas)\b", re.I)),
+    ("fr", "always", "preference", re.compile(r"\btoujours\b", re.I)),
+    ("fr", "swap", "decision", re.compile(r"\b(?:au\s+lieu\s+de|plutôt\s+que)\b", re.I)),
+    ("fr", "future", "preference", re.compile(r"\b(?:désormais|dorénavant|à\s+partir\s+de\s+maintenant)\b", re.I)),
+    ("fr", "prefer", "preference", re.compile(r"\bje\s+préfère\b", re.I)),
+    ("pt", "never", "decision", re.compile(r"\b(?:nunca|jamais|não\s+(?:use|faça|mexa|altere|rode))\b", re.I)),
+    ("pt", "always", "preference", re.compile(r"\bsempre\b", re.I)),
+    ("pt", "swap", "decision", re.compile(r"\b(?:em\s+vez\s+de|ao\s+invés\s+de)\b", re.I)),
+    ("pt", "future", "preference", re.compile(r"\b(?:a\s+partir\s+de\s+agora|de\s+agora\s+em\s+diante)\b", re.I)),
+    ("pt", "prefer", "preference", re.compile(r"\bprefiro\b", re.I)),
+    ("ar", "never", "decision", re.compile(r"(?:أبدا|أبداً|لا\s+تستخدم|لا\s+تستعمل|لا\s+تغير|ممنوع)")),
+    ("ar", "always", "preference", re.compile(r"(?:دائما|دائماً)")),
+    ("ar", "swap", "decision", re.compile(r"(?:بدلا\s+من|بدلاً\s+من)")),
+    ("ar", "future", "preference", re.compile(r"(?:من\s+الآن\s+فصاعدا|من\s+الآن\s+فصاعداً)")),
+)
+_SCRIPT = (
+    ("zh", re.compile(r"[\u4e00-\u9fff]")), ("ja", re.compile(r"[\u3040-\u30ff]")), ("ko", re.compile(r"[\uac00-\ud7af]")),
+    ("ru", re.compile(r"[\u0400-\u04ff]")), ("ar", re.compile(r"[\u0600-\u06ff]")),
+)
+_LATIN_LANG_HINT = (
+    ("es", re.compile(r"\b(?:el|la|los|las|que|para|por|usa|usar|con)\b", re.I)),
+    ("de", re.compile(r"\b(?:der|die|das|und|nicht|ist|mit|für|bitte)\b", re.I)),
+    ("fr", re.compile(r"\b(?:le|la|les|des|que|pour|avec|est|pas)\b", re.I)),
+    ("pt", re.compile(r"\b(?:o|os|as|que|para|com|não|uma)\b", re.I)),
+)
+
+# "talk to me in Chinese" in the language itself or in English
+_LANGUAGES = (
+    ("Chinese", re.compile(r"(?:用中文|中文(?:交互|回答|回复|交流|沟通|问我)|说中文|讲中文)")),
+    ("Japanese", re.compile(r"(?:日本語で(?:話|答え|返事|書い|お願い)|日本語でお願いします)")),
+    ("Korean", re.compile(r"(?:한국어로\s*(?:대답|답변|말|해|써))")),
+    ("Russian", re.compile(r"(?:(?:отвечай|говори|пиши)\s+(?:по-русски|на\s+русском))", re.I)),
+    ("Spanish", re.compile(r"\b(?:(?:responde|habla|contesta|escribe)(?:me)?\s+en\s+español)\b", re.I)),
+    ("German", re.compile(r"\b(?:(?:antworte|sprich|schreib)\w*\s+(?:bitte\s+)?(?:auf|in)\s+deutsch)\b", re.I)),
+    ("French", re.compile(r"\b(?:(?:réponds|parle|écris)\w*\s+(?:moi\s+)?en\s+français)\b", re.I)),
+    ("Portuguese", re.compile(r"\b(?:(?:responda|fale|escreva)\s+em\s+português)\b", re.I)),
+    ("Arabic", re.compile(r"(?:باللغة\s+العربية|بالعربي)")),
+    (None, re.compile(r"\b(?:reply|respond|answer|talk|speak|write|ask me)\s+(?:to me\s+)?(?:only\s+)?in\s+"
+                      r"(English|Chinese|Japanese|Korean|Russian|Spanish|German|French|Portuguese|Arabic|Italian|Dutch"
+                      r"|Turkish|Polish|Vietnamese|Hindi)\b", re.I)),
+)
+
+# --- scope ----------------------------------------------------------------------------------------
+
+_PROJECT_WORDS = re.compile(
+    r"\b(?:this|our|the)\s+(?:repo|repository|project|codebase|code base|app|folder|directory|package|module|service"
+    r"|workspace|site|game|bot|ui|api|backend|frontend|server)\b|\bhere\b|\bin here\b|这个项目|本项目|该项目|このプロジェクト|이 프로젝트",
+    re.I,
+)
+_PROJECT_THING = re.compile(
+    r"`[^`]+`|[\w-]+\.[a-z]{1,5}\b|[\w.-]*/[\w./-]+|\b[a-z]+_[a-z_]+\b|\b[a-z]+[A-Z]\w+|\b[A-Z][a-z]+[A-Z]\w+", re.U)
+_CONDUCT = re.compile(
+    r"\b(?:commit messages?|reply|replies|respond|answer|explain|explanations?|summar\w+|tone|emoji|language|ask(?:ing)? me"
+    r"|questions?|read (?:the )?(?:whole |entire )?files?|in full|comments?|docstrings?|verbose|concise|short|brief|chat"
+    r"|confirm|permission)\b",
+    re.I,
+)
+
+
+def scope_of(sentence: str, kind: str) -> str:
+    """Global only for a way of working with no project thing in it; anything naming this repo is project."""
+    if _PROJECT_WORDS.search(sentence) or _PROJECT_THING.search(sentence):
+        return "project"
+    if kind == "preference" and _CONDUCT.search(sentence):
+        return "global"
+    return "project"
+
+
+# --- reading a prompt -------------------------------------------------------------------------
+
+
+def prose_lines(prompt: str) -> list[str]:
+    """Lines a person wrote to the agent: no fences, quotes, indented code, logs, tables or injected blocks."""
+    text = _INJECTED.sub(" ", prompt or "")
+    lines = text.splitlines()
+    long_prompt = len([line for line in lines if line.strip()]) > LONG_PROMPT_LINES
+    out: list[str] = []
+    in_fence = False
+    for line in lines:
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        stripped = line.strip()
+        if in_fence or not stripped or stripped.startswith((">", "#", "|", "//", "<!--")):
+            continue
+        if (line.startswith("    ") or line.startswith("\t")) and not re.match(r"[-*+]|\d+[.)]", stripped):
+            continue
+        if _CODE_OR_LOG.search(stripped):
+            continue
+        if long_prompt and (len(stripped) > 200 or not re.match(r"^[-*+]?\s*(?:please |you |never |don'?t |always |use |do not )", stripped, re.I)):
+            continue  # a pasted document: only short lines spoken to the agent count
+        out.append(re.sub(r"^(?:[-*+•]|\d+[.)])\s+", "", stripped))
+    return out
+
+
+def sentences(prompt: str) -> list[str]:
+    out: list[str] = []
+    for line in prose_lines(prompt):
+        out.extend(s.strip() for s in _SENTENCE_END.split(line) if s.strip())
+    return out
+
+
+def _is_question(sentence: str) -> bool:
+    text = sentence.strip()
+    return (text.endswith(("?", "？")) or bool(_QUESTION_START.match(text)) or bool(re.search(r"(?:吗|呢|か|까)[。.]?$", text))
+            or bool(re.match(r"^(?:¿|هل\s)", text)))
+
+
+def _language(sentence: str) -> str:
+    for name, pattern in _SCRIPT:
+        if pattern.search(sentence):
+            return name
+    for name, pattern in _LATIN_LANG_HINT:
+        if len(pattern.findall(sentence)) >= 2 and not re.search(r"\b(?:the|and|to|you|is|with)\b", sentence, re.I):
+            return name
+    return "en"
+
+
+def language_request(sentence: str) -> str:
+    """The language the user asks the agent to use with them ("用中文来问我" -> "Chinese"), else ""."""
+    for name, pattern in _LANGUAGES:
+        match = pattern.search(sentence)
+        if match:
+            return name or match.group(1).capitalize()
+    return ""
+
+
+def classify(sentence: str) -> Directive | None:
+    """The directive a sentence carries, or None (questions, tasks, narrative, long or empty lines)."""
+    text = " ".join((sentence or "").split())
+    if not 6 <= len(text) <= MAX_SENTENCE or _NARRATIVE.search(text):
+        return None
+    wanted = language_request(text)
+    if wanted:
+        return Directive(text, "preference", "language", "global", _language(text))
+    if _is_question(text):
+        return None
+    language = _language(text)
+    if language == "en":
+        for cue, kind, pattern in _EN:
+            if pattern.search(text):
+                return Directive(text, kind, cue, scope_of(text, kind))
+        return None
+    for lang, cue, kind, pattern in _INTL:
+        if lang == language and pattern.search(text):
+            return Directive(text, kind, cue, scope_of(text, kind), language)
+    return None
+
+
+_CLAUSE = re.compile(r";\s+|,\s+(?:and|but|so)\s+(?=\w)|\s+(?:and|but) (?:also |then )?(?=(?:fix|make|add|remove|check|update|troubleshoot)\b)")
+
+
+def directives(prompt: str, limit: int = 3) -> list[Directive]:
+    """The directives of one prompt, in order, at most ``limit``: a sentence, or the clause of it that holds the cue."""
+    out: list[Directive] = []
+    for sentence in sentences(prompt):
+        found = classify(sentence)
+        if found is not None:
+            clauses = [c for c in _CLAUSE.split(sentence) if c.strip()]
+            if len(clauses) > 1:
+                found = next((d for d in map(classify, clauses) if d is not None), found)
+        if found and all(found.sentence != d.sentence for d in out):
+            out.append(found)
+        if len(out) >= limit:
+            break
+    return out

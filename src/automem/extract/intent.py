@@ -1,0 +1,379 @@
+"""What a tool call was trying to do, so a later call can be judged "the same thing, done right".
+
+A fix is only claimed when a later successful call has the same intent as the failed one: the
+same program (argv[0] once ``env``/``sudo``/``timeout``/``npx`` and shell wrappers are peeled
+off) with the same first argument or subcommand, or an edit/read/tool call on the same target.
+The lesson then states what differed (an added flag, an environment variable, a step run before
+it, escalated permissions, another working directory). A look at something (``sed -n``, ``grep``,
+``git status``, a Read) never fixes a call that did something else.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+
+SHELL_TOOLS = frozenset({"bash", "shell", "shell_command", "exec_command", "local_shell", "run_shell_command",
+                         "powershell", "terminal", "cmd", "command", "run_terminal_cmd", "execute_command"})
+EDIT_TOOLS = frozenset({"edit", "multiedit", "write", "apply_patch", "str_replace_based_edit_tool", "replace",
+                        "write_file", "edit_file", "create_file", "notebookedit"})
+READ_TOOLS = frozenset({"read", "read_file", "view", "grep", "glob", "ls", "list", "find", "search", "webfetch",
+                        "websearch", "cat", "list_dir", "read_many_files"})
+
+_WRAPPER = re.compile(r"^(?:bash|sh|zsh|dash)(?:\s+-[a-z]+)*\s+-l?c\s+|^(?:pwsh|powershell)(?:\.exe)?\s+(?:-\w+\s+)*?-Command\s+"
+                      r"|^cmd(?:\.exe)?\s+/[ck]\s+", re.I)
+_ENV = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+# programs that run the next word as the real program
+_PREFIXES = frozenset({"sudo", "env", "time", "nice", "nohup", "command", "exec", "doas", "stdbuf", "caffeinate"})
+_RUNNERS = frozenset({"npx", "bunx", "pnpx", "uvx"})
+_SUBCOMMAND_TOOLS = frozenset({"npm", "pnpm", "yarn", "bun", "uv", "pip", "pip3", "cargo", "go", "git", "docker",
+                               "kubectl", "gh", "poetry", "brew", "apt", "apt-get", "pkg", "dnf", "conda", "make",
+                               "dotnet", "mvn", "gradle", "terraform", "helm", "systemctl", "deno", "rustup",
+                               "npm.cmd", "pnpm.cmd"})
+_NPM_LIKE = frozenset({"npm", "pnpm", "yarn", "bun", "npm.cmd", "pnpm.cmd"})
+_LOOK = frozenset({"ls", "cat", "head", "tail", "grep", "egrep", "rg", "ag", "ack", "find", "fd", "stat", "file",
+                   "tree", "wc", "echo", "pwd", "which", "type", "whereis", "less", "more", "du", "df", "printf",
+                   "get-childitem", "get-content", "select-string", "get-command", "test-path", "get-item", "dir",
+                   "ps", "lsof", "ss", "netstat", "id", "whoami", "uname", "date", "env", "printenv", "sleep", "true"})
+_LOOK_GIT = frozenset({"status", "log", "diff", "show", "branch", "remote", "rev-parse", "ls-files", "blame"})
+_INSTALLERS = {"pip": "install", "pip3": "install", "uv": "add", "npm": "install", "pnpm": "add", "yarn": "add",
+               "bun": "add", "brew": "install", "apt": "install", "apt-get": "install", "pkg": "install",
+               "dnf": "install", "pacman": "-S", "conda": "install", "cargo": "install", "gem": "install",
+               "go": "install", "choco": "install", "winget": "install", "scoop": "install"}
+_OPTION = re.compile(r"^--?[A-Za-z][\w-]*(?:=.*)?$")
+_PATCH_FILE = re.compile(r"\*\*\* (?:Add|Update|Delete) File: (\S+)")
+_PATHLIKE = re.compile(r"[\w.~-]*[/\\][\w./\\~@+-]+|[\w-]+\.[A-Za-z]{1,5}\b")
+
+
+@dataclass
+class Command:
+    """One program invocation inside a shell command line."""
+
+    program: str  # basename of argv[0], lower-case, after prefixes and runners
+    args: list[str] = field(default_factory=list)  # the rest, options included, in order
+    env: list[str] = field(default_factory=list)  # VAR=value assignments in front of it
+    text: str = ""  # the segment as written
+
+    @property
+    def positional(self) -> list[str]:
+        return [a for a in self.args if not _OPTION.match(a)]
+
+    @property
+    def options(self) -> list[str]:
+        return [a for a in self.args if _OPTION.match(a)]
+
+    @property
+    def subcommand(self) -> str:
+        pos = self.positional
+        if not pos:
+            return ""
+        first = pos[0].lower()
+        if self.program in _NPM_LIKE and first in ("run", "run-script") and len(pos) > 1:
+            return pos[1].lower()
+        return first
+
+    def name(self) -> str:
+        """How a reader names it: "git push", "npm run build", "pytest", "python -m pytest"."""
+        pos = self.positional
+        if self.program in _NPM_LIKE and pos[:1] in (["run"], ["run-script"]) and len(pos) > 1:
+            return f"{self.program} run {pos[1]}"
+        if self.program in _SUBCOMMAND_TOOLS and pos and re.fullmatch(r"[a-z][\w:-]*", pos[0]):
+            return f"{self.program} {pos[0]}"
+        if self.program.startswith("python") and self.args[:1] == ["-m"] and len(self.args) > 1:
+            return f"{self.program} -m {self.args[1]}"
+        if pos and re.fullmatch(r"[\w.-]+\.(?:py|js|mjs|cjs|ts|sh|rb|pl|ps1)", pos[0].rsplit("/", 1)[-1]):
+            return f"{self.program} {pos[0].rsplit('/', 1)[-1]}"
+        return self.program
+
+
+@dataclass
+class Intent:
+    """What one call did: shell commands, an edit of files, a read, or another tool on a target."""
+
+    kind: str  # shell | edit | read | tool
+    tool: str
+    commands: list[Command] = field(default_factory=list)
+    cwd: str = ""  # a leading ``cd X &&``
+    targets: list[str] = field(default_factory=list)  # files an edit/read touched, or a tool's main argument
+
+    @property
+    def main(self) -> Command | None:
+        """The command that matters: the first one that is not a look (``ls``, ``cat``) when there is one."""
+        for command in self.commands:
+            if not is_look(command):
+                return command
+        return self.commands[0] if self.commands else None
+
+    @property
+    def programs(self) -> set[str]:
+        return {c.program for c in self.commands}
+
+    def read_only(self) -> bool:
+        if self.kind == "read":
+            return True
+        if self.kind == "shell":
+            return bool(self.commands) and all(is_look(c) for c in self.commands)
+        return False
+
+
+def is_look(command: Command) -> bool:
+    if command.program in _LOOK:
+        return True
+    if command.program == "sed" and ("-n" in command.args or any(a.startswith("-n") for a in command.args[:1])):
+        return True
+    if command.program == "git" and command.subcommand in _LOOK_GIT:
+        return True
+    return False
+
+
+def unwrap(text: str) -> str:
+    """The command inside a shell wrapper (``bash -lc "x"`` -> ``x``)."""
+    text = (text or "").strip()
+    for _ in range(2):
+        match = _WRAPPER.match(text)
+        if not match:
+            break
+        text = text[match.end():].strip()
+        if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+            text = text[1:-1]
+    return text
+
+
+def _split_words(segment: str) -> list[str]:
+    try:
+        return shlex.split(segment, posix=True)
+    except ValueError:
+        return segment.split()
+
+
+def split_segments(body: str) -> list[str]:
+    """A command line cut at ``&&``, ``||``, ``;``, ``|`` and newlines outside quotes."""
+    out: list[str] = []
+    current: list[str] = []
+    quote = ""
+    i = 0
+    while i < len(body):
+        ch = body[i]
+        if quote:
+            current.append(ch)
+            if ch == quote:
+                quote = ""
+            elif ch == "\\" and quote == '"' and i + 1 < len(body):
+                current.append(body[i + 1])
+                i += 1
+        elif ch in "'\"`":
+            quote = ch
+            current.append(ch)
+        elif ch in ";\n" or (ch in "&|" and body[i:i + 2] in ("&&", "||")) or (ch == "|" and body[i - 1:i] != ">"):
+            out.append("".join(current))
+            current = []
+            if body[i:i + 2] in ("&&", "||"):
+                i += 1
+        else:
+            current.append(ch)
+        i += 1
+    out.append("".join(current))
+    return [s.strip() for s in out if s.strip()]
+
+
+def parse_command_line(text: str) -> tuple[list[Command], str]:
+    """Every program run by a command line, and the folder a leading ``cd`` moved to."""
+    body = unwrap(text)
+    heredoc = body.find("<<")
+    if heredoc != -1:
+        body = body[:heredoc]
+    commands: list[Command] = []
+    cwd = ""
+    for segment in split_segments(body):
+        segment = segment.strip().lstrip("({").strip()
+        if not segment or segment.startswith("#"):
+            continue
+        words = _split_words(segment)
+        env: list[str] = []
+        while words and _ENV.match(words[0]):
+            env.append(words.pop(0))
+        while words and words[0].lower() in _PREFIXES:
+            words.pop(0)
+            while words and (_OPTION.match(words[0]) or _ENV.match(words[0])):
+                word = words.pop(0)
+                if _ENV.match(word):
+                    env.append(word)
+        if words and words[0] == "timeout":
+            words.pop(0)
+            while words and (_OPTION.match(words[0]) or re.fullmatch(r"\d+[smhd]?", words[0])):
+                words.pop(0)
+        if words and words[0].lower() in _RUNNERS:
+            words.pop(0)
+            while words and _OPTION.match(words[0]):
+                words.pop(0)
+        if words and words[0].lower() in ("pnpm", "yarn") and words[1:2] == ["dlx"]:
+            words = words[2:]
+        if not words:
+            continue
+        program = re.sub(r"@[\w.^~-]+$", "", words[0].replace("\\", "/").rsplit("/", 1)[-1]).lower()
+        if program in ("cd", "pushd", "set-location", "sl"):
+            if not commands and len(words) > 1:
+                cwd = words[1]
+            continue
+        if program in ("export", "set", "source", ".", "setopt", "unset"):
+            continue
+        commands.append(Command(program=program, args=words[1:], env=env, text=segment))
+    return commands, cwd
+
+
+def intent_of(tool: str, text: str) -> Intent:
+    """The intent of a call from its tool name and its (summarised) input."""
+    name = (tool or "").lower()
+    text = text or ""
+    patched = _PATCH_FILE.findall(text)
+    if name in EDIT_TOOLS or patched or text.lstrip().startswith("apply_patch"):
+        files = patched or [_first_path(text)]
+        return Intent("edit", name, targets=[_norm_path(f) for f in files if f])
+    if name in READ_TOOLS:
+        return Intent("read", name, targets=[_norm_path(p) for p in [_first_path(text)] if p])
+    if name in SHELL_TOOLS or name.endswith("shell") or name.endswith("bash"):
+        commands, cwd = parse_command_line(text)
+        return Intent("shell", name, commands=commands, cwd=cwd)
+    target = _first_path(text) or _first_word(text)
+    return Intent("tool", name, targets=[target] if target else [])
+
+
+def _first_path(text: str) -> str:
+    head = text[:400]
+    match = re.search(r'"(?:file_path|path|notebook_path|file)"\s*:\s*"([^"]+)"', head)
+    if match:
+        return match.group(1)
+    match = _PATHLIKE.search(head)
+    return match.group(0) if match else ""
+
+
+def _first_word(text: str) -> str:
+    match = re.search(r"[\w.-]{3,}", text[:200])
+    return match.group(0).lower() if match else ""
+
+
+def _norm_path(path: str) -> str:
+    return path.replace("\\", "/").strip("'\"` ").rstrip("/").lower()
+
+
+def _same_target(a: str, b: str) -> bool:
+    if not a or not b:
+        return False
+    if a == b:
+        return True
+    short, long_ = sorted((a, b), key=len)
+    return long_.endswith("/" + short) and "/" in short  # a relative path and its absolute form
+
+
+def same_intent(failed: Intent, later: Intent) -> bool:
+    """Does ``later`` try what ``failed`` tried (so its success shows how the failure is avoided)?"""
+    if failed.kind != later.kind:
+        return False
+    if failed.kind in ("edit", "read"):
+        return any(_same_target(a, b) for a in failed.targets for b in later.targets)
+    if failed.kind == "tool":
+        return failed.tool == later.tool
+    main = failed.main
+    if main is None:
+        return False
+    if is_look(main):
+        return False  # a failed look is exploration; nothing is learned from trying again
+    for command in later.commands:
+        if command.program != main.program:
+            continue
+        if main.subcommand and command.subcommand != main.subcommand:
+            continue
+        return True
+    return False
+
+
+@dataclass
+class Difference:
+    """What a working call did differently from the failed one, in words a lesson can use."""
+
+    kind: str  # flag | env | escalated | before | cwd | args | ""
+    text: str
+
+    def __bool__(self) -> bool:
+        return bool(self.kind)
+
+
+_PERMISSION = re.compile(r"Permission denied|Operation not permitted|EACCES|EPERM|Read-only file system", re.I)
+_ERROR_PATH = re.compile(r"(?:^|[\s'\"`(])((?:~|\.{1,2})?/[\w.@+-]+(?:/[\w.@+-]+)*)")
+
+
+def _reads(intent: Intent, targets: list[str]) -> bool:
+    """Did this successful call look at one of ``targets`` (a Read, or ``cat``/``sed -n`` of the file)?"""
+    if intent.kind == "read":
+        return any(_same_target(a, b) for a in targets for b in intent.targets)
+    if intent.kind == "shell":
+        names = {t.rsplit("/", 1)[-1] for t in targets}
+        return any(is_look(c) and any(a.replace("\\", "/").rsplit("/", 1)[-1].lower() in names for a in c.positional)
+                   for c in intent.commands)
+    return False
+
+
+def difference(failed: Intent, fix: Intent, *, failed_escalated: bool = False, fix_escalated: bool = False,
+               between: list[Intent] | None = None, error: str = "") -> Difference:
+    """The change that made ``fix`` work where ``failed`` did not; empty when none can be named.
+
+    ``between`` are the calls that succeeded between the two. When one of them edited a file, that
+    edit may be what made the difference, so nothing is claimed (the diagnosis rule covers it).
+    """
+    between = between or []
+    if failed.kind == "edit":
+        if any(_reads(i, failed.targets) for i in between):
+            return Difference("before", "after reading the file first")
+        return Difference("", "")
+    edits = [i for i in between if i.kind == "edit"]
+    if failed.kind == "tool":
+        others = [i for i in between if i.kind == "tool" and i.tool != failed.tool]
+        if others and not edits:
+            return Difference("before", f"after `{others[-1].tool}`")
+        return Difference("", "")
+    if failed.kind != "shell" or fix.kind != "shell":
+        return Difference("", "")
+    main = failed.main
+    if main is None:
+        return Difference("", "")
+    same = next((c for c in fix.commands if c.program == main.program
+                 and (not main.subcommand or c.subcommand == main.subcommand)), None)
+    if same is None:
+        return Difference("", "")
+    if fix_escalated and not failed_escalated and same.text == main.text:
+        return Difference("escalated", "with escalated sandbox permissions")
+    if edits:
+        return Difference("", "")
+    added_env = [e for e in same.env if e not in main.env]
+    if added_env:
+        return Difference("env", " ".join(added_env[:2]))
+    added = [o for o in dict.fromkeys(same.options) if o not in main.options and o != "--"]
+    if added:
+        return Difference("flag", " ".join(added[:3]))
+    index = fix.commands.index(same)
+    before = [c.text for c in fix.commands[:index] if not is_look(c) and c.text not in {x.text for x in failed.commands}]
+    if before:
+        return Difference("before", "after `" + " && ".join(before[-2:])[:100] + "`")
+    installs = [c for i in between for c in i.commands if is_install(c)]
+    if installs:
+        return Difference("before", f"after `{installs[-1].text[:80]}`")
+    if _PERMISSION.search(error):
+        gone = [p for p in _ERROR_PATH.findall(error) if p in main.text and p not in fix.commands[index].text]
+        if gone:
+            return Difference("path", gone[0])
+    if fix.cwd and fix.cwd != failed.cwd:
+        return Difference("cwd", f"from {fix.cwd}")
+    return Difference("", "")
+
+
+def is_install(command: Command) -> bool:
+    verb = _INSTALLERS.get(command.program)
+    return bool(verb) and verb in command.args[:3]
+
+
+def installed_names(command: Command) -> list[str]:
+    """The packages an install command names (``pkg install openssh`` -> ["openssh"])."""
+    if not is_install(command):
+        return []
+    return [a for a in command.positional if a not in ("install", "add", "-S")]

@@ -1,0 +1,101 @@
+"""The extraction rules: small functions over one session, each yielding lesson candidates.
+
+Every rule reads the same ``Session`` (the neutral steps of extract/steps.py plus what the rules
+share: the intent of each call, the project folder for portable paths, error counts of earlier
+sessions) and returns candidates. A rule that is not sure abstains: a wrong memory costs more
+than a missing one, and a candidate still has to earn its promotion before it is ever injected.
+
+    from automem.extract.rules import RULES, Session, find_candidates
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from automem.extract.intent import Intent, intent_of
+from automem.extract.steps import Step
+from automem.schema import Candidate
+
+MAX_CANDIDATES = 12
+
+
+@dataclass
+class Session:
+    steps: list[Step]
+    root: str = ""  # the project folder (portable paths: it becomes ./)
+    prior_clusters: Counter = field(default_factory=Counter)  # error cluster -> count in earlier sessions
+    _intents: dict[int, Intent] = field(default_factory=dict)
+
+    def intent(self, index: int) -> Intent:
+        found = self._intents.get(index)
+        if found is None:
+            step = self.steps[index]
+            found = self._intents[index] = intent_of(step.tool, step.input)
+        return found
+
+
+Rule = Callable[[Session], list[Candidate]]
+
+
+def _rules() -> list[Rule]:
+    from automem.extract.rules import errors, reports, said
+
+    return [
+        said.directive_rule,
+        said.rejection_rule,
+        said.correction_rule,
+        said.location_rule,
+        said.mapping_rule,
+        said.doc_file_rule,
+        said.choice_rule,
+        said.repeated_request_rule,
+        errors.missing_command_rule,
+        errors.repeated_error_rule,
+        errors.fixed_error_rule,
+        errors.missing_module_rule,
+        errors.interactive_rule,
+        reports.diagnosis_rule,
+        reports.reported_problem_rule,
+    ]
+
+
+def _readable_head(summary: str) -> str:
+    """The summary, or its longest leading run of clauses that reads as a sentence; "" when none does."""
+    import re
+
+    from automem.extract.usable import readable
+
+    if readable(summary):
+        return summary
+    cuts = [m.start() for m in re.finditer(r",\s+|;\s+|\s+--?\s+|:\s+", summary)]
+    for cut in reversed(cuts):
+        head = summary[:cut].rstrip(" ,;:-")
+        if len(head) >= 20 and readable(head):
+            return head
+    return ""
+
+
+def find_candidates(session: Session, limit: int = MAX_CANDIDATES) -> list[Candidate]:
+    """Every rule's candidates, made portable and readable, strongest first, at most ``limit``."""
+    from automem.extract.usable import generalize, summary_text
+
+    out: list[Candidate] = []
+    seen: set[str] = set()
+    for rule in _rules():
+        for cand in rule(session):
+            cand.rule = cand.rule or rule.__name__
+            cand.summary = _readable_head(summary_text(cand.summary, session.root))
+            if not cand.summary:
+                continue
+            key = cand.summary.lower()
+            if key in seen:
+                continue
+            seen.add(key)
+            cand.content = generalize(cand.content, session.root)
+            cand.why = generalize(cand.why, session.root)
+            cand.how_to_apply = generalize(cand.how_to_apply, session.root)
+            out.append(cand)
+    out.sort(key=lambda c: -c.weight)
+    return out[:limit]

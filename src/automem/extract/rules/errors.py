@@ -1,0 +1,456 @@
+"""Lessons from failed tool calls: verified fixes, repeated errors, missing programs and modules.
+
+A fix is never assumed from "the next call that worked": it is a later successful call with the
+same intent (extract/intent.py), and the lesson says what differed. A single failure is a memory
+only when such a fix names its difference, or when the error itself states a durable fact about
+the machine (a program that is not installed, a package that is missing) and nothing later in the
+session contradicts it. The same error twice or more is a pattern, resolved or not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from automem.extract import phrasing
+from automem.extract.intent import Difference, Intent, difference, installed_names, is_install, same_intent
+from automem.extract.rules import Session
+from automem.extract.steps import Step
+from automem.schema import VERIFIED_FIX, Candidate
+
+WINDOW = 40  # steps after a failure in which its fix must come
+SLIP_PATTERN_MIN = 3  # a tool-call slip is a lesson only when it keeps happening
+
+_SLIP = re.compile(
+    r"InputValidationError|required parameter|Cancelled: parallel tool call|Permission for this tool use was denied"
+    r"|haven't granted it yet|Could not find the exact text|String to replace not found|No changes made to"
+    r"|replacement produced identical|old_string|Command aborted|aborted by user|Path does not exist: https?:"
+    r"|Too Many Requests|\b429\b|rate.?limit|Request interrupted|hit your (?:usage )?limit|unexpected EOF|unterminated"
+    r"|here-document|literal \"\\\\n\" is not allowed|syntax error near unexpected|File has not been read yet"
+    r"|Failed to find expected lines|patch (?:does not apply|failed)|Invalid patch|tool_use_error"
+    r"|File content \(\d+ tokens\) exceeds|exceeds maximum allowed (?:tokens|size)",
+    re.I,
+)
+_INLINE_CODE = re.compile(r"\b(?:node|deno|bun)\s+(?:-e|--eval|-p)\b|\bpython[\d.]*\s+(?:-c\b|-\s*<<)|<<\s*['\"]?\w+")
+_PROTOCOL = re.compile(r"File has not been read yet|Failed to find expected lines|exceeds maximum allowed|File content \(",
+                       re.I)
+_BARE = re.compile(r"^(?:exit code -?\d+|command exited with code \d+|error|\(tool reported an error with no output\))$", re.I)
+_VOLATILE = re.compile(r"\[[^\]]*\]|\"[^\"]*\"|'[^']*'|`[^`]*`|<[a-z]+>|\d+")
+_MISSING = (
+    re.compile(r"(?:^|[\s:])([\w.+-]+): (?:command not found|not found)$", re.M),
+    re.compile(r"command not found: ([\w.+-]+)"),
+    re.compile(r"The term '([\w.+-]+)' is not recognized"),
+    re.compile(r"'([\w.+-]+)' is not recognized as an internal or external command"),
+    re.compile(r"^which: no ([\w.+-]+) in", re.M),
+    re.compile(r"(?:^|\s)([\w.+-]+): No such file or directory$", re.M),
+)
+_MODULE = re.compile(r"Cannot find module '([^']+)'|No module named '?([\w.]+)'?|Could not resolve \"([^\"]+)\"")
+_PATH_IN = re.compile(r"[\w.-]*/[\w./-]+|\b[\w-]+\.(?:py|js|ts|tsx|jsx|json|md|sh|rs|go|java|kt|rb|toml|ya?ml)\b")
+
+
+def cluster(signature: str) -> str:
+    """Errors that differ only in quoted text, numbers or paths fall in one cluster."""
+    return " ".join(_VOLATILE.sub("…", signature).split())[:80].lower()
+
+
+def cluster_of(step: Step) -> str:
+    return cluster(step.errors[0]["signature"]) if step.errors else ""
+
+
+def _error_text(step: Step) -> str:
+    return "\n".join(e.get("line", "") for e in step.errors) + "\n" + step.result_head
+
+
+def is_slip(step: Step) -> bool:
+    """A tool-call slip or transient noise: never a lesson on its own."""
+    from automem.extract.intent import intent_of
+
+    if not step.errors or all(_BARE.match(e.get("signature", "").strip()) for e in step.errors):
+        return True  # nothing names the failure
+    if _SLIP.search(step.result_head) or all(_SLIP.search(e.get("line", "")) for e in step.errors):
+        return True
+    intent = intent_of(step.tool, step.input)
+    if _INLINE_CODE.search(step.input) and re.search(r"\b(?:Syntax|Reference|Name|Type|Indentation)Error\b",
+                                                     _error_text(step)):
+        return True  # the agent's own throwaway script (node -e, python -c, a heredoc) had a bug
+    if re.search(r"\btimed out\b|\btimeout\b", _error_text(step), re.I):
+        return True  # how long something took says little on its own
+    if intent.read_only() and re.search(r"No such file|not found|does not exist|cannot access", _error_text(step), re.I):
+        return True  # looking for a path that is not there is exploration
+    return False
+
+
+def is_failure(step: Step) -> bool:
+    return step.kind == "action" and not step.ok and bool(step.errors)
+
+
+def failures(session: Session) -> list[int]:
+    return [i for i, s in enumerate(session.steps) if is_failure(s)]
+
+
+def verified_fix(session: Session, index: int) -> tuple[int, list[Intent]] | None:
+    """The later successful call with the failed call's intent, and the calls made in between."""
+    steps = session.steps
+    failed = session.intent(index)
+    between: list[Intent] = []
+    for j in range(index + 1, min(len(steps), index + WINDOW)):
+        step = steps[j]
+        if step.kind == "prompt":
+            if step.after_interrupt or any(f.get("feedback") == "correction" for f in step.feedback):
+                return None  # the user stepped in: what follows is their call, not a fix the agent found
+            continue
+        if step.kind != "action":
+            continue
+        later = session.intent(j)
+        if step.ok and same_intent(failed, later):
+            return j, between
+        if step.ok:
+            between.append(later)
+    return None
+
+
+def explained_fix(session: Session, indexes: list[int]) -> tuple[int, int, Difference] | None:
+    """(failure, fix, difference) for the first failure of a cluster whose fix names what changed."""
+    for index in indexes:
+        found = verified_fix(session, index)
+        if found is None:
+            continue
+        fix_index, between = found
+        step, fix = session.steps[index], session.steps[fix_index]
+        diff = difference(session.intent(index), session.intent(fix_index), failed_escalated=step.escalated,
+                          fix_escalated=fix.escalated, between=between, error=_error_text(step))
+        if diff:
+            return index, fix_index, diff
+    return None
+
+
+def _name(session: Session, index: int) -> str:
+    step = session.steps[index]
+    intent = session.intent(index)
+    if intent.kind == "shell" and intent.main is not None:
+        return intent.main.name()
+    if intent.kind in ("edit", "read") and intent.targets and _scope(step, intent) == "project":
+        return f"{step.tool} of {intent.targets[0].rsplit('/', 1)[-1]}"
+    return step.tool or "the call"
+
+
+def _line(step: Step) -> str:
+    return " ".join((step.errors[0].get("line", "") if step.errors else step.result_head).split())[:240]
+
+
+_REASON_TAIL = re.compile(
+    r"(?:Operation not permitted|Permission denied|No such file or directory|command not found|Connection refused"
+    r"|Could not resolve host[^\n]*|Read-only file system|not a git repository|Address already in use|ENOTFOUND[^\n]*"
+    r"|EADDRINUSE[^\n]*|Unable to create [^\n]*?\.lock|cannot lock ref[^:\n]*|Could not read from remote repository)",
+    re.I,
+)
+
+
+def _gist(line: str, room: int = 60) -> str:
+    """The part of an error line that names the failure, short: "TypeError: x is not a function", "Operation not permitted"."""
+    text = " ".join((line or "").split())
+    text = re.sub(r"^\S+\s+\|\s+", "", text)  # "service-1  | Error: ..." (a compose log prefix)
+    typed = re.search(r"\b([A-Z][a-z]+(?:[A-Z][a-z]+)*(?:Error|Exception)|E[A-Z]{3,9}|TS\d{4})\b:?\s*(.*)", text)
+    if typed:
+        full = f"{typed.group(1)}: {typed.group(2)}".rstrip(": ")
+        return full if len(full) <= room else typed.group(1)
+    tail = _REASON_TAIL.search(text)
+    if tail:
+        return tail.group(0)[:room]
+    return phrasing.error_gist(text, room)
+
+
+def _fixed_summary(name: str, diff: Difference, line: str) -> str:
+    gist = _gist(line, 48)
+    if diff.kind == "escalated":
+        return phrasing.fit(f"{name} needs escalated sandbox permissions here: {gist} otherwise")
+    if diff.kind == "before" and diff.text.startswith("after reading"):
+        return phrasing.fit(f"{name} needs the file read first in the session: \"{gist}\" otherwise")
+    if diff.kind == "before":
+        step = diff.text.removeprefix("after ").strip("`")
+        return phrasing.fit(f"{name} works only after `{step}`: {gist} otherwise")
+    if diff.kind == "cwd":
+        return phrasing.fit(f"{name} must run {diff.text}: {gist} otherwise")
+    if diff.kind == "path":
+        return phrasing.fit(f"{diff.text} is not writable here ({gist}); {name} worked writing elsewhere")
+    return phrasing.needs_summary(name, diff.text.removeprefix("with "), line)
+
+
+def _command_text(step: Step) -> str:
+    from automem.extract.intent import unwrap
+
+    return unwrap(step.input)[:200]
+
+
+def _scope(step: Step, intent: Intent) -> str:
+    """A built-in tool's slip that names no file of the project holds everywhere; anything else is this project's."""
+    if intent.kind in ("edit", "read") and not _PATH_IN.search(" ".join(e.get("line", "") for e in step.errors)):
+        return "global"
+    return "project"
+
+
+def _clusters(session: Session) -> dict[str, list[int]]:
+    groups: dict[str, list[int]] = {}
+    for i in failures(session):
+        groups.setdefault(cluster_of(session.steps[i]), []).append(i)
+    return groups
+
+
+_PROBES = frozenset({"which", "where", "get-command", "type", "command", "whereis"})
+
+
+def _missing_name(session: Session, index: int) -> str:
+    """The program a failure says is not there, when the call really ran it (or looked it up)."""
+    step = session.steps[index]
+    intent = session.intent(index)
+    looked_up = {a.lower() for c in intent.commands if c.program in _PROBES for a in c.positional}
+    text = _error_text(step)
+    for pattern in _MISSING:
+        for match in pattern.finditer(text):
+            name = match.group(1).lower()
+            if name in intent.programs or name in looked_up:
+                return name
+    return ""
+
+
+def repeated_error_rule(session: Session) -> list[Candidate]:
+    """The same error twice or more in a session: a pattern, with its verified fix when there is one."""
+    out: list[Candidate] = []
+    for key, indexes in _clusters(session).items():
+        first = session.steps[indexes[0]]
+        if _missing_name(session, indexes[0]) or _MODULE.search(_error_text(first)):
+            continue  # missing programs and modules have rules of their own
+        count = len(indexes) + session.prior_clusters.get(key, 0)
+        slip = is_slip(first)
+        if slip and not (_PROTOCOL.search(_error_text(first)) and count >= SLIP_PATTERN_MIN):
+            continue
+        if count < 2:
+            continue
+        explained = explained_fix(session, indexes)
+        at = explained[0] if explained else indexes[0]
+        line = _line(session.steps[at])
+        name = _name(session, at)
+        intent = session.intent(at)
+        diff = explained[2] if explained else Difference("", "")
+        fix_step = session.steps[explained[1]] if explained else None
+        earlier = " (also in earlier sessions)" if session.prior_clusters.get(key) else ""
+        if diff:
+            summary = _fixed_summary(name, diff, line)
+            content = (f"{first.tool} failed {count} times{earlier} with: {line}\n"
+                       f"What worked: `{_command_text(fix_step)}` ({diff.text}).")
+            how = f"Do it that way from the start: {diff.text}."
+        else:
+            summary = phrasing.fit(f"{name} fails with \"{_gist(line, 56)}\" ({count}x); not resolved in the session")
+            content = (f"{first.tool} failed {count} times{earlier} with: {line}\n"
+                       f"Failing call: `{_command_text(first)}`")
+            how = "Expect this failure here; look for its cause before retrying the same call."
+        out.append(Candidate(
+            kind="pattern", summary=summary, content=content,
+            why=f"The same error came back {count} times" + (f"; it stopped once the call ran {diff.text}" if diff else "")
+            + ".",
+            how_to_apply=how, signals=["error"], scope=_scope(first, intent),
+            weight=3.0 if diff else 2.0, promotion=VERIFIED_FIX if diff else "",
+        ))
+    return out
+
+
+def fixed_error_rule(session: Session) -> list[Candidate]:
+    """A single failure that the same intent, done differently, got past: the difference is the lesson."""
+    out: list[Candidate] = []
+    for key, indexes in _clusters(session).items():
+        if len(indexes) != 1 or session.prior_clusters.get(key):
+            continue
+        index = indexes[0]
+        step = session.steps[index]
+        if is_slip(step) or _missing_name(session, index) or _MODULE.search(_error_text(step)):
+            continue
+        explained = explained_fix(session, [index])
+        if explained is None:
+            continue
+        _at, fix_index, diff = explained
+        fix = session.steps[fix_index]
+        line = _line(step)
+        name = _name(session, index)
+        out.append(Candidate(
+            kind="observation", summary=_fixed_summary(name, diff, line),
+            content=f"`{_command_text(step)}` failed: {line}\nWhat worked: `{_command_text(fix)}` ({diff.text}).",
+            why="The same call failed, then worked once it ran " + diff.text + ".",
+            how_to_apply=f"Run {name} {diff.text} from the start here.",
+            signals=["error"], scope=_scope(step, session.intent(index)), weight=2.2, promotion=VERIFIED_FIX,
+        ))
+    return out
+
+
+def _later_success_with(session: Session, start: int, name: str) -> int | None:
+    """The first later successful call that runs ``name`` (or finds it with which/command -v/Get-Command)."""
+    for j in range(start + 1, len(session.steps)):
+        step = session.steps[j]
+        if step.kind != "action" or not step.ok:
+            continue
+        intent = session.intent(j)
+        if name in intent.programs:
+            return j
+        for command in intent.commands:
+            if command.program in ("which", "where", "get-command", "type", "command") and name in [
+                    a.lower() for a in command.positional]:
+                return j
+    return None
+
+
+def _alternative(session: Session, index: int, name: str) -> str:
+    """A program that did the job instead (python -> python3, pip -> pip3), used successfully later."""
+    for j in range(index + 1, min(len(session.steps), index + WINDOW)):
+        step = session.steps[j]
+        if step.kind != "action" or not step.ok:
+            continue
+        main = session.intent(j).main
+        if main is None or main.program == name:
+            continue
+        other = main.program
+        if (other.startswith(name) or name.startswith(other)) and abs(len(other) - len(name)) <= 2 and other[:3] == name[:3]:
+            return other
+    return ""
+
+
+def missing_command_rule(session: Session) -> list[Candidate]:
+    """A program that is not there: stated only when nothing later in the session ran it after all."""
+    out: list[Candidate] = []
+    done: set[str] = set()
+    for index in failures(session):
+        name = _missing_name(session, index)
+        if not name or name in done:
+            continue
+        done.add(name)
+        step = session.steps[index]
+        count = sum(1 for i in failures(session) if _missing_name(session, i) == name)
+        later = _later_success_with(session, index, name)
+        line = _line(step)
+        if later is not None:
+            installs = [c for j in range(index + 1, later) if session.steps[j].kind == "action"
+                        and session.steps[j].ok for c in session.intent(j).commands
+                        if is_install(c) and (name in installed_names(c) or any(name in p for p in installed_names(c))
+                                              or len(installed_names(c)) == 1)]
+            fixed = verified_fix(session, index)
+            diff = difference(session.intent(index), session.intent(fixed[0]), between=fixed[1]) if fixed else None
+            if installs:
+                how = installs[-1].text[:80]
+                out.append(Candidate(
+                    kind="observation",
+                    summary=phrasing.fit(f"{name} is not preinstalled on this machine; `{how}` installs it"),
+                    content=f"`{_command_text(step)}` failed: {line}\nAfter `{how}` it ran.",
+                    why=f"{name} was missing until it was installed in this session.",
+                    how_to_apply=f"Install it with `{how}` before using {name} on a new setup of this machine.",
+                    signals=["error"], scope="global", weight=2.3, promotion=VERIFIED_FIX,
+                ))
+            elif diff and diff.kind == "before":
+                change = diff.text.removeprefix("after ").strip("`")
+                out.append(Candidate(
+                    kind="observation",
+                    summary=phrasing.fit(f"{name} is not on the PATH here until `{change}`"),
+                    content=f"`{_command_text(step)}` failed: {line}\nWhat worked: `{_command_text(session.steps[fixed[0]])}`",
+                    why=f"{name} was found once the session ran `{change}`.",
+                    how_to_apply=f"Run `{change}` (or make it permanent) before calling {name}.",
+                    signals=["error"], scope="global", weight=2.3, promotion=VERIFIED_FIX,
+                ))
+            continue  # it ran later: whatever the first failure was, "not installed" would be wrong
+        alt = _alternative(session, index, name)
+        if alt:
+            out.append(Candidate(
+                kind="observation",
+                summary=phrasing.fit(f"{name} is not on the PATH on this machine; use {alt} instead"),
+                content=f"`{_command_text(step)}` failed: {line}\n{alt} ran the same job afterwards.",
+                why=f"No {name} here ({count}x), while {alt} worked in the same session.",
+                how_to_apply=f"Call {alt}, not {name}, on this machine.",
+                signals=["error"], scope="global", weight=2.4, promotion=VERIFIED_FIX,
+            ))
+            continue
+        out.append(Candidate(
+            kind="pattern" if count >= 2 else "observation",
+            summary=phrasing.fit(f"{name} is not installed or not on the PATH on this machine"),
+            content=f"`{_command_text(step)}` failed: {line}" + (f" ({count}x)" if count > 1 else ""),
+            why=f"The shell could not find {name}, and nothing later in the session ran it.",
+            how_to_apply=f"Check for {name} before relying on it here, or install it.",
+            signals=["error"], scope="global", weight=1.6,
+        ))
+    return out
+
+
+def missing_module_rule(session: Session) -> list[Candidate]:
+    """A package the project does not have, shown by an import failing and the work going on without it."""
+    out: list[Candidate] = []
+    done: set[str] = set()
+    for index in failures(session):
+        step = session.steps[index]
+        match = _MODULE.search(_error_text(step))
+        if not match:
+            continue
+        module = next(g for g in match.groups() if g)
+        if module in done or module.startswith((".", "/", "~")) or re.search(r"\.(?:js|ts|mjs|cjs|py|json)$", module):
+            continue  # a file of the project that was not there yet, not a package
+        done.add(module)
+        found = verified_fix(session, index)
+        if found is None:
+            continue
+        fix_index, between = found
+        installed = [c.text for i in between for c in i.commands if is_install(c) and any(
+            module.split("/")[0] in n for n in installed_names(c))]
+        name = _name(session, index)
+        gist = phrasing.error_name(_line(step))
+        if installed:
+            summary = phrasing.fit(f"{module} must be installed here first (`{installed[-1][:60]}`)")
+        else:
+            summary = phrasing.fit(f"{module} is not installed in this project: importing it fails"
+                                   + (f" ({gist})" if gist else ""))
+        out.append(Candidate(
+            kind="observation", summary=summary,
+            content=f"`{_command_text(step)}` failed: {_line(step)}\n{name} passed later: `{_command_text(session.steps[fix_index])}`",
+            why=f"{module} is missing here; {name} passed once the session " + ("installed it." if installed
+                                                                                  else "worked around it."),
+            how_to_apply=f"Install {module} before importing it, or do without it as the session did.",
+            signals=["error"], scope="project", weight=1.8, promotion=VERIFIED_FIX if installed else "",
+        ))
+    return out
+
+
+def _piped_program(text: str) -> str:
+    from automem.extract.intent import parse_command_line
+
+    commands, _cwd = parse_command_line(text)
+    if not commands:
+        return ""
+    last = commands[-1]
+    words = [last.program] + [a for a in last.positional[:1] if re.fullmatch(r"[a-z][\w.-]*", a)]
+    return " ".join(re.sub(r"@[\w.^~-]+$", "", w) for w in words)
+
+
+def interactive_rule(session: Session) -> list[Candidate]:
+    """A command that stops at a wizard's question in the agent's shell, twice or more: nobody answers there."""
+    groups: dict[str, list[Step]] = {}
+    for step in session.steps:
+        if step.kind == "action" and step.asked and _piped_program(step.input):
+            groups.setdefault(_piped_program(step.input), []).append(step)
+    out = []
+    for prog, calls in groups.items():
+        if len(calls) < 2:
+            continue
+        last = _command_text(calls[-1])
+        questions = list(dict.fromkeys(c.asked for c in calls))
+        out.append(Candidate(
+            kind="pattern",
+            summary=phrasing.fit(f"{prog} stops at interactive prompts ({len(calls)}x); pass every answer as a flag up front"),
+            content=(f"In the agent's shell nobody answers {prog}'s questions: "
+                     + "; ".join(f"'{q[:80]}'" for q in questions[:3]) + f".\nWhat the session ended with: `{last}`"),
+            why=f"{prog} waited for input {len(calls)} times in one session.",
+            how_to_apply=f"Pass {prog} every answer as a flag (or pipe them in) so it never stops to ask.",
+            signals=["error"], scope="global", weight=2.0,
+        ))
+    return out
+
+
+def error_clusters(steps: list[Step]) -> Counter:
+    """cluster -> count of the session's real failures, kept per project so a pattern can span sessions."""
+    counts: Counter = Counter()
+    for step in steps:
+        if is_failure(step) and not is_slip(step):
+            counts[cluster_of(step)] += 1
+    return counts

@@ -1,0 +1,236 @@
+"""Lessons the agent spells out: the cause of a failure it then fixed, or of a problem the user reported.
+
+The clearest statement of what went wrong is often the agent's own text: "The issue is that X",
+"Those 404s are because Y", "Fixed the build by Z". It counts only with evidence around it:
+
+- after a failed call, the same intent must pass later, after a change (an edit), and the
+  explanation must name something the failure names (not a remark about another thing);
+- after a problem the user reported (a pasted error, "I don't see X"), the agent must have
+  changed something in that turn and the user's next prompt must not report the same error
+  again. The same error reported in two prompts or more is a pattern.
+
+Claims with no such evidence ("the files didn't persist", "that module does not exist") are not
+stored: the agent's word alone is a guess.
+"""
+
+from __future__ import annotations
+
+import re
+
+from automem.extract import phrasing
+from automem.extract.intent import EDIT_TOOLS
+from automem.extract.rules import Session
+from automem.extract.rules.errors import cluster, is_failure, is_slip, verified_fix
+from automem.extract.steps import Step
+from automem.schema import Candidate
+
+_CAUSE = re.compile(
+    r"\b(?:the|this|that|main|real|root)\s+(?:issue|problem|error|failure|cause|culprit|reason)\s+"
+    r"(?:here\s+)?(?:is|was|seems to be|appears to be)\b"
+    r"|\b(?:fails?|failed|failing|breaks?|broke|crash(?:es|ed)?|errors?|404s?|happens?|happened)\s+(?:\w+\s+){0,3}?because\b"
+    r"|\b(?:is|are|was|were)\s+(?:caused|triggered)\s+by\b|\bdue to\b|\bfound why\b"
+    r"|\bthe\s+fix\s+(?:is|was)\b"
+    r"|\b(?:requires?|needs? to be (?:run|called|invoked|started|built|installed|set|passed|used)|must be "
+    r"(?:run|called|invoked|started|built|installed|set|passed|used))\b"
+    r"|\bonly works (?:with|when|if|from|in|on)\b"
+    r"|\bdoes(?:n't| not) (?:support|accept|allow)\b"
+    r"|\b(?:is|are|was|were)(?:n't| not) (?:supported|allowed|installed|available|on (?:the )?PATH|writable|being served)\b",
+    re.I,
+)
+_BECAUSE = re.compile(r"\bbecause\b|\bsince\b(?= the\b)|, so (?:the |you|it)", re.I)
+_FIXED = re.compile(r"^(?:I\s+)?(?:fixed|added|updated|switched|changed|moved|removed|replaced|wired|adjusted)\b"
+                    r"(?=[^.]*(?:`|\b\w+\.\w{1,5}\b|\b(?:so|to|because|instead)\b))", re.I)
+_PLAN = re.compile(r"^(?:let me|let's|i'll|i will|now\b|next\b|first\b|i need to|i should)", re.I)
+_HEDGE = re.compile(r"\b(?:might|may|maybe|perhaps|possibly|probably|could be|not sure|i think|seems like|likely)\b", re.I)
+_SLIP_LIKE = re.compile(r"\b(?:old_string|old text|exact text|string to replace|not (?:been )?read yet|parameter|persist\w*)\b",
+                        re.I)
+_PROBLEM = re.compile(
+    r"\b(?:(?:is|are|isn'?t|aren'?t)\s+(?:not\s+)?(?:working|showing|loading|broken)|doesn'?t work|does not work"
+    r"|i (?:don'?t|do not|can'?t|cannot) see|getting (?:this|an?|these|all these) errors?|i'?m getting|still (?:broken|failing)"
+    r"|fails? to|crash(?:es|ed)?|just (?:text|black|blank|white))\b",
+    re.I,
+)
+_PART = re.compile(r"[A-Za-z]{3,}")
+_GENERIC = frozenset(
+    "the and for not but are was were has have had its now can you this that with from been when then than into "
+    "what error errors fail fails failed failing failure issue problem because same still file files code just only "
+    "also does doesn work works working need needs should would could there their here user again let see".split()
+)
+
+
+def _sentences(text: str) -> list[str]:
+    out = []
+    in_fence = False
+    for line in (text or "").splitlines():
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            in_fence = not in_fence
+            continue
+        if in_fence or not stripped or stripped.startswith(("|", ">", "#")):
+            continue
+        stripped = re.sub(r"^(?:[-*•]|\d+[.)])\s+", "", stripped)
+        out.extend(s.strip() for s in re.split(r"(?<=[.!?])\s+(?=[A-Z`])", stripped) if s.strip())
+    return out
+
+
+def stated_cause(text: str, *, fixes_too: bool = False) -> str:
+    """The first sentence of the agent's text that states a cause; with ``fixes_too`` (a reply to a problem
+    the user reported) also a plain "because" or what it fixed and how."""
+    for sentence in _sentences(text):
+        if not 20 <= len(sentence) <= 400 or sentence.endswith("?") or _PLAN.match(sentence):
+            continue
+        if _HEDGE.search(sentence) or _SLIP_LIKE.search(sentence):
+            continue
+        if _CAUSE.search(sentence) or (fixes_too and (_FIXED.match(sentence) or _BECAUSE.search(sentence))):
+            return sentence.rstrip(":")
+    return ""
+
+
+def _after(text: str, sentence: str) -> str:
+    """The sentence that follows ``sentence`` in ``text`` (it often says where the fix went)."""
+    parts = _sentences(text)
+    if sentence in parts:
+        at = parts.index(sentence)
+        return parts[at + 1] if at + 1 < len(parts) and len(parts[at + 1]) >= 20 else ""
+    return ""
+
+
+def _terms(text: str) -> set[str]:
+    return {w.lower() for w in _PART.findall(text)} - _GENERIC
+
+
+def _changed(steps: list[Step]) -> list[str]:
+    """Files the passing calls edited, by name."""
+    from automem.extract.intent import intent_of
+
+    names: list[str] = []
+    for step in steps:
+        if step.kind == "action" and step.ok and step.tool.lower() in EDIT_TOOLS | {"shell", "shell_command", "bash"}:
+            intent = intent_of(step.tool, step.input)
+            if intent.kind == "edit":
+                names += [t.rsplit("/", 1)[-1] for t in intent.targets]
+    return list(dict.fromkeys(n for n in names if n))
+
+
+def diagnosis_rule(session: Session) -> list[Candidate]:
+    """A failed call -> the agent's stated cause -> a change -> the same intent passing."""
+    out: list[Candidate] = []
+    steps = session.steps
+    seen: set[str] = set()
+    for i, step in enumerate(steps):
+        if not is_failure(step) or is_slip(step):
+            continue
+        window = []
+        for later in steps[i : i + 12]:
+            if later.kind == "prompt":
+                break
+            window.append(later)
+        sentence = next((stated_cause(s.said_after) for s in window if s.said_after and stated_cause(s.said_after)), "")
+        if not sentence:
+            continue
+        found = verified_fix(session, i)
+        if found is None:
+            continue
+        fix_index, _between = found
+        edited = _changed(steps[i + 1 : fix_index])
+        if not edited:
+            continue  # nothing was changed: the explanation is not what made it pass
+        error = " ".join(step.errors[0].get("line", "").split())
+        if not (_terms(sentence) & _terms(f"{error} {step.input} {' '.join(edited)}")):
+            continue  # the explanation is about something else
+        name = phrasing.error_name(error) or phrasing.error_gist(error, 40)
+        cause = _cause(sentence)
+        if cause.lower() in seen:
+            continue
+        seen.add(cause.lower())
+        subject = session.intent(i).main.name() if session.intent(i).main is not None else step.tool
+        out.append(Candidate(
+            kind="observation", summary=phrasing.fit(f"{subject} ({name}): {cause}"),
+            content=(f"`{step.input[:150]}` failed: {error[:300]}\nThe agent's diagnosis: {sentence[:400]}\n"
+                     f"Changed: {', '.join(edited[:4])}; then `{steps[fix_index].input[:120]}` passed."),
+            why="A failure the agent explained, fixed by a change, and proved by the same call passing afterwards.",
+            how_to_apply=f"When {name} shows up again, check this cause first.",
+            signals=["error"], scope="project", weight=1.7,
+        ))
+    return out
+
+
+_CAUSE_LEAD = re.compile(
+    r"^(?:(?:ok(?:ay)?|ah|i see|got it|found it|good|great|yes)[,.!:]*\s+)*"
+    r"(?:(?:the|this|that|main|real|root)\s+(?:issue|problem|error|failure|cause|culprit|reason)\s+"
+    r"(?:here\s+)?(?:is|was|seems to be|appears to be)\s*(?:that\s+)?[:,-]?\s*)?",
+    re.I,
+)
+
+
+def _cause(sentence: str) -> str:
+    text = _CAUSE_LEAD.sub("", sentence.strip()).strip().rstrip(".")
+    return phrasing._cap(text) if len(text) >= 12 else sentence
+
+
+def _pasted(prompt: str) -> str:
+    """The first error line the user pasted into a prompt (from their own terminal or browser), else ""."""
+    if len(prompt) > 20000:
+        return ""
+    from automem.capture.signals import detect_errors
+
+    text = re.sub(r"(?m)^[\w.-]+(?:-\d+)?\s+\|\s?", "", prompt)  # docker compose log prefixes ("ui-1  | ")
+    found = detect_errors(text, is_error=False, exit_code=None)
+    return " ".join(found[0].get("line", "").split())[:300] if found else ""
+
+
+def reported_problem_rule(session: Session) -> list[Candidate]:
+    """A problem the user reported, what the agent found and changed, and the user moving on."""
+    from automem.capture.signals import normalize_signature
+
+    steps = session.steps
+    prompts = [i for i, s in enumerate(steps) if s.kind == "prompt" and not s.queued]
+    reports: list[tuple[int, str, str]] = []  # (prompt index, cluster, error line)
+    for i in prompts:
+        text = steps[i].text
+        error = _pasted(text)
+        if error:
+            reports.append((i, cluster(normalize_signature(error)), error))
+        elif _PROBLEM.search(text) and len(text) <= 600 and not text.rstrip().endswith("?"):
+            reports.append((i, "", " ".join(text.split())[:200]))
+    by_cluster: dict[str, list[int]] = {}
+    for i, key, _error in reports:
+        if key:
+            by_cluster.setdefault(key, []).append(i)
+    out: list[Candidate] = []
+    done: set[str] = set()
+    for n, (i, key, error) in enumerate(reports):
+        following = [j for j in prompts if j > i]
+        end = following[0] if following else len(steps)
+        edited = _changed(steps[i + 1 : end])
+        if not edited:
+            continue
+        if following and key and any(k == key for j, k, _e in reports if j == following[0]):
+            continue  # reported again right after: this attempt did not fix it
+        if following and (steps[following[0]].after_interrupt or any(
+                f.get("feedback") == "correction" for f in steps[following[0]].feedback)):
+            continue
+        said = "\n".join(s.said_after for s in steps[i:end] if s.said_after)
+        answer = steps[i].answer or ""
+        sentence = stated_cause(said, fixes_too=False) or stated_cause(answer, fixes_too=True)
+        source = said if sentence and sentence in said else answer
+        if not sentence or sentence.lower() in done:
+            continue
+        done.add(sentence.lower())
+        repeats = len(by_cluster.get(key, [])) if key else 1
+        if key and repeats >= 2 and by_cluster[key][-1] != i:
+            continue  # a pattern is stated once, from its last (working) fix
+        gist = phrasing.error_name(error) or phrasing.error_gist(error, 50) if key else ""
+        lead = f"{gist} ({repeats}x)" if key and repeats >= 2 else gist
+        summary = phrasing.fit(f"{lead}: {_cause(sentence)}" if lead else _cause(sentence))
+        follow = [f for f in [_after(source, sentence)] if f]
+        out.append(Candidate(
+            kind="pattern" if repeats >= 2 else "observation", summary=summary,
+            content=(f"The user reported{f' ({repeats} times)' if repeats >= 2 else ''}: {error}\n"
+                     f"The agent: {sentence[:300]}" + (f" {follow[0][:200]}" if follow else "")
+                     + f"\nChanged: {', '.join(edited[:4])}"),
+            why="The user reported this; the agent changed the named files and the user moved on without reporting it again.",
+            how_to_apply="When this shows up again, look at the same place first.",
+            signals=["error"], scope="project", weight=1.9 if repeats >= 2 else 1.4,
+        ))
+    return out

@@ -1,0 +1,380 @@
+"""Lessons from what the user said: directives, rejections, corrections, where things live, choices.
+
+What the user tells the agent as a rule is the strongest evidence there is, so a directive is
+promoted at once ("instruction"). Everything else the user typed is context: a correction right
+after they stopped the agent, a path they named, an option they picked. Those are stored as
+candidates and wait for more evidence before they are ever injected.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from automem.extract import phrasing
+from automem.extract.directives import Directive, directives, scope_of
+from automem.extract.rules import Session
+from automem.extract.steps import Step
+from automem.schema import INSTRUCTION, Candidate
+
+DOCUMENT_CHARS = 1200  # a prompt longer than this is a pasted spec or document
+
+_PROFANITY = re.compile(r"\b(?:fucking|fuckoing|fucked|fuck|shit|shitty|damn|omfg|wtf|my dude|dude|jesus|fucking hell)\b[,!]*\s*",
+                        re.I)
+_VAGUE = re.compile(
+    r"\b(?:do|undo|set|fix|use|make|keep|change|put|try|revert|remove|delete|move|copy)\s+(?:that|this|it|them|those)\b"
+    r"(?!\s+(?:file|folder|directory|function|method|class|component|test|page|button|script|command|module|package|repo"
+    r"|config|branch|dependency|api|endpoint|flag|option|setting|theme|color|image|directive|rule)s?\b)"
+    r"|\b(?:should|must|to) be (?:that|this|it)\b|\bas is\b|\bsame as (?:that|this|before|above)\b|\blike (?:that|this)\b"
+    r"|\b(?:that|this|it|them|those|these)\s*[.!]?$",
+    re.I,
+)
+_ERRORISH = re.compile(r"\b\w*(?:Error|Exception)\b:?|\bUncaught\b|\bTraceback\b|\berror TS\d+|\bERR_[A-Z_]+|\bexit code\b"
+                       r"|\bfailed to\b|\bnpm ERR", re.I)
+_HEDGE = re.compile(r"\b(?:i think|maybe|perhaps|probably|i guess|not sure|real quick|for now|for the moment|let me|let's)\b", re.I)
+_RESTRICTED = re.compile(r"\b(?:not|never|no longer|only|always|instead|rather than|n't|NEVER|NOT)\b|\byou (?:must|have to|need to)\b")
+
+
+def _clean(sentence: str) -> str:
+    text = _PROFANITY.sub("", sentence).strip(" ,;:-").rstrip(".")
+    text = " ".join(text.split())
+    return text[:1].upper() + text[1:] if text else text
+
+
+def _first_sentence(text: str, limit: int = 220) -> str:
+    for line in (text or "").splitlines():
+        line = line.strip().strip("*#>-").strip()
+        if len(line) >= 12:
+            first = re.split(r"(?<=[.!?。])\s+", line)[0]
+            return first[:limit]
+    return ""
+
+
+def _keep(d: Directive, document: bool) -> bool:
+    """Precision first: the cue must make it a standing rule, not a one-off request or a hedge."""
+    text = d.sentence
+    if _ERRORISH.search(text) or _HEDGE.search(text) or _VAGUE.search(text):
+        return False
+    if d.cue in ("must", "want", "default") and document:
+        return False  # requirements of a pasted spec are the spec's, not a rule for the agent
+    if d.cue == "must" and d.language == "en" and not _RESTRICTED.search(text):
+        return False  # "X should open Y" is a one-off setting; "X must never Y", "you have to Y" are rules
+    if re.match(r"^(?:where|which|that|if|when|whether|what|how)\b", text, re.I):
+        return False
+    return True
+
+
+def _summary(d: Directive) -> str:
+    if d.cue == "language":
+        from automem.extract.directives import language_request
+
+        return phrasing.fit(f"Talk to the user in {language_request(d.sentence)}; they asked for it")
+    clean = _clean(d.sentence)
+    if d.language != "en":
+        return phrasing.fit(clean)
+    return phrasing.preference(clean) if d.kind == "preference" else phrasing.imperative(clean)
+
+
+def _context_before(text: str, sentence: str) -> str:
+    """The sentence just before a directive that points back at it ("... maps for connections. I want all of that ...")."""
+    at = text.find(sentence)
+    if at <= 0 or not re.search(r"\b(?:that|this|those|these|it|them)\b", sentence, re.I):
+        return ""
+    before = re.split(r"(?<=[.!?。])\s+", text[:at].strip())
+    last = before[-1].strip() if before else ""
+    return last if 12 <= len(last) <= 240 and "```" not in last else ""
+
+
+def directive_rule(session: Session) -> list[Candidate]:
+    """A rule the user gave the agent in a prompt: promoted at once, the user's words kept in the body."""
+    out: list[Candidate] = []
+    for step in session.steps:
+        if step.kind != "prompt" or not step.text:
+            continue
+        document = len(step.text) > DOCUMENT_CHARS
+        for d in directives(step.text, limit=3):
+            if not _keep(d, document):
+                continue
+            summary = _summary(d)
+            context = _context_before(step.text, d.sentence)
+            done = _first_sentence(step.answer)
+            content = (f"The user said: \"{_clean(d.sentence)}\""
+                       + (f"\nJust before: \"{context}\"" if context else "")
+                       + (f"\nThe agent then: {done}" if done else ""))
+            out.append(Candidate(
+                kind=d.kind, summary=summary, content=content,
+                why="The user said this to the agent as a rule" + (" (in another language)" if d.language != "en" else "")
+                + ".",
+                how_to_apply="Follow it in later sessions" + (" of this project." if d.scope == "project" else " everywhere."),
+                signals=["rule" if d.kind == "decision" else "preference"], scope=d.scope,
+                weight=2.6 if d.cue in ("swap", "never", "dont", "always", "future", "prefer", "language") else 2.0,
+                promotion=INSTRUCTION,
+            ))
+    return out
+
+
+def _what_was_rejected(step: Step) -> str:
+    """A few words naming the rejected call: the plan's title, the file, or the command."""
+    from automem.extract.intent import intent_of
+
+    if step.tool.lower() == "exitplanmode":
+        title = re.search(r"#\s*([^\n\\#]{4,60})", step.input)
+        return f"the plan \"{title.group(1).strip()}\"" if title else "the plan"
+    intent = intent_of(step.tool, step.input)
+    if intent.targets:
+        return f"{step.tool} of {intent.targets[0].rsplit('/', 1)[-1]}"
+    if intent.main is not None:
+        return f"`{intent.main.name()}`"
+    return step.tool or "a tool call"
+
+
+def rejection_rule(session: Session) -> list[Candidate]:
+    """A rejected tool call whose feedback says what to do instead: the user's decision."""
+    out: list[Candidate] = []
+    for step in session.steps:
+        if step.kind != "rejection" or len(step.text.strip()) < 8:
+            continue
+        feedback = _clean(step.text)
+        if _ERRORISH.search(feedback) or feedback.endswith("?"):
+            continue
+        what = _what_was_rejected(step)
+        direct = phrasing.imperative(feedback)
+        summary = direct if not _VAGUE.search(feedback) else phrasing.fit(f"On {what}, the user said: {feedback}")
+        out.append(Candidate(
+            kind="decision", summary=summary,
+            content=f"The user rejected {what} and said: \"{feedback}\"\nRejected call: {step.tool} {step.input[:160]}",
+            why="The user stopped the agent's call and said what to do instead.",
+            how_to_apply="Follow the user's choice when the same step comes up again.",
+            signals=["correction"], scope=scope_of(feedback, "decision"), weight=2.5, promotion=INSTRUCTION,
+        ))
+    return out
+
+
+_FACT_SHAPE = re.compile(r"\b(?:is|are|was|were|isn'?t|aren'?t|lives?|located|installed|uses?|runs?|not)\b", re.I)
+_NOT_A_FACT = re.compile(r"^(?:why|what|how|when|where|who|which|is|are|does|do|did|can|could|would|will|please|ok|yes|no)\b",
+                         re.I)
+
+
+def correction_rule(session: Session) -> list[Candidate]:
+    """What the user typed right after stopping the agent, when it states a fact ("Teams is installed as a pwa")."""
+    out: list[Candidate] = []
+    for step in session.steps:
+        if step.kind != "prompt" or not step.after_interrupt:
+            continue
+        text = _clean(step.text.strip())
+        if not 12 <= len(text) <= 160 or text.endswith("?") or _NOT_A_FACT.match(text) or not _FACT_SHAPE.search(text):
+            continue
+        if _VAGUE.search(text) or _ERRORISH.search(text) or directives(text):
+            continue  # a directive is the directive rule's; a pointer to "that" means nothing later
+        out.append(Candidate(
+            kind="observation", summary=phrasing.fit(text),
+            content=f"The user stopped the agent and said: \"{text}\"",
+            why="The user interrupted the agent to correct its course with this fact.",
+            how_to_apply="Start from this fact instead of rediscovering it.",
+            signals=["correction"], scope="project", weight=2.2, promotion=INSTRUCTION,
+        ))
+    return out
+
+
+_PATH = r"(?:~?[\w.-]*/)+[\w.-]+|[\w-]+\.(?:conf|json|ya?ml|toml|ini|md|env|cfg|lock|txt)\b"
+_LOCATION = re.compile(
+    r"\b(?:there(?:'s| is| are) (?:an? |the |my )?[\w -]{0,40}?(?:at|in|under)"
+    r"|(?:is|are|lives?|located|kept|stored|sits?) (?:at|in|under|inside)"
+    r"|(?:file|folder|directory|dir|config) (?:is )?(?:at|in|under))\s+(?:the )?(?P<path>" + _PATH + ")",
+    re.I,
+)
+_TROUBLE = re.compile(r"\b(?:error|bug|issue|problem|typo|crash|fail\w*|wrong|broken|exception)s?\b", re.I)
+
+
+def location_statement(sentence: str) -> str:
+    """'there is a settings file at conf/app.toml' -> that clause; where the user says a thing lives."""
+    match = _LOCATION.search(sentence)
+    if not match or match.group("path").startswith(("http", "www.")) or "://" in sentence:
+        return ""
+    if _TROUBLE.search(sentence[max(0, match.start() - 40) : match.start()]):
+        return ""  # "the bug is in x.py" points at a one-off problem, not at where something lives
+    start = sentence.rfind(" ", 0, max(0, match.start() - 30)) + 1 if match.start() > 30 else 0
+    return sentence[start : match.end()].strip()
+
+
+def location_rule(session: Session) -> list[Candidate]:
+    """The user saying where something lives ("there is a keybindings file at .config/hypr/bindings.conf")."""
+    from automem.extract.directives import sentences
+
+    out: list[Candidate] = []
+    for step in session.steps:
+        if step.kind != "prompt":
+            continue
+        for sentence in sentences(step.text):
+            if sentence.endswith("?") or not 12 <= len(sentence) <= 240:
+                continue
+            place = location_statement(sentence)
+            if not place:
+                continue
+            summary = phrasing.location(_clean(place)) or phrasing.fit(_clean(place))
+            out.append(Candidate(
+                kind="observation", summary=summary, content=f"The user said: \"{_clean(sentence)}\"",
+                why="The user said where this lives; the agent did not know.",
+                how_to_apply="Look there first instead of searching.",
+                signals=["correction"], scope="project", weight=1.9, promotion=INSTRUCTION,
+            ))
+            break
+    return out
+
+
+_MAPPING_LINE = re.compile(r"^\s*[-*]?\s*([\w./@, -]{1,100}?)\s*(?:->|→|=>)\s*([\w./@-]{1,80})\s*(?:\(.*\))?\s*$")
+
+
+def mapping_rule(session: Session) -> list[Candidate]:
+    """Three or more "a -> b" lines typed by the user: where things go (a layout, a renaming)."""
+    out = []
+    for step in session.steps:
+        if step.kind != "prompt" or "```" in step.text:
+            continue
+        pairs = [m.groups() for m in map(_MAPPING_LINE.match, step.text.splitlines()) if m]
+        pairs = [(a.strip(), b.strip()) for a, b in pairs if "/" in a + b or "." in a + b]
+        if len(pairs) < 3:
+            continue
+        arrows = [f"{a} -> {b}" for a, b in pairs]
+        out.append(Candidate(
+            kind="decision", summary=phrasing.listing("The user's layout for files", arrows),
+            content="The user laid out where each part goes:\n" + "\n".join(f"- {arrow}" for arrow in arrows[:20]),
+            why="The user spelled out the mapping line by line: a decision, not a suggestion.",
+            how_to_apply="Put new and moved files where this layout says.",
+            signals=["rule"], scope="project", weight=2.4, promotion=INSTRUCTION,
+        ))
+    return out
+
+
+def choice_rule(session: Session) -> list[Candidate]:
+    """The user picking one of the options the agent offered ("2", or the option's text)."""
+    out = []
+    for step in session.steps:
+        if step.kind != "prompt" or not step.offered:
+            continue
+        reply = step.text.strip().rstrip(".")
+        picked = ""
+        if re.fullmatch(r"\d", reply) and 1 <= int(reply) <= len(step.offered):
+            picked = step.offered[int(reply) - 1]
+        elif 8 <= len(reply) <= 200:
+            picked = next((o for o in step.offered if o.strip().lower() == reply.lower()), "")
+        if not picked or len(picked) < 12:
+            continue
+        others = [o for o in step.offered if o != picked]
+        out.append(Candidate(
+            kind="decision", summary=phrasing.fit(f"Chosen by the user: {_clean(picked)}"),
+            content=f"The agent offered {len(step.offered)} options; the user picked: \"{picked}\"\n"
+                    + "Not chosen: " + "; ".join(o[:80] for o in others[:4]),
+            why="The user chose this among the options the agent offered.",
+            how_to_apply="Keep to this choice when the same question comes up.",
+            signals=["rule"], scope="project", weight=1.5,
+        ))
+    return out
+
+
+TOPIC_SHARE = 0.2  # a word in this share of the prompts is what the session is about
+MIN_PHRASE_SHARE = 0.3  # a habit's words come together in at least this share of the prompts using either
+_STOP = frozenset(
+    "the a an and or to of in on for with it this that is are be i you we me my our your can do don't not no "
+    "please just then so if at as by from all also now there here what how why when which its it's was were "
+    "make sure add update".split()
+)
+_NOISE_TOKEN = re.compile(r"^(?:#?[0-9a-f]{6}|#?[0-9a-f]{3}|\d+[%\w]*)$", re.I)
+_CONTENT_WORD = re.compile(r"[A-Za-z][\w./@-]{3,}")
+_FILLER = frozenset("that this what with have just really think would could should there their about horrible right "
+                    "wrong again actually maybe thing stuff good great nice look looks like doesn't isn't".split())
+
+
+def _informative(sentence: str) -> bool:
+    tokens = sentence.split()
+    if not tokens or sum(bool(_NOISE_TOKEN.match(t.strip(",.;:!"))) for t in tokens) * 4 > len(tokens):
+        return False
+    words = [w for w in _CONTENT_WORD.findall(_PROFANITY.sub("", sentence)) if w.lower() not in _FILLER]
+    return len(words) >= 2
+
+
+def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int = 2) -> list[Candidate]:
+    """A request the user makes in three prompts or more is a habit, however they phrase it.
+
+    Counted as pairs of words close together (within five words) in one sentence of at least three
+    prompts; the shortest such sentence becomes the memory. A pair with a word the user writes in
+    many other prompts too (the session's topic) is the subject of the work, not a habit.
+    """
+    from automem.extract.directives import sentences
+
+    prompts = [s for s in session.steps if s.kind == "prompt" and len(s.text) <= 2000]
+    counts: Counter = Counter()
+    spread: Counter = Counter()
+    where: dict[tuple[str, str], list[str]] = {}
+    for step in prompts:
+        pairs: set[tuple[str, str]] = set()
+        spread.update(set(re.findall(r"[a-z][a-z'-]+", step.text.lower())))
+        for sentence in sentences(step.text):
+            if sentence.rstrip().endswith("?"):
+                continue
+            plain = re.sub(r"\S*[/@.]\S*", " ", _PROFANITY.sub("", sentence.lower()))
+            words = re.findall(r"[a-z][a-z'-]+", plain)
+            for i, a in enumerate(words):
+                if a in _STOP or len(a) < 3:
+                    continue
+                for b in words[i + 1 : i + 6]:
+                    if b not in _STOP and len(b) >= 3 and b != a and (a, b) not in pairs:
+                        pairs.add((a, b))
+                        where.setdefault((a, b), []).append(sentence)
+        counts.update(pairs)
+    topics = {w for w, k in spread.items() if k >= max(5, TOPIC_SHARE * len(prompts)) and w not in _STOP}
+    out: list[Candidate] = []
+    used: set[str] = set()
+    for pair, n in counts.most_common(4):
+        if n < min_prompts or len(out) >= max_items:
+            break
+        if n < MIN_PHRASE_SHARE * max(spread[pair[0]], spread[pair[1]]):
+            continue
+        clean = _clean(min(where[pair], key=len))
+        tokens = [t.strip(",.;:!").lower() for t in clean.split()]
+        if any(t in topics or _NOISE_TOKEN.match(t) for t in tokens):
+            continue
+        if clean.lower() in used or len(clean.split()) < 3 or not _informative(clean) or _VAGUE.search(clean):
+            continue
+        used.add(clean.lower())
+        out.append(Candidate(
+            kind="preference", summary=phrasing.imperative(clean),
+            content=f"The user asked for \"{pair[0]} … {pair[1]}\" in {n} prompts, e.g.: \"{clean[:300]}\"",
+            why=f"Asked in {n} separate prompts of one session: a habit of this user, not a one-off.",
+            how_to_apply="Do this without being asked.",
+            signals=["preference"], scope=scope_of(clean, "preference"), weight=2.1, promotion=INSTRUCTION,
+        ))
+    return out
+
+
+_DOC_FILE = re.compile(r"(?<![\w/])[\w./-]*[\w-]\.md\b", re.I)
+_RECORD_VERB = re.compile(
+    r"\b(?:create|add|write|keep|put|update)\b[^.!?]{0,60}?\b(?:plan|code ?map|notes?|docs?|documentation|log|checklist)\b"
+    r"|\b(?:plan|code ?map|notes|checklist)\s+(?:in|to|into)\s+\S+\.md\b",
+    re.I,
+)
+
+
+def doc_file_rule(session: Session) -> list[Candidate]:
+    """The file the user picks to keep a plan, a code map or notes in ("create a plan in docs/refactor.md")."""
+    from automem.extract.directives import sentences
+
+    out: list[Candidate] = []
+    for step in session.steps:
+        if step.kind != "prompt":
+            continue
+        for sentence in sentences(step.text):
+            if (not _DOC_FILE.search(sentence) or not _RECORD_VERB.search(sentence) or sentence.endswith("?")
+                    or not 12 <= len(sentence) <= 400 or re.match(r"^(?:why|what|how|is|are|does|do|can)\b", sentence, re.I)):
+                continue
+            clause = next((c for c in re.split(r";\s+|,\s+(?:and\s+)?|\)\s*,?\s*and\s+", sentence)
+                           if _DOC_FILE.search(c) and _RECORD_VERB.search(c)), sentence)
+            out.append(Candidate(
+                kind="decision", summary=phrasing.imperative(_clean(clause)),
+                content=f"The user said: \"{_clean(sentence)}\"",
+                why="The user chose the file where this is written down (a plan, a map, notes).",
+                how_to_apply="Keep that file up to date, and read it first when picking the work up again.",
+                signals=["rule"], scope="project", weight=2.0, promotion=INSTRUCTION,
+            ))
+            break
+    return out

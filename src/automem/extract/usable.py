@@ -1,0 +1,115 @@
+"""Text a future session can use: no machine paths, no terminal noise, no sentence fragments.
+
+A memory is read later, on another day and maybe another machine, by an agent that saw none of
+the session. So the extractor's text goes through here before it is stored:
+
+- terminal escapes (ANSI colour, OSC titles and clipboard writes) and control characters go;
+- the project's own folder becomes ``./``, home folders become ``~`` (whoever's they are: the
+  user name is not a lesson), temp folders become ``<tmp>`` in the body and leave the summary;
+- a summary must read as a sentence out of context: a few real words, not ending in a cut word
+  or a dangling "the"/"to"/"--", not opening on a pronoun whose referent stayed in the session
+  ("They must never...", "Close -- it's at..."). Anything else is not stored.
+"""
+
+from __future__ import annotations
+
+import re
+
+# ESC [ ... final byte; ESC ] ... BEL or ESC \ ; other two-byte ESC sequences; C1 CSI
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]|\x9b[0-?]*[ -/]*[@-~]")
+_ANSI_REMNANT = re.compile(r"\[(?:\d{1,3}(?:;\d{1,3})*)m")  # a colour code whose ESC was lost on the way
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
+_REPLACEMENT = re.compile(r"\ufffd+")
+
+_HOME = re.compile(
+    r"(?<![\w/.])(?:/home/[^/\s'\"`:]+|/Users/[^/\s'\"`:]+|/data/data/com\.termux/files/home|/var/home/[^/\s'\"`:]+"
+    r"|/root(?=/|\b))"
+    r"|(?<![\w])[A-Za-z]:[\\/](?:Users|Documents and Settings)[\\/][^\\/\s'\"`:]+",
+    re.I,
+)
+_TEMP = re.compile(
+    r"(?<![\w/])(?:/private)?/(?:tmp|var/tmp|var/folders/[\w/+-]+?/T)(?:/[^\s'\"`)\]]*)?"
+    r"|~[\\/]AppData[\\/]Local[\\/]Temp(?:[\\/][^\s'\"`)\]]*)?",
+    re.I,
+)
+
+
+def strip_controls(text: str) -> str:
+    """Terminal escapes and control characters out (newlines and tabs stay)."""
+    text = _ANSI.sub("", text or "")
+    text = _ANSI_REMNANT.sub("", text)
+    text = _REPLACEMENT.sub("", text)
+    return _CONTROL.sub("", text)
+
+
+def _root_forms(root: str) -> list[str]:
+    """The spellings of a project folder a transcript may use (POSIX, Windows, either slash)."""
+    root = (root or "").rstrip("/\\")
+    if len(root) < 4 or root in ("/", "~"):
+        return []
+    forms = {root, root.replace("\\", "/"), root.replace("/", "\\")}
+    return sorted(forms, key=len, reverse=True)
+
+
+def generalize(text: str, project_root: str = "") -> str:
+    """Machine-specific folders out: the project becomes ``./``, homes ``~``, temp folders ``<tmp>``."""
+    text = strip_controls(text)
+    if project_root and _HOME.fullmatch(project_root.rstrip("/\\")):
+        project_root = ""  # a session started in a home folder: the home rule below says it better
+    for form in _root_forms(project_root):
+        text = re.sub(re.escape(form) + r"(?:[\\/](?=\S)|(?![\w.-]))", lambda m: "./" if m.group(0)[-1:] in "/\\" else ".",
+                      text, flags=re.I)
+    text = _HOME.sub("~", text)
+    return _TEMP.sub(_temp, text)
+
+
+_RANDOM = re.compile(r"(?:tmp|temp)[\w.-]{4,}|[0-9a-f]{8,}|[\w-]*\d{5,}[\w-]*|claude-\d+|pytest-\d+", re.I)
+
+
+def _temp(match: re.Match) -> str:
+    """A temp path keeps its folder and a meaningful name; generated parts (tmpab12cd, hashes) become <tmp>."""
+    path = match.group(0)
+    head = re.match(r"(?:/private)?/(?:tmp|var/tmp)|~[\\/]AppData[\\/]Local[\\/]Temp|/var/folders", path, re.I)
+    if not head:
+        return "<tmp>"
+    rest = path[head.end():]
+    if not rest.strip("/\\"):
+        return head.group(0)
+    if _RANDOM.search(rest) or rest.count("/") + rest.count("\\") > 2:
+        return head.group(0) + "/<tmp>"
+    return path
+
+
+def summary_text(text: str, project_root: str = "") -> str:
+    """A summary without temp folders, and with the project and homes written portably."""
+    text = generalize(text, project_root)
+    text = re.sub(r"(?<=/tmp)/\S+", "", text)
+    text = re.sub(r"\s*\S*<tmp>\S*", "", text)
+    text = re.sub(r"(?<![\w.])\./(?=\s|$|[,;:)])", "the project folder", text)
+    return " ".join(text.split())
+
+
+_DANGLING = re.compile(
+    r"(?:\b(?:the|a|an|to|of|and|or|with|in|on|for|from|by|at|as|is|are|that|which|but|so|if|when|then|via|into|than"
+    r"|not|no|your|my|our|their|its)|--?|[:,;(\[{/\\=+&|<>*])\s*…?$",
+    re.I,
+)
+_PRONOUN_START = re.compile(r"^(?:they|them|it|its|it's|this|that|these|those|he|she|him|her|there|here|close|same|or|and|but)"
+                            r"(?![A-Za-z])(?!\s+(?:repo|repository|project|folder|directory|machine|session|file named))", re.I)
+_WORD = re.compile(r"[^\W\d_]{2,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+def readable(summary: str) -> bool:
+    """Does a summary read as a sentence out of context (or should the memory not be stored)?"""
+    text = " ".join((summary or "").split())
+    if len(text) < 12 or len(_WORD.findall(text)) < 3:
+        return False
+    if text.endswith("…") and not re.search(r"[;:]\s*…$", text):
+        return False  # cut inside a word or a clause
+    if _DANGLING.search(re.sub(r";\s*…$", "", text).rstrip(".!")):
+        return False
+    if _PRONOUN_START.match(text):
+        return False
+    if text.count("`") % 2 or text.count('"') % 2 or text.count("(") != text.count(")"):
+        return False  # a quote or parenthesis opened and never closed: a cut
+    return True
