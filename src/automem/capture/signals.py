@@ -294,15 +294,20 @@ def _signal(error_type: str, line: str, signature_source: str | None = None) -> 
     """Redact, then cut: a credential cut in half (``postgres://admin:pw`` without its ``@host``) is unrecognisable."""
     from automem.redact.fast import redact_fast
 
+    if "\x1b" in line:
+        line = _ANSI.sub("", line)
     line = redact_fast(line.strip())[:MAX_LINE]
     source = redact_fast(signature_source) if signature_source else line
     return {"error_type": error_type, "line": line, "signature": normalize_signature(source)}
 
 
+_ANSI = _Lazy(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\\\)?|\x1b[@-Z\\\\-_]")
+
+
 def _first_line(text: str, skip: re.Pattern | None = None) -> str:
     """The first line that says something (decoration such as "════" or an ANSI-only line is passed over)."""
     for raw in text.splitlines():
-        line = _TAGS.sub("", raw).strip()
+        line = _TAGS.sub("", _ANSI.sub("", raw) if "\x1b" in raw else raw).strip()
         if line and not (skip and skip.match(line)) and sum(ch.isalnum() for ch in line) >= 3:
             return line
     return ""
@@ -325,6 +330,8 @@ def _fallback(text: str, is_error: bool, exit_code: int | None, exit_in_text: in
 def detect_errors(text: str, *, is_error: bool = False, exit_code: int | None = None) -> list[dict]:
     """Failure signals of one tool output: [{error_type, line, signature}], at most MAX_SIGNALS."""
     text = text or ""
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)  # colour codes would hide "Error:" at the start of a line
     lower = text.lower()
     found: list[dict] = []
     exit_in_text: int | None = None

@@ -71,7 +71,7 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
     ("want", "preference", re.compile(
         r"\bi\s+(?:want|need|would like|'d like)\s+(?!to\b|you to (?:fix|check|look|make|add|create|build|run|help|do|tell|see|find)\b)"
         r"(?:the|all|every|each|this|that|these|those|our|my|it|them|\w+s)\b[^.!?]{0,80}?"
-        r"\b(?:to be|to stay|to look|to use|to have|stored|kept|in|on|as|removed|hidden|shown|pretty|simple|clean|fast)\b",
+        r"\b(?:to be|to stay|to look|stored|kept|removed|hidden)\b",
         re.I)),
 )
 
@@ -90,7 +90,7 @@ _CODE_OR_LOG = re.compile(
     r"^\s*(?:\d{4}-\d\d-\d\d\b|\d\d:\d\d:\d\d|\[[A-Z0-9:. -]+\]|(?:DEBUG|INFO|WARN|WARNING|ERROR|FATAL|TRACE)\b|at \S+ \("
     r"|File \"|Traceback|def |class |import |from \S+ import |const |let |var |function |return |#include|\$ |>>> "
     r"|npm ERR!|<[/\w!?]|[{}\[\]()]|\||#\d+ |[\w-]+\s*\|)"
-    r"|[;{]\s*$|=>|\)\s*$|^\s*[\w.]+\s*(?:=|\+=|==)\s*\S+$"
+    r"|[;{]\s*$|^\s*[\w.]+\(.*\)\s*;?$|^\s*[\w.]+\s*(?:=|\+=|==)\s*\S+$"
 )
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
 _INJECTED = re.compile(

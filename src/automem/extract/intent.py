@@ -229,7 +229,8 @@ def intent_of(tool: str, text: str) -> Intent:
     patched = _PATCH_FILE.findall(text)
     if name in EDIT_TOOLS or patched or text.lstrip().startswith("apply_patch"):
         files = patched or [_first_path(text)]
-        return Intent("edit", name, targets=[_norm_path(f) for f in files if f])
+        tool = name if name in EDIT_TOOLS else "apply_patch"  # a patch fed to a shell is still an edit
+        return Intent("edit", tool, targets=[_norm_path(f) for f in files if f])
     if name in READ_TOOLS:
         return Intent("read", name, targets=[_norm_path(p) for p in [_first_path(text)] if p])
     if name in SHELL_TOOLS or name.endswith("shell") or name.endswith("bash"):
@@ -322,6 +323,10 @@ def difference(failed: Intent, fix: Intent, *, failed_escalated: bool = False, f
     edit may be what made the difference, so nothing is claimed (the diagnosis rule covers it).
     """
     between = between or []
+    if failed.kind == "read":
+        if fix.tool != failed.tool:
+            return Difference("tool", f"{fix.tool} on the same file")
+        return Difference("", "")
     if failed.kind == "edit":
         if any(_reads(i, failed.targets) for i in between):
             return Difference("before", "after reading the file first")
@@ -352,16 +357,16 @@ def difference(failed: Intent, fix: Intent, *, failed_escalated: bool = False, f
     if added:
         return Difference("flag", " ".join(added[:3]))
     index = fix.commands.index(same)
+    if _PERMISSION.search(error):
+        gone = [p for p in _ERROR_PATH.findall(error) if p in main.text and p not in same.text]
+        if gone:
+            return Difference("path", gone[0])
     before = [c.text for c in fix.commands[:index] if not is_look(c) and c.text not in {x.text for x in failed.commands}]
     if before:
         return Difference("before", "after `" + " && ".join(before[-2:])[:100] + "`")
     installs = [c for i in between for c in i.commands if is_install(c)]
     if installs:
         return Difference("before", f"after `{installs[-1].text[:80]}`")
-    if _PERMISSION.search(error):
-        gone = [p for p in _ERROR_PATH.findall(error) if p in main.text and p not in fix.commands[index].text]
-        if gone:
-            return Difference("path", gone[0])
     if fix.cwd and fix.cwd != failed.cwd:
         return Difference("cwd", f"from {fix.cwd}")
     return Difference("", "")

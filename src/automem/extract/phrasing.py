@@ -60,7 +60,7 @@ _PREFER = (
 _MID_NEVER = re.compile(r"\b(?:make sure|be sure) (?:that )?(?:you )?(?:do ?n[o']?t|never|to not|not to) ", re.I)
 _ENDING = re.compile(r"[\s,;:.!]+$")
 _PAREN = re.compile(r"\s*\([^()]*\)")
-_CLAUSE_SPLIT = re.compile(r"(?<=\S)(?:\s*[;]\s+|,\s+|\s+-{1,2}\s+|:\s+|\s+(?:because|since|so that|which|but)\s+)")
+_CLAUSE_SPLIT = re.compile(r"(?<=\S)(?:\s*[;]\s+|,\s+|\s+-{1,2}\s+|:\s+|\s+(?:because|since|so that|so|which|but|and then)\s+)")
 
 
 def _cap(text: str) -> str:

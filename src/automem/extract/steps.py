@@ -41,6 +41,7 @@ class Step:
     said_after: str = ""  # what the agent wrote after this prompt or call and before its next call (its reading of it)
     answer: str = ""  # prompt: the agent's last word on the turn (what it says it did, or found)
     queued: bool = False  # prompt: typed while the agent was still working
+    raw: str = ""  # action: the command as the tool received it, line breaks kept (``input`` is one line)
     offered: list[str] = field(default_factory=list)  # prompt: the options the agent's previous answer offered
 
 
@@ -57,6 +58,18 @@ def _escalated(raw) -> bool:
     if not isinstance(raw, dict):
         return False
     return raw.get("with_escalated_permissions") in (True, "true") or raw.get("sandbox_permissions") == "require_escalated"
+
+
+def _raw_command(raw) -> str:
+    """A shell call's command with its line breaks (they separate commands, as ``;`` does)."""
+    if isinstance(raw, dict):
+        for key in ("command", "cmd"):
+            value = raw.get(key)
+            if isinstance(value, list) and all(isinstance(v, str) for v in value):
+                value = " ".join(value)
+            if isinstance(value, str) and value.strip():
+                return value[:4000]
+    return ""
 
 
 def _asked(text: str) -> str:
@@ -111,13 +124,14 @@ def steps_from_turns(turns: list[Turn]) -> list[Step]:
                     stopped = True
                 continue
             if failed:
-                failed, errors = classify_result(action.input_summary, text[:20000], is_error=action.is_error,
+                failed, errors = classify_result(_raw_command(action.input) or action.input_summary, text[:20000], is_error=action.is_error,
                                                  exit_code=action.exit_code)
             else:
                 errors = []
             steps.append(Step(
                 "action", tool=action.name, input=action.input_summary, ok=not failed, errors=errors,
                 result_head=strip_run_header(text)[0][:300], turn=index, escalated=_escalated(action.input), asked=_asked(text),
+                raw=_raw_command(action.input),
                 said_after="\n".join(said.get(number, ()))[:4000],
             ))
         if turn.interrupted:

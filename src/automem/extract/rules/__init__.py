@@ -32,7 +32,7 @@ class Session:
         found = self._intents.get(index)
         if found is None:
             step = self.steps[index]
-            found = self._intents[index] = intent_of(step.tool, step.input)
+            found = self._intents[index] = intent_of(step.tool, step.raw or step.input)
         return found
 
 

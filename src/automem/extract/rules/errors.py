@@ -50,7 +50,8 @@ _PATH_IN = re.compile(r"[\w.-]*/[\w./-]+|\b[\w-]+\.(?:py|js|ts|tsx|jsx|json|md|s
 
 def cluster(signature: str) -> str:
     """Errors that differ only in quoted text, numbers or paths fall in one cluster."""
-    return " ".join(_VOLATILE.sub("…", signature).split())[:80].lower()
+    text = " ".join(_VOLATILE.sub("…", signature).split()).lower()
+    return text if len(text) <= 64 else text[:64].rsplit(" ", 1)[0]
 
 
 def cluster_of(step: Step) -> str:
@@ -61,11 +62,22 @@ def _error_text(step: Step) -> str:
     return "\n".join(e.get("line", "") for e in step.errors) + "\n" + step.result_head
 
 
+def named(step: Step) -> bool:
+    """Does the error say what went wrong (a type, a message), beyond an exit status and the first output line?"""
+    return any(e.get("error_type") not in ("exit-code", "tool-error") for e in step.errors)
+
+
+def _says_little(signature: str) -> bool:
+    words = re.findall(r"[^\W\d_]{3,}", re.sub(r"<\w+>|\S*/\S*", " ", signature.removeprefix("exit code")))
+    return len(words) < 2
+
+
 def is_slip(step: Step) -> bool:
     """A tool-call slip or transient noise: never a lesson on its own."""
     from automem.extract.intent import intent_of
 
-    if not step.errors or all(_BARE.match(e.get("signature", "").strip()) for e in step.errors):
+    if not step.errors or all(_BARE.match(e.get("signature", "").strip()) or _says_little(e.get("signature", ""))
+                              for e in step.errors):
         return True  # nothing names the failure
     if _SLIP.search(step.result_head) or all(_SLIP.search(e.get("line", "")) for e in step.errors):
         return True
@@ -129,9 +141,10 @@ def _name(session: Session, index: int) -> str:
     intent = session.intent(index)
     if intent.kind == "shell" and intent.main is not None:
         return intent.main.name()
+    tool = "apply_patch" if intent.tool == "apply_patch" else step.tool
     if intent.kind in ("edit", "read") and intent.targets and _scope(step, intent) == "project":
-        return f"{step.tool} of {intent.targets[0].rsplit('/', 1)[-1]}"
-    return step.tool or "the call"
+        return f"{tool} of {intent.targets[0].rsplit('/', 1)[-1]}"
+    return tool or "the call"
 
 
 def _line(step: Step) -> str:
@@ -153,7 +166,10 @@ def _gist(line: str, room: int = 60) -> str:
     typed = re.search(r"\b([A-Z][a-z]+(?:[A-Z][a-z]+)*(?:Error|Exception)|E[A-Z]{3,9}|TS\d{4})\b:?\s*(.*)", text)
     if typed:
         full = f"{typed.group(1)}: {typed.group(2)}".rstrip(": ")
-        return full if len(full) <= room else typed.group(1)
+        if len(full) <= room:
+            return full
+        message = phrasing.fit(re.split(r"[.;]\s|\s[\"'(]", typed.group(2))[0], room)
+        return message if len(message) >= 16 and not message.endswith("…") else typed.group(1)
     tail = _REASON_TAIL.search(text)
     if tail:
         return tail.group(0)[:room]
@@ -164,6 +180,8 @@ def _fixed_summary(name: str, diff: Difference, line: str) -> str:
     gist = _gist(line, 48)
     if diff.kind == "escalated":
         return phrasing.fit(f"{name} needs escalated sandbox permissions here: {gist} otherwise")
+    if diff.kind == "tool":
+        return phrasing.fit(f"{name} fails with \"{gist}\" here; {diff.text} worked")
     if diff.kind == "before" and diff.text.startswith("after reading"):
         return phrasing.fit(f"{name} needs the file read first in the session: \"{gist}\" otherwise")
     if diff.kind == "before":
@@ -222,11 +240,13 @@ def repeated_error_rule(session: Session) -> list[Candidate]:
             continue  # missing programs and modules have rules of their own
         count = len(indexes) + session.prior_clusters.get(key, 0)
         slip = is_slip(first)
-        if slip and not (_PROTOCOL.search(_error_text(first)) and count >= SLIP_PATTERN_MIN):
+        if slip and not (_PROTOCOL.search(_error_text(first)) and count >= 2):
             continue
         if count < 2:
             continue
         explained = explained_fix(session, indexes)
+        if slip and count < SLIP_PATTERN_MIN and not explained:
+            continue  # a slip made twice is a lesson only when the way around it is known
         at = explained[0] if explained else indexes[0]
         line = _line(session.steps[at])
         name = _name(session, at)
@@ -262,7 +282,7 @@ def fixed_error_rule(session: Session) -> list[Candidate]:
             continue
         index = indexes[0]
         step = session.steps[index]
-        if is_slip(step) or _missing_name(session, index) or _MODULE.search(_error_text(step)):
+        if is_slip(step) or not named(step) or _missing_name(session, index) or _MODULE.search(_error_text(step)):
             continue
         explained = explained_fix(session, [index])
         if explained is None:

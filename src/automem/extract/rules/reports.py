@@ -45,8 +45,9 @@ _HEDGE = re.compile(r"\b(?:might|may|maybe|perhaps|possibly|probably|could be|no
 _SLIP_LIKE = re.compile(r"\b(?:old_string|old text|exact text|string to replace|not (?:been )?read yet|parameter|persist\w*)\b",
                         re.I)
 _PROBLEM = re.compile(
-    r"\b(?:(?:is|are|isn'?t|aren'?t)\s+(?:not\s+)?(?:working|showing|loading|broken)|doesn'?t work|does not work"
-    r"|i (?:don'?t|do not|can'?t|cannot) see|getting (?:this|an?|these|all these) errors?|i'?m getting|still (?:broken|failing)"
+    r"\b(?:(?:isn'?t|aren'?t|is not|are not|not)\s+(?:working|showing|loading|rendering)|is broken|doesn'?t work|does not work"
+    r"|i (?:don'?t|do not|can'?t|cannot) see|(?:getting|seeing) (?:this|an?|these|all these) errors?|i'?m getting"
+    r"|still (?:broken|failing)"
     r"|fails? to|crash(?:es|ed)?|just (?:text|black|blank|white))\b",
     re.I,
 )
@@ -73,15 +74,15 @@ def _sentences(text: str) -> list[str]:
     return out
 
 
-def stated_cause(text: str, *, fixes_too: bool = False) -> str:
-    """The first sentence of the agent's text that states a cause; with ``fixes_too`` (a reply to a problem
-    the user reported) also a plain "because" or what it fixed and how."""
+def stated_cause(text: str, *, because: bool = False, fixes: bool = False) -> str:
+    """The first sentence of the agent's text that states a cause; with ``because`` (a reply to a problem the
+    user reported) also a plain "because"/"so"; with ``fixes`` what it fixed and how."""
     for sentence in _sentences(text):
         if not 20 <= len(sentence) <= 400 or sentence.endswith("?") or _PLAN.match(sentence):
             continue
         if _HEDGE.search(sentence) or _SLIP_LIKE.search(sentence):
             continue
-        if _CAUSE.search(sentence) or (fixes_too and (_FIXED.match(sentence) or _BECAUSE.search(sentence))):
+        if _CAUSE.search(sentence) or (because and _BECAUSE.search(sentence)) or (fixes and _FIXED.match(sentence)):
             return sentence.rstrip(":")
     return ""
 
@@ -176,7 +177,16 @@ def _pasted(prompt: str) -> str:
 
     text = re.sub(r"(?m)^[\w.-]+(?:-\d+)?\s+\|\s?", "", prompt)  # docker compose log prefixes ("ui-1  | ")
     found = detect_errors(text, is_error=False, exit_code=None)
-    return " ".join(found[0].get("line", "").split())[:300] if found else ""
+    if found:
+        return " ".join(found[0].get("line", "").split())[:300]
+    inline = _INLINE_ERROR.search(text)  # "I'm getting this when I run the build: error TS6059: ..."
+    return " ".join(inline.group(0).split())[:300] if inline else ""
+
+
+_INLINE_ERROR = re.compile(
+    r"\berror TS\d+:[^\n]{5,240}|\b(?:Uncaught\s+)?[A-Z][a-zA-Z]+(?:Error|Exception):\s[^\n]{3,240}|\bnpm ERR![^\n]{5,200}"
+    r"|Cannot find module '[^']+'|\bnet::ERR_[A-Z_]+[^\n]{0,120}|\b(?:ENOENT|EADDRINUSE|ECONNREFUSED|EACCES)\b[^\n]{0,160}"
+)
 
 
 def reported_problem_rule(session: Session) -> list[Candidate]:
@@ -191,7 +201,7 @@ def reported_problem_rule(session: Session) -> list[Candidate]:
         error = _pasted(text)
         if error:
             reports.append((i, cluster(normalize_signature(error)), error))
-        elif _PROBLEM.search(text) and len(text) <= 600 and not text.rstrip().endswith("?"):
+        elif _PROBLEM.search(text[:600]) and not text.rstrip().endswith("?"):
             reports.append((i, "", " ".join(text.split())[:200]))
     by_cluster: dict[str, list[int]] = {}
     for i, key, _error in reports:
@@ -212,12 +222,14 @@ def reported_problem_rule(session: Session) -> list[Candidate]:
             continue
         said = "\n".join(s.said_after for s in steps[i:end] if s.said_after)
         answer = steps[i].answer or ""
-        sentence = stated_cause(said, fixes_too=False) or stated_cause(answer, fixes_too=True)
+        repeats = len(by_cluster.get(key, [])) if key else 1
+        # one report needs a stated cause; a pattern may also be stated by its fix ("Added X to the import map")
+        sentence = (stated_cause(said) or stated_cause(answer, because=True)
+                    or (stated_cause(answer, fixes=True) if repeats >= 2 else ""))
         source = said if sentence and sentence in said else answer
         if not sentence or sentence.lower() in done:
             continue
         done.add(sentence.lower())
-        repeats = len(by_cluster.get(key, [])) if key else 1
         if key and repeats >= 2 and by_cluster[key][-1] != i:
             continue  # a pattern is stated once, from its last (working) fix
         gist = phrasing.error_name(error) or phrasing.error_gist(error, 50) if key else ""

@@ -31,7 +31,7 @@ _VAGUE = re.compile(
 )
 _ERRORISH = re.compile(r"\b\w*(?:Error|Exception)\b:?|\bUncaught\b|\bTraceback\b|\berror TS\d+|\bERR_[A-Z_]+|\bexit code\b"
                        r"|\bfailed to\b|\bnpm ERR", re.I)
-_HEDGE = re.compile(r"\b(?:i think|maybe|perhaps|probably|i guess|not sure|real quick|for now|for the moment|let me|let's)\b", re.I)
+_HEDGE = re.compile(r"\b(?:maybe|perhaps|probably|i guess|not sure|real quick|for now|for the moment|let me|let's)\b", re.I)
 _RESTRICTED = re.compile(r"\b(?:not|never|no longer|only|always|instead|rather than|n't|NEVER|NOT)\b|\byou (?:must|have to|need to)\b")
 
 
@@ -262,7 +262,7 @@ def choice_rule(session: Session) -> list[Candidate]:
             continue
         others = [o for o in step.offered if o != picked]
         out.append(Candidate(
-            kind="decision", summary=phrasing.fit(f"Chosen by the user: {_clean(picked)}"),
+            kind="decision", summary=phrasing.fit("Chosen by the user: " + _clean(re.sub(r"^(?:or|and)\s+", "", picked, flags=re.I))),
             content=f"The agent offered {len(step.offered)} options; the user picked: \"{picked}\"\n"
                     + "Not chosen: " + "; ".join(o[:80] for o in others[:4]),
             why="The user chose this among the options the agent offered.",
