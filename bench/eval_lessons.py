@@ -78,7 +78,9 @@ def main() -> int:
         tmp_path = Path(tmp)
         memories = extract_all(chosen, tmp_path, args.promoted)
         report = score(memories, tmp_path)
-        print("all   " + (report if args.missed else report.splitlines()[0]))
+        print("all   " + report.splitlines()[0])
+        if args.missed:
+            print_missed(memories)
         for name, repos in split.items():
             part = {f: m for f, m in memories.items() if repo_of[f] in repos}
             if part:
@@ -93,6 +95,23 @@ def main() -> int:
                     body = head[1].replace("\n", " | ") if len(head) > 1 else ""
                     print(f"      {body[:400]}")
     return 0
+
+
+def print_missed(memories: dict[str, list[dict]]) -> None:
+    """Every lesson of the key no memory of its file states, and every memory that states none."""
+    index = {e["file"]: i for i, e in enumerate(corpus_files_all())}
+    lessons = [json.loads(line) for line in (CORPUS / "lessons.jsonl").read_text().splitlines() if line.strip()]
+
+    def hit(keywords: list[str], text: str) -> bool:
+        return all(k.lower() in text[:600].lower() for k in keywords)
+
+    for lesson in lessons:
+        if lesson["file"] in memories and not any(hit(lesson["keywords"], m["text"]) for m in memories[lesson["file"]]):
+            print(f"  missed F{index[lesson['file']]} [{lesson['kind']}] {lesson['lesson']}")
+    for rel, mems in memories.items():
+        for m in mems:
+            if not any(hit(l["keywords"], m["text"]) for l in lessons if l["file"] == rel):
+                print(f"  noise  F{index[rel]} [{m['type']}] {m['text'].splitlines()[0]}")
 
 
 def corpus_files_all() -> list[dict]:

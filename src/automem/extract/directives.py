@@ -62,8 +62,14 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
     ("must", "decision", re.compile(
         r"\b(?:must|has to|have to|needs? to be|should (?:be|stay|live|go|use|have|only|always|look|open|show|be))\b",
         re.I)),
+    ("sequence", "decision", re.compile(
+        r"^" + _OPENERS + r"(?:(?:update|change|make|set up|configure)\b[^.!?]{0,60}?\bto\s+)?(?:always\s+)?"
+        r"(?:run|use|call|do|execute|source|load)\s+[^.!?]{1,50}?\s+(?:before|prior to)\s+"
+        r"(?:running|committing|pushing|starting|testing|linting|deploying|any|each|every|you)\b",
+        re.I)),
     ("prefer", "preference", re.compile(
-        r"(?<!\bnot )\bi(?:'d| would| really| strongly| much| generally)*\s+(?:prefer|rather)\b"
+        r"^" + _OPENERS + r"prefer\s+\w+"
+        r"|(?<!\bnot )\bi(?:'d| would| really| strongly| much| generally)*\s+(?:prefer|rather)\b"
         r"|\bi\s+(?:really\s+)?(?:like|love|hate|dislike|don'?t like|do not like)\s+(?:it\s+)?(?:when\s+)?\w+"
         r"|\bi\s+(?:don'?t|do not)\s+(?:need|want)\s+(?:you\s+)?to\s+\w+"
         r"|\bi\s+(?:would\s+|'d\s+)?only\s+want\b",
@@ -110,6 +116,7 @@ _INTL: tuple[tuple[str, str, str, re.Pattern], ...] = (
     ("zh", "swap", "decision", re.compile(r"(?:改用|换成|改成|改为|而不是|代替|取代|不用\S{1,20}[，,]\s*用)")),
     ("zh", "future", "preference", re.compile(r"(?:从现在开始|从今以后|以后都|今后|以后)")),
     ("zh", "must", "decision", re.compile(r"(?:必须|一定要|应该)")),
+    ("ko", "must", "decision", re.compile(r"(?:해야\s?한다|해야\s?합니다|해야\s?함)")),
     ("zh", "prefer", "preference", re.compile(r"(?:我(?:更)?(?:喜欢|偏好|希望|想要))")),
     ("ja", "never", "decision", re.compile(r"(?:絶対に|決して)|(?:しないで|使わないで|やめて)(?:ください)?|禁止")),
     ("ja", "always", "preference", re.compile(r"(?:常に|いつも|必ず)")),
@@ -230,10 +237,15 @@ def prose_lines(prompt: str) -> list[str]:
     return out
 
 
+_INLINE_ITEM = re.compile(r"\s+[-*•]\s+(?=[A-Z])")
+
+
 def sentences(prompt: str) -> list[str]:
+    """Sentences of the prose lines; a list typed on one line ("Constraints: - A - B") counts item by item."""
     out: list[str] = []
     for line in prose_lines(prompt):
-        out.extend(s.strip() for s in _SENTENCE_END.split(line) if s.strip())
+        for sentence in _SENTENCE_END.split(line):
+            out.extend(part.strip() for part in _INLINE_ITEM.split(sentence) if part.strip())
     return out
 
 

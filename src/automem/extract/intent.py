@@ -75,6 +75,9 @@ class Command:
 
     def name(self) -> str:
         """How a reader names it: "git push", "npm run build", "pytest", "python -m pytest"."""
+        static = re.match(r"\[?[\w.]+\]?::(\w+)", self.text)
+        if static:
+            return static.group(1)  # a PowerShell static call: [Environment]::SetEnvironmentVariable(...)
         pos = self.positional
         if self.program in _NPM_LIKE and pos[:1] in (["run"], ["run-script"]) and len(pos) > 1:
             return f"{self.program} run {pos[1]}"
@@ -367,6 +370,10 @@ def difference(failed: Intent, fix: Intent, *, failed_escalated: bool = False, f
     installs = [c for i in between for c in i.commands if is_install(c)]
     if installs:
         return Difference("before", f"after `{installs[-1].text[:80]}`")
+    last = between[-1] if between else None
+    if last is not None and last.kind == "shell" and not last.read_only() and last.main is not None and (
+            last.main.program != main.program or last.main.subcommand != main.subcommand):
+        return Difference("before", f"after `{last.main.text[:80]}`")  # the call made right before it worked
     if fix.cwd and fix.cwd != failed.cwd:
         return Difference("cwd", f"from {fix.cwd}")
     return Difference("", "")

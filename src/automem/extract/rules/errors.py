@@ -62,9 +62,14 @@ def _error_text(step: Step) -> str:
     return "\n".join(e.get("line", "") for e in step.errors) + "\n" + step.result_head
 
 
+_REASON = re.compile(r"not allowed|denied|not permitted|refused|cannot|can't|unable to|invalid|missing|failed to|not found"
+                     r"|no such|does not exist|not supported|requires?|must|should|expected", re.I)
+
+
 def named(step: Step) -> bool:
-    """Does the error say what went wrong (a type, a message), beyond an exit status and the first output line?"""
-    return any(e.get("error_type") not in ("exit-code", "tool-error") for e in step.errors)
+    """Does the error say what went wrong (a type, a reason), beyond an exit status and the first output line?"""
+    return any(e.get("error_type") not in ("exit-code", "tool-error") or _REASON.search(e.get("line", ""))
+               for e in step.errors)
 
 
 def _says_little(signature: str) -> bool:
@@ -148,11 +153,14 @@ def _name(session: Session, index: int) -> str:
 
 
 def _line(step: Step) -> str:
-    return " ".join((step.errors[0].get("line", "") if step.errors else step.result_head).split())[:240]
+    """The error line that says most: one naming a reason when there is one, else the first."""
+    lines = [e.get("line", "") for e in step.errors] or [step.result_head]
+    best = next((line for line in lines + step.result_head.splitlines()[:6] if _REASON_TAIL.search(line)), lines[0])
+    return " ".join(best.split())[:240]
 
 
 _REASON_TAIL = re.compile(
-    r"(?:Operation not permitted|Permission denied|No such file or directory|command not found|Connection refused"
+    r"(?:[\w ]{0,40}\bis not allowed|[\w ]{0,40}\bis denied|Operation not permitted|Permission denied|No such file or directory|command not found|Connection refused"
     r"|Could not resolve host[^\n]*|Read-only file system|not a git repository|Address already in use|ENOTFOUND[^\n]*"
     r"|EADDRINUSE[^\n]*|Unable to create [^\n]*?\.lock|cannot lock ref[^:\n]*|Could not read from remote repository)",
     re.I,
@@ -162,8 +170,17 @@ _REASON_TAIL = re.compile(
 def _gist(line: str, room: int = 60) -> str:
     """The part of an error line that names the failure, short: "TypeError: x is not a function", "Operation not permitted"."""
     text = " ".join((line or "").split())
+    bare = re.match(r"^exit code (-?\d+)(?::\s*(.*))?$", text)
+    if bare:
+        rest = bare.group(2) or ""
+        if not (_REASON.search(rest) or _REASON_TAIL.search(rest)):
+            return f"exit code {bare.group(1)}"  # the first output line is not the error
+        text = rest
     text = re.sub(r"^\S+\s+\|\s+", "", text)  # "service-1  | Error: ..." (a compose log prefix)
     typed = re.search(r"\b([A-Z][a-z]+(?:[A-Z][a-z]+)*(?:Error|Exception)|E[A-Z]{3,9}|TS\d{4})\b:?\s*(.*)", text)
+    reason = _REASON_TAIL.search(text)
+    if typed and reason and not typed.group(2):
+        typed = None  # "SecurityException" alone says less than "registry access is not allowed"
     if typed:
         full = f"{typed.group(1)}: {typed.group(2)}".rstrip(": ")
         if len(full) <= room:
@@ -172,7 +189,7 @@ def _gist(line: str, room: int = 60) -> str:
         return message if len(message) >= 16 and not message.endswith("…") else typed.group(1)
     tail = _REASON_TAIL.search(text)
     if tail:
-        return tail.group(0)[:room]
+        return tail.group(0).strip()[:room]
     return phrasing.error_gist(text, room)
 
 
@@ -386,7 +403,7 @@ def missing_command_rule(session: Session) -> list[Candidate]:
             continue
         out.append(Candidate(
             kind="pattern" if count >= 2 else "observation",
-            summary=phrasing.fit(f"{name} is not installed or not on the PATH on this machine"),
+            summary=phrasing.fit(f"{name} is not installed or not on the PATH on this machine (no {name} binary found)"),
             content=f"`{_command_text(step)}` failed: {line}" + (f" ({count}x)" if count > 1 else ""),
             why=f"The shell could not find {name}, and nothing later in the session ran it.",
             how_to_apply=f"Check for {name} before relying on it here, or install it.",
@@ -474,3 +491,35 @@ def error_clusters(steps: list[Step]) -> Counter:
         if is_failure(step) and not is_slip(step):
             counts[cluster_of(step)] += 1
     return counts
+
+
+_REQUIREMENT = re.compile(r"\b(?:not on an? [\w-]+|must be|should be|requires?|needs? to|only (?:works|allowed|supported)"
+                          r"|expected (?:to|a|an)|is not a|not a [\w-]+ (?:repository|branch|directory))\b", re.I)
+
+
+def stated_requirement_rule(session: Session) -> list[Candidate]:
+    """An error that states its own requirement ("Not on a feature branch", "must be run from ..."), met later."""
+    out: list[Candidate] = []
+    for key, indexes in _clusters(session).items():
+        index = indexes[0]
+        step = session.steps[index]
+        if is_slip(step) or _missing_name(session, index):
+            continue
+        lines = [e.get("line", "") for e in step.errors] + step.result_head.splitlines()[:4]
+        stated = next((" ".join(line.split()) for line in lines if _REQUIREMENT.search(line)), "")
+        if not stated or len(stated) > 240:
+            continue
+        found = verified_fix(session, indexes[-1])
+        if found is None:
+            continue
+        name = _name(session, index)
+        text = re.sub(r"^(?:error|fatal|ERROR)\s*:\s*", "", stated)
+        out.append(Candidate(
+            kind="observation", summary=phrasing.fit(f"{name} fails when \"{_gist(text, 70)}\": meet that first"),
+            content=f"`{_command_text(step)}` failed: {stated}\nIt passed later in the session: "
+                    f"`{_command_text(session.steps[found[0]])}`",
+            why="The error itself said what it needs, and the same call passed once that was true.",
+            how_to_apply=f"Before running {name}, make sure of what the error asked for.",
+            signals=["error"], scope="project", weight=1.5,
+        ))
+    return out

@@ -64,12 +64,18 @@ def _keep(d: Directive, document: bool) -> bool:
     return True
 
 
+_RULE_CLAUSE = re.compile(r"\b(?:invariant|rule|requirement|principle|convention|constraint)\s+that\s+", re.I)
+
+
 def _summary(d: Directive) -> str:
     if d.cue == "language":
         from automem.extract.directives import language_request
 
         return phrasing.fit(f"Talk to the user in {language_request(d.sentence)}; they asked for it")
     clean = _clean(d.sentence)
+    rule = _RULE_CLAUSE.search(clean)
+    if rule and len(clean) > phrasing.LIMIT:
+        clean = phrasing._cap(clean[rule.end():])  # "... doesn't adhere to the invariant that X must Y" -> "X must Y"
     if d.language != "en":
         return phrasing.fit(clean)
     return phrasing.preference(clean) if d.kind == "preference" else phrasing.imperative(clean)
@@ -77,12 +83,23 @@ def _summary(d: Directive) -> str:
 
 def _context_before(text: str, sentence: str) -> str:
     """The sentence just before a directive that points back at it ("... maps for connections. I want all of that ...")."""
+    text = " ".join(text.split())
     at = text.find(sentence)
     if at <= 0 or not re.search(r"\b(?:that|this|those|these|it|them)\b", sentence, re.I):
         return ""
     before = re.split(r"(?<=[.!?。])\s+", text[:at].strip())
     last = before[-1].strip() if before else ""
     return last if 12 <= len(last) <= 240 and "```" not in last else ""
+
+
+def _list_context(text: str, sentence: str) -> str:
+    """For a rule given as an item of a list, the prompt's first sentence: what the list is about."""
+    text = " ".join(text.split())
+    at = text.find(sentence)
+    if at <= 0 or not re.search(r"(?:^|\s)[-*]\s+$", text[max(0, at - 4):at]):
+        return ""
+    first = re.split(r"(?<=[.!?:])\s+", text.strip(), maxsplit=1)[0]
+    return first if 12 <= len(first) <= 240 and sentence not in first else ""
 
 
 def directive_rule(session: Session) -> list[Candidate]:
@@ -96,7 +113,7 @@ def directive_rule(session: Session) -> list[Candidate]:
             if not _keep(d, document):
                 continue
             summary = _summary(d)
-            context = _context_before(step.text, d.sentence)
+            context = _context_before(step.text, d.sentence) or _list_context(step.text, d.sentence)
             done = _first_sentence(step.answer)
             content = (f"The user said: \"{_clean(d.sentence)}\""
                        + (f"\nJust before: \"{context}\"" if context else "")
@@ -377,4 +394,36 @@ def doc_file_rule(session: Session) -> list[Candidate]:
                 signals=["rule"], scope="project", weight=2.0, promotion=INSTRUCTION,
             ))
             break
+    return out
+
+
+_ITEM_SPLIT = re.compile(r"(?:^|\s)[-*•]\s+|\n")
+_CHOICE_ITEM = re.compile(r"^([A-Z][\w/&+.-]*(?: [\w/&+.-]+){0,2}):\s+([^:\n]{2,80}?)\s*$")
+
+
+def stack_rule(session: Session) -> list[Candidate]:
+    """A list of "- Label: choice" items the user typed (Language: TypeScript, Backend: Express, ...): their stack."""
+    out: list[Candidate] = []
+    for step in session.steps:
+        if step.kind != "prompt" or "```" in step.text:
+            continue
+        items: list[tuple[str, str]] = []
+        for part in _ITEM_SPLIT.split(step.text):
+            match = _CHOICE_ITEM.match(part.strip())
+            if match and match.group(1).lower() not in {label.lower() for label, _v in items}:
+                items.append((match.group(1), match.group(2).rstrip(".,;")))
+        if len(items) < 4 or any("e.g." in v or "i.e." in v for _l, v in items):
+            continue  # examples and explanations are a spec's prose, not a list of choices
+        if sum(len(v.split()) <= 6 for _l, v in items) < 0.6 * len(items):
+            continue
+        listed = [f"{label}: {value}" for label, value in items]
+        if any(c.content.endswith("\n".join(listed[:12])) for c in out):
+            continue  # the same list pasted again
+        out.append(Candidate(
+            kind="decision", summary=phrasing.listing("The user's choices", listed),
+            content="The user chose, item by item:\n" + "\n".join(listed[:12]),
+            why="The user listed these choices for the project themselves.",
+            how_to_apply="Build with these choices; ask before swapping one out.",
+            signals=["rule"], scope="project", weight=2.3, promotion=INSTRUCTION,
+        ))
     return out
