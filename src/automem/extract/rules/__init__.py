@@ -60,6 +60,7 @@ def _rules() -> list[Rule]:
         errors.interactive_rule,
         reports.diagnosis_rule,
         reports.reported_problem_rule,
+        reports.answered_question_rule,
     ]
 
 

@@ -37,7 +37,9 @@ _CAUSE = re.compile(
     r"|\b(?:is|are|was|were)(?:n't| not) (?:supported|allowed|installed|available|on (?:the )?PATH|writable|being served)\b",
     re.I,
 )
-_BECAUSE = re.compile(r"\bbecause\b|\bsince\b(?= the\b)|, so (?:the |you|it)", re.I)
+_BECAUSE = re.compile(r"\bbecause\b|\bsince\b(?= the\b)|, so (?:the |you|it)|\bfound it\b|\bis missing\b"
+                      r"|\b(?:was|were) (?:removed|renamed|deleted|never)\b|\bno longer exists?\b", re.I)
+_FIX_REQUEST = re.compile(r"^(?:please\s+|can you\s+|now\s+)?(?:fix|check|debug|investigate|troubleshoot|look into)\b", re.I)
 _FIXED = re.compile(r"^(?:I\s+)?(?:fixed|added|updated|switched|changed|moved|removed|replaced|wired|adjusted)\b"
                     r"(?=[^.]*(?:`|\b\w+\.\w{1,5}\b|\b(?:so|to|because|instead)\b))", re.I)
 _PLAN = re.compile(r"^(?:let me|let's|i'll|i will|now\b|next\b|first\b|i need to|i should)", re.I)
@@ -165,7 +167,7 @@ _CAUSE_LEAD = re.compile(
 
 
 def _cause(sentence: str) -> str:
-    text = _CAUSE_LEAD.sub("", sentence.strip()).strip().rstrip(".")
+    text = _CAUSE_LEAD.sub("", sentence.replace("**", "").strip()).strip(" —–-:").rstrip(".")
     return phrasing._cap(text) if len(text) >= 12 else sentence
 
 
@@ -201,7 +203,7 @@ def reported_problem_rule(session: Session) -> list[Candidate]:
         error = _pasted(text)
         if error:
             reports.append((i, cluster(normalize_signature(error)), error))
-        elif _PROBLEM.search(text[:600]) and not text.rstrip().endswith("?"):
+        elif (_PROBLEM.search(text[:600]) or _FIX_REQUEST.match(text)) and not text.rstrip().endswith("?"):
             reports.append((i, "", " ".join(text.split())[:200]))
     by_cluster: dict[str, list[int]] = {}
     for i, key, _error in reports:
@@ -224,8 +226,10 @@ def reported_problem_rule(session: Session) -> list[Candidate]:
         answer = steps[i].answer or ""
         repeats = len(by_cluster.get(key, [])) if key else 1
         # one report needs a stated cause; a pattern may also be stated by its fix ("Added X to the import map")
+        asked_fix = bool(_FIX_REQUEST.match(steps[i].text))
         sentence = (stated_cause(said) or stated_cause(answer, because=True)
-                    or (stated_cause(answer, fixes=True) if repeats >= 2 else ""))
+                    or (stated_cause(said, because=True) if asked_fix else "")
+                    or (stated_cause(answer, fixes=True) if repeats >= 2 or asked_fix else ""))
         source = said if sentence and sentence in said else answer
         if not sentence or sentence.lower() in done:
             continue
@@ -244,5 +248,39 @@ def reported_problem_rule(session: Session) -> list[Candidate]:
             why="The user reported this; the agent changed the named files and the user moved on without reporting it again.",
             how_to_apply="When this shows up again, look at the same place first.",
             signals=["error"], scope="project", weight=1.9 if repeats >= 2 else 1.4,
+        ))
+    return out
+
+
+_HOW_QUESTION = re.compile(r"^(?:(?:so|ok(?:ay)?|and|but)[,\s]+)*(?:(?:if|when)\b[^?]{0,60}?\s)?"
+                           r"(?:how (?:do|can|am|should|would) i|how to|why (?:is|are|does|do|did|isn'?t|aren'?t|doesn'?t|are you)"
+                           r"|where (?:do|does|is|are))\b", re.I)
+_CODE_LINE = re.compile(r"```[\w-]*\n\s*([^\n`]{3,80})\n")
+
+
+def answered_question_rule(session: Session) -> list[Candidate]:
+    """The user asks how to do something (or why it happens) and the agent answers with a command to run."""
+    out: list[Candidate] = []
+    for i, step in enumerate(session.steps):
+        if step.kind != "prompt" or step.queued or not _HOW_QUESTION.match(step.text.strip()) or len(step.text) > 200:
+            continue
+        answer = step.answer or ""
+        code = _CODE_LINE.search(answer)
+        if not code or re.search(r"[|;&<>]|\$\(", code.group(1)):
+            continue  # no single command to remember
+        following = next((s for s in session.steps[i + 1:] if s.kind == "prompt"), None)
+        if following is not None and (following.after_interrupt or any(
+                f.get("feedback") == "correction" for f in following.feedback)):
+            continue
+        question = " ".join(step.text.split()).rstrip("?")
+        first = next((s for s in _sentences(answer) if len(s) >= 20 and not s.endswith(":")), "")
+        command = code.group(1).strip()
+        out.append(Candidate(
+            kind="observation", summary=phrasing.fit(f"{phrasing._cap(question)}: `{command}`"),
+            content=f"The user asked: \"{question}\"\nThe agent answered: {first[:300]}\nCommand: `{command}`",
+            why="The user asked how to do this; the agent's answer gave the command.",
+            how_to_apply="Offer the same command when the question comes up again.",
+            signals=["question"], scope="global" if not re.search(r"[\w-]+\.\w{1,5}\b|/", command) else "project",
+            weight=1.2,
         ))
     return out
