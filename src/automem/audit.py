@@ -81,7 +81,10 @@ def keep(home: Home, memory_id: str, slug: str | None = None) -> dict:
     memory = find(home, memory_id, slug)
     was = memory.source
     if memory.is_automatic:
+        from automem.schema import KEPT, PROMOTED
+
         memory.source = KEPT_SOURCE
+        memory.status, memory.promoted, memory.promoted_at = PROMOTED, KEPT, store.now_iso()
         store.save(_project_of(home, memory), memory)
         fts.index_file(memory.path, str(home.root))
     return {"id": memory.id, "source": memory.source, "was": was, "path": str(memory.path)}
@@ -97,6 +100,8 @@ def why(home: Home, memory_id: str, slug: str | None = None) -> dict:
         "signals": signals, "tags": memory.tags, "created": memory.created, "last_seen": memory.last_seen,
         "seen": memory.seen, "scope": memory.scope, "project": Path(memory.path).parent.parent.name,
         "path": str(memory.path), "why": memory.why, "how_to_apply": memory.how_to_apply,
+        "status": memory.state, "promoted": memory.promoted, "promoted_at": memory.promoted_at,
+        "family": memory.family or memory.session_id, "rule": memory.rule, "injected": memory.injectable,
     }
 
 

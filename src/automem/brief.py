@@ -1,9 +1,12 @@
 """The brief: what a new session should know, in a budget, fenced as recalled data.
 
 Sections, in this order of priority: the human part of MAIN.md, the memories
-that matter most (preferences, then decisions, patterns, observations; within
-a type, reinforced and recent first; ``_global`` preferences included), the
-newest bank entries' titles, and the recent journal (today's and yesterday's
+that matter most, ranked by evidence rather than by type (the user's own and
+kept ones, then automatic ones promoted by the user's direct instruction, then
+reinforced in another session, then verified fixes; within a rank, reinforced
+and recent first; at most PER_TYPE_CAP of each type; ``_global`` preferences
+included; candidates never), the newest bank entries whose titles say
+something, and the recent journal (today's and yesterday's
 files, last 10 entries). The human part is kept whole when it fits; otherwise
 it is cut at a paragraph or line boundary with a mark saying the rest is in
 MAIN.md, so its beginning always survives ("fits" means: with room left for one
@@ -43,11 +46,14 @@ MAX_JOURNAL_ENTRIES = 10
 JOURNAL_ENTRY_CAP = 700
 ITEM_CAP = 360
 TYPE_ORDER = ("preference", "decision", "pattern", "observation")
+# after the user's own (written or kept): why an automatic memory was promoted, strongest first
+EVIDENCE_ORDER = ("kept", "instruction", "reinforced", "verified-fix", "agent", "model")
+PER_TYPE_CAP = {"preference": 6, "decision": 6, "pattern": 5, "observation": 5}
 GLOBAL = "_global"
 DEFAULT_MAIN_MARKER = "Everything above the markers is yours: automem never changes it."
 TAG = "automem-memory"
 MAIN_HEAD = "## Project notes (MAIN.md)\n"
-MEMORY_HEAD = "## Memories (preferences and decisions first)\n"
+MEMORY_HEAD = "## Memories (yours and the user's rules first)\n"
 TRUNCATED_MARK = "… (truncated: the rest is in MAIN.md)"
 MIN_MEMORY_TEXT = 40  # characters of a memory's text worth showing when it has to be shortened
 SLACK = 8  # room kept for defanging that lengthens a line
@@ -205,12 +211,14 @@ def _main_human(project_dir: str) -> str:
 
 
 def _memory_rows(conn: sqlite3.Connection, slug: str, now: float) -> list[tuple]:
-    order = " ".join(f"WHEN '{t}' THEN {i}" for i, t in enumerate(TYPE_ORDER))
+    """The memories the brief may show, strongest evidence first (EVIDENCE_ORDER), then reinforced and recent."""
+    order = " ".join(f"WHEN '{reason}' THEN {i + 1}" for i, reason in enumerate(EVIDENCE_ORDER))
     # reinforcement (capped) plus recency: +10 today, +5 a week ago, ~+2 a month ago
     return conn.execute(
         f"SELECT ref, type, title, snippet, seen, last_seen, project FROM fts_docs "
-        f"WHERE kind = 'memory' AND (project = ? OR (project = ? AND type = 'preference')) "
-        f"ORDER BY CASE type {order} ELSE 9 END, "
+        f"WHERE kind = 'memory' AND status IN ('user', 'promoted', '') "
+        f"AND (project = ? OR (project = ? AND type = 'preference')) "
+        f"ORDER BY CASE WHEN status IN ('user', '') THEN 0 ELSE CASE promoted {order} ELSE 9 END END, "
         f"min(seen, 10) + 10.0 / (1.0 + max(0.0, ? - last_seen) / 604800.0) DESC LIMIT ?",
         (slug, GLOBAL, now, MAX_MEMORIES * 3),
     ).fetchall()
@@ -221,15 +229,19 @@ def _memory_section(rows: list[tuple], room: int) -> tuple[str, list[str]]:
     lines: list[str] = []
     ids: list[str] = []
     used = len(MEMORY_HEAD)
+    per_type: dict[str, int] = {}
     for ref, type_, title, snippet, seen, _last, project in rows:
         if len(lines) >= MAX_MEMORIES:
             break
+        if per_type.get(type_, 0) >= PER_TYPE_CAP.get(type_, MAX_MEMORIES):
+            continue  # one kind of memory must not crowd out the others
         line = memory_line(ref, type_, title, snippet, seen, project == GLOBAL)
         if used + len(line) + 1 > room:
             continue
         lines.append(line)
         ids.append(ref)
         used += len(line) + 1
+        per_type[type_] = per_type.get(type_, 0) + 1
     if not lines and rows:
         ref, type_, title, snippet, seen, _last, project = rows[0]
         text_room = room - used - 1 - len(_shortest_line(rows[0]))
@@ -258,15 +270,33 @@ def memory_line(ref: str, type_: str, title: str, snippet: str, seen: int, is_gl
     return defang(f"- [{type_}] {text} ({where}{extra}id {ref})")
 
 
+_WORDS = re.compile(r"[^\W\d_]{2,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+def turn_title(title: str, snippet: str) -> str:
+    """A bank entry's line in the brief: its title when it says something ("sweet" or "history" does not),
+    else the first sentence of its result, else "" (the turn is left out)."""
+    title = " ".join((title or "").split())
+    if len(_WORDS.findall(title)) >= 3 and len(title) >= 12:
+        return title[:120]
+    first = re.split(r"(?<=[.!?。])\s+", " ".join((snippet or "").split()), maxsplit=1)[0].strip("*# ")
+    if len(_WORDS.findall(first)) >= 4 and len(first) >= 20:
+        return first[:120]
+    return ""
+
+
 def _title_section(conn: sqlite3.Connection, slug: str) -> str:
     rows = conn.execute(
-        "SELECT title, created FROM fts_docs WHERE project = ? AND kind = 'bank' ORDER BY created DESC LIMIT ?",
-        (slug, MAX_TITLES),
+        "SELECT title, snippet, created FROM fts_docs WHERE project = ? AND kind = 'bank' ORDER BY created DESC LIMIT ?",
+        (slug, MAX_TITLES * 3),
     ).fetchall()
-    if not rows:
+    lines = []
+    for title, snippet, created in rows:
+        text = turn_title(title, snippet)
+        if text and len(lines) < MAX_TITLES:
+            lines.append(f"- {time.strftime('%Y-%m-%d %H:%M', time.gmtime(created))} {text}")
+    if not lines:
         return ""
-    lines = [f"- {time.strftime('%Y-%m-%d %H:%M', time.gmtime(created))} {' '.join(title.split())[:120]}"
-             for title, created in rows]
     return "## Newest turns (bank)\n" + defang("\n".join(lines)) + "\n"
 
 

@@ -288,7 +288,8 @@ def _here():
 def _recall_hit_line(hit) -> str:
     when = hit.as_dict()["created"][:10]
     where = f"{hit.project}:" if hit.project else ""
-    return f"[{hit.type}] {hit.title}  ({when}, {where}{hit.id}, score {hit.score:.2f})"
+    state = ", candidate" if hit.status == "candidate" else ""
+    return f"[{hit.type}] {hit.title}  ({when}, {where}{hit.id}, score {hit.score:.2f}{state})"
 
 
 @cli.command()
@@ -299,14 +300,16 @@ def _recall_hit_line(hit) -> str:
 @click.option("--since", help="Only what was written or seen since: 7d, 12h, 2w or an ISO date.")
 @click.option("--harness", help="Only what came from this harness.")
 @click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 200))
+@click.option("--candidates", is_flag=True, help="Also automatic memories still waiting for evidence (never injected).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def recall(query, all_projects, type_, since, harness, limit, as_json) -> None:
+def recall(query, all_projects, type_, since, harness, limit, candidates, as_json) -> None:
     """Search memories, bank entries, journal and MAIN.md for QUERY.
 
     Scope: this project, _global and the projects linked from its MAIN.md
     (a `linked: slug-or-path, ...` line or a `## Linked projects` list above
     the markers), or everything with --all. Ranked by BM25 with reinforcement
-    and recency folded in.
+    and recency folded in. Candidates (automatic memories not yet promoted)
+    are left out unless --candidates is given.
     """
     from automem.recall import parse_since
     from automem.recall import recall as run_recall
@@ -317,7 +320,7 @@ def recall(query, all_projects, type_, since, harness, limit, as_json) -> None:
     except ValueError as exc:
         _fail(str(exc))
     hits = run_recall(" ".join(query), project=project.slug, home_root=str(home.root), all_projects=all_projects,
-                      type=type_, since=since_at, harness=harness, limit=limit)
+                      type=type_, since=since_at, harness=harness, limit=limit, candidates=candidates)
     if as_json:
         _echo_json([h.as_dict() for h in hits])
         return
@@ -369,9 +372,15 @@ def reindex(as_json) -> None:
 @click.option("--since", default=None, help="Only memories written or seen since: 7d, 12h, 2w or an ISO date.")
 @click.option("--type", "type_", type=click.Choice(["pattern", "decision", "preference", "observation"]))
 @click.option("--all", "all_projects", is_flag=True, help="Every project, not just this one and _global.")
+@click.option("--status", type=click.Choice(["candidate", "promoted"]), help="Only candidates, or only promoted ones.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def audit(since, type_, all_projects, as_json) -> None:
-    """List the automatic memories for review (then forget, keep or ask why)."""
+def audit(since, type_, all_projects, status, as_json) -> None:
+    """List the automatic memories for review (then forget, keep or ask why).
+
+    A candidate is stored and searchable (recall --candidates) but never injected until it is
+    promoted: by your direct instruction, by coming back in another session, by a verified fix,
+    or by `automem keep`.
+    """
     from automem.audit import audit as run_audit
     from automem.recall import parse_since
 
@@ -381,15 +390,26 @@ def audit(since, type_, all_projects, as_json) -> None:
     except ValueError as exc:
         _fail(str(exc))
     found = run_audit(home, project.slug, since=since_at, type=type_, all_projects=all_projects)
+    if status:
+        found = [m for m in found if m.state == status]
     if as_json:
         _echo_json([m.as_dict() for m in found])
         return
     if not found:
         click.echo("no automatic memories to review")
     for m in found:
-        click.echo(f"{m.id}  [{m.type}] {m.summary}  (seen {m.seen}x, last {m.last_seen[:10]}, {m.harness or '-'})")
+        state = f"promoted: {m.promoted}" if m.state == "promoted" and m.promoted else m.state
+        click.echo(f"{m.id}  [{m.type}] {_printable(m.summary)}  ({state}; seen {m.seen}x, last {m.last_seen[:10]}, "
+                   f"{m.harness or '-'})")
     if found:
         click.echo("act on one: automem forget ID | automem keep ID | automem why ID")
+
+
+def _printable(text: str) -> str:
+    """Stored text on a terminal: no escape sequence from a tool's output reaches it."""
+    from automem.extract.usable import strip_controls
+
+    return strip_controls(text)
 
 
 def _audit_call(func, *args, **kwargs):
@@ -444,10 +464,14 @@ def why(memory_id, as_json) -> None:
     if as_json:
         _echo_json(info)
         return
-    for key in ("id", "type", "summary", "source", "project", "session_id", "harness", "signals", "created",
-                "last_seen", "seen", "path"):
+    for key in ("id", "type", "summary", "source", "status", "promoted", "promoted_at", "rule", "project", "session_id",
+                "family", "harness", "signals", "created", "last_seen", "seen", "path"):
         value = info[key]
-        click.echo(f"{key:11} {', '.join(value) if isinstance(value, list) else value}")
+        if key in ("promoted", "promoted_at") and not value:
+            continue
+        if key == "status":
+            value = f"{value} ({'injected into sessions' if info['injected'] else 'not injected until promoted'})"
+        click.echo(f"{key:11} {_printable(', '.join(value) if isinstance(value, list) else str(value))}")
 
 
 @cli.command()

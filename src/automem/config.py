@@ -32,7 +32,7 @@ DEFAULTS: dict[str, Any] = {
     "llm": {"model": "off", "timeout_seconds": 20},
     "brief": {"budget_tokens": 1500},
     "recall": {"per_prompt": 3},
-    "retention": {"journal_days": 7, "spool_days": 7},
+    "retention": {"journal_days": 7, "spool_days": 7, "candidate_days": 30},
 }
 
 DEFAULT_CONFIG_TEXT = """\
@@ -53,6 +53,7 @@ recall:
 retention:
   journal_days: 7
   spool_days: 7
+  candidate_days: 30     # an automatic memory not confirmed (promoted) within this many days expires to trash
 """
 
 
@@ -108,6 +109,10 @@ class Config:
     @property
     def spool_days(self) -> int:
         return int(self.get("retention.spool_days"))
+
+    @property
+    def candidate_days(self) -> int:
+        return int(self.get("retention.candidate_days", 30))
 
 
 _cache_lock = threading.Lock()

@@ -191,9 +191,13 @@ def bank(*, type: str, summary: str, content: str, why: str = "", how_to_apply: 
         if tag and tag not in clean_tags:
             clean_tags.append(tag)
     source = f"mcp:{client}" if client else "mcp"
+    from automem.schema import AGENT, PROMOTED
+    from automem.store.memories import now_iso
+
+    # the agent recorded this on purpose: promoted as the agent's own record (ranked below the user's rules)
     memory = Memory(type=type, summary=summary, content=content, why=redacted(why), how_to_apply=redacted(how_to_apply),
                     tags=list(dict.fromkeys(["mcp", type, *clean_tags[:MAX_TAGS]])), scope=scope, source=source,
-                    harness=harness_of(client))
+                    harness=harness_of(client), status=PROMOTED, promoted=AGENT, promoted_at=now_iso())
     target = home.global_project() if scope == "global" else project
     root = str(home.root)
     slugs = list(dict.fromkeys([target.slug, project.slug, GLOBAL_PROJECT]))

@@ -14,6 +14,10 @@ markers, in either form:
 An item is a project slug (a folder under projects/) or a path to the
 project's folder (mapped to its slug the way hooks map a cwd).
 
+Automatic memories still waiting for evidence (``candidate``) are left out unless asked for
+(``candidates=True``, ``automem recall --candidates``): recall feeds agents, and only promoted
+and user-written memories may reach one.
+
 Ranking: BM25 (title and tags weigh most), then folded with reinforcement
 (``seen``) and recency, so an often-confirmed, recent lesson beats a stale one
 with the same words. Hits matching only some of the query words rank below
@@ -59,6 +63,7 @@ class Hit:
     source: str
     tags: str
     session_id: str
+    status: str = ""  # memories: user | promoted | candidate
 
     def as_dict(self) -> dict:
         data = asdict(self)
@@ -149,8 +154,9 @@ def recall(
     conn: sqlite3.Connection | None = None,
     sync_first: bool = True,
     now: float | None = None,
+    candidates: bool = False,
 ) -> list[Hit]:
-    """The best ``limit`` hits for ``query`` in the project's scope (or everywhere)."""
+    """The best ``limit`` hits for ``query`` in the project's scope (or everywhere); candidates only when asked."""
     from automem.capture.paths import automem_home
 
     root = str(home_root or automem_home())
@@ -167,7 +173,7 @@ def recall(
         tables = _tables_for(type)
         hits: dict[int, Hit] = {}
         for table in tables:
-            for rowid, doc, score in _ranked(conn, table, terms, scope, type, since, harness, limit):
+            for rowid, doc, score in _ranked(conn, table, terms, scope, type, since, harness, limit, candidates):
                 hit = _hit(doc, score, now)
                 if rowid not in hits or hits[rowid].score < hit.score:
                     hits[rowid] = hit
@@ -185,7 +191,7 @@ def _tables_for(type: str | None) -> list[str]:
     return ["fts_mem", "fts_text"]
 
 
-def _ranked(conn, table, terms, scope, type, since, harness, limit):
+def _ranked(conn, table, terms, scope, type, since, harness, limit, candidates=False):
     """(rowid, doc, bm25 relevance >= 0 already folded with the partial-match factor)."""
     out = []
     seen_ids: set[int] = set()
@@ -197,10 +203,10 @@ def _ranked(conn, table, terms, scope, type, since, harness, limit):
         rows = fts.search(conn, table, expr, POOL)
         docs = fts.docs_by_id(conn, [r[0] for r in rows])
         kept = [(rid, docs[rid], -score * factor) for rid, score in rows
-                if rid in docs and _wanted(docs[rid], scope, type, since, harness)]
+                if rid in docs and _wanted(docs[rid], scope, type, since, harness, candidates)]
         if len(kept) < limit and len(rows) >= POOL:  # filters ate the pool: ask SQLite with the filters
             kept = [(rid, doc, -score * factor) for rid, doc, score in _filtered(conn, table, expr, scope, type, since,
-                                                                                 harness, limit * 3)]
+                                                                                 harness, limit * 3, candidates)]
         for rid, doc, rel in kept:
             if rid not in seen_ids:
                 seen_ids.add(rid)
@@ -210,8 +216,17 @@ def _ranked(conn, table, terms, scope, type, since, harness, limit):
     return out
 
 
-def _wanted(doc: dict, scope, type, since, harness) -> bool:
+def injectable(doc: dict) -> bool:
+    """May this index row be handed to an agent? Memories only when promoted or the user's own."""
+    from automem.schema import INJECTABLE
+
+    return doc["kind"] != "memory" or (doc.get("status") or "user") in INJECTABLE
+
+
+def _wanted(doc: dict, scope, type, since, harness, candidates=False) -> bool:
     if scope is not None and doc["project"] not in scope:
+        return False
+    if not candidates and not injectable(doc):
         return False
     if type in MEMORY_TYPES and doc["type"] != type:
         return False
@@ -224,9 +239,11 @@ def _wanted(doc: dict, scope, type, since, harness) -> bool:
     return True
 
 
-def _filtered(conn, table, expr, scope, type, since, harness, limit):
+def _filtered(conn, table, expr, scope, type, since, harness, limit, candidates=False):
     weights = fts.MEM_WEIGHTS if table == "fts_mem" else fts.TEXT_WEIGHTS
     where, args = [f"{table} MATCH ?"], [expr]
+    if not candidates:
+        where.append("(d.kind != 'memory' OR d.status IN ('user', 'promoted', ''))")
     if scope is not None:
         where.append(f"d.project IN ({','.join('?' * len(scope))})")
         args += scope
@@ -261,7 +278,7 @@ def _hit(doc: dict, relevance: float, now: float) -> Hit:
         kind=doc["kind"], project=doc["project"], id=doc["ref"], type=doc["type"] or doc["kind"], title=doc["title"],
         snippet=doc["snippet"], path=doc["path"], score=relevance * boost(doc["seen"], doc["last_seen"], now),
         created=doc["created"], last_seen=doc["last_seen"], seen=doc["seen"], harness=doc["harness"],
-        source=doc["source"], tags=doc["tags"], session_id=doc["session_id"],
+        source=doc["source"], tags=doc["tags"], session_id=doc["session_id"], status=doc.get("status") or "",
     )
 
 
@@ -321,6 +338,8 @@ def relevant_memories(
         doc = docs.get(rowid)
         if doc is None or doc["ref"] in exclude or (scope is not None and doc["project"] not in scope):
             continue
+        if not injectable(doc):
+            continue  # a candidate waits for evidence before it may be added to a prompt
         text = conn.execute("SELECT title, tags, body FROM fts_mem WHERE rowid = ?", (rowid,)).fetchone()
         stems = _stems(" ".join(text or ()))
         matched = sum(1 for t in terms if t[:5] in stems)

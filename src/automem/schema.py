@@ -14,11 +14,29 @@ CONTENT_CAP = 4096
 WHY_CAP = 1024
 HOW_CAP = 1024
 
-# A learned memory is born a candidate: stored, listed, searchable with --candidates, never injected.
 CANDIDATE = "candidate"
 PROMOTED = "promoted"
 EXPIRED = "expired"
 STATUSES = (CANDIDATE, PROMOTED, EXPIRED)
+INJECTABLE = ("user", PROMOTED)  # what the brief, per-prompt recall and MCP search may hand to a model
+
+AUTOMATIC_SOURCES = ("auto-memorize", "mcp", "llm")  # prefixes of sources automation may rewrite
+
+
+def is_automatic_source(source: str) -> bool:
+    return any(str(source).startswith(prefix) for prefix in AUTOMATIC_SOURCES)
+
+
+def memory_state(source: str, status: str, seen: int) -> str:
+    """user | promoted | candidate | expired. A file from before statuses existed is promoted once reinforced."""
+    if not is_automatic_source(source):
+        return "user"
+    if status in STATUSES:
+        return status
+    return PROMOTED if seen >= 2 else CANDIDATE
+
+
+# A learned memory is born a candidate: stored, listed, searchable with --candidates, never injected.
 
 # Why a memory was promoted, strongest evidence first: the brief ranks by this order.
 INSTRUCTION = "instruction"  # the user said it to the agent as a rule

@@ -27,7 +27,7 @@ class Directive:
     kind: str  # decision | preference
     cue: str  # swap | never | always | dont | must | future | prefer | want | language | default
     scope: str  # project | global
-    language: str = "en"
+    language: str = "en"  # en, or the language whose cue words matched
 
 
 # --- English ----------------------------------------------------------------------------------
@@ -157,16 +157,11 @@ _INTL: tuple[tuple[str, str, str, re.Pattern], ...] = (
     ("ar", "swap", "decision", re.compile(r"(?:بدلا\s+من|بدلاً\s+من)")),
     ("ar", "future", "preference", re.compile(r"(?:من\s+الآن\s+فصاعدا|من\s+الآن\s+فصاعداً)")),
 )
-_SCRIPT = (
-    ("zh", re.compile(r"[\u4e00-\u9fff]")), ("ja", re.compile(r"[\u3040-\u30ff]")), ("ko", re.compile(r"[\uac00-\ud7af]")),
+_SCRIPT = (  # kana before Han: Japanese text uses both
+    ("ja", re.compile(r"[\u3040-\u30ff]")), ("zh", re.compile(r"[\u4e00-\u9fff]")), ("ko", re.compile(r"[\uac00-\ud7af]")),
     ("ru", re.compile(r"[\u0400-\u04ff]")), ("ar", re.compile(r"[\u0600-\u06ff]")),
 )
-_LATIN_LANG_HINT = (
-    ("es", re.compile(r"\b(?:el|la|los|las|que|para|por|usa|usar|con)\b", re.I)),
-    ("de", re.compile(r"\b(?:der|die|das|und|nicht|ist|mit|für|bitte)\b", re.I)),
-    ("fr", re.compile(r"\b(?:le|la|les|des|que|pour|avec|est|pas)\b", re.I)),
-    ("pt", re.compile(r"\b(?:o|os|as|que|para|com|não|uma)\b", re.I)),
-)
+_LATIN = ("es", "de", "fr", "pt")
 
 # "talk to me in Chinese" in the language itself or in English
 _LANGUAGES = (
@@ -256,13 +251,11 @@ def _is_question(sentence: str) -> bool:
 
 
 def _language(sentence: str) -> str:
+    """The script's language for CJK, Cyrillic and Arabic text; "latin" otherwise (English or a neighbour)."""
     for name, pattern in _SCRIPT:
         if pattern.search(sentence):
             return name
-    for name, pattern in _LATIN_LANG_HINT:
-        if len(pattern.findall(sentence)) >= 2 and not re.search(r"\b(?:the|and|to|you|is|with)\b", sentence, re.I):
-            return name
-    return "en"
+    return "latin"
 
 
 def language_request(sentence: str) -> str:
@@ -285,14 +278,15 @@ def classify(sentence: str) -> Directive | None:
     if _is_question(text):
         return None
     language = _language(text)
-    if language == "en":
+    if language == "latin":
         for cue, kind, pattern in _EN:
             if pattern.search(text):
                 return Directive(text, kind, cue, scope_of(text, kind))
-        return None
+        if re.search(r"\b(?:the|and|you|with|this|that|is|are)\b", text, re.I):
+            return None  # English without a cue
     for lang, cue, kind, pattern in _INTL:
-        if lang == language and pattern.search(text):
-            return Directive(text, kind, cue, scope_of(text, kind), language)
+        if (lang == language or (language == "latin" and lang in _LATIN)) and pattern.search(text):
+            return Directive(text, kind, cue, scope_of(text, kind), lang)
     return None
 
 

@@ -352,7 +352,10 @@ def difference(failed: Intent, fix: Intent, *, failed_escalated: bool = False, f
     if fix_escalated and not failed_escalated and same.text == main.text:
         return Difference("escalated", "with escalated sandbox permissions")
     if edits:
-        return Difference("", "")
+        files = {t for i in edits for t in i.targets}
+        if len(files) == 1 and same.text == main.text and len(between) == len(edits):
+            return Difference("edit", f"after editing {next(iter(files)).rsplit('/', 1)[-1]}")
+        return Difference("", "")  # several changes: which one made the difference is not known
     added_env = [e for e in same.env if e not in main.env]
     if added_env:
         return Difference("env", " ".join(added_env[:2]))

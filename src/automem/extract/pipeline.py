@@ -21,7 +21,7 @@ from automem.extract.steps import Step, steps_from_spool, steps_from_turns
 from automem.home import GLOBAL_PROJECT, Home, Project
 from automem.schema import Candidate
 from automem.store import memory_lock
-from automem.store.memories import Memory, list_memories, now_iso, parse, reinforce, save
+from automem.store.memories import Memory, list_memories, now_iso, parse, reinforce, save, save_status
 
 
 @dataclass
@@ -126,7 +126,7 @@ def extract(
         session_id = _transcript_session(Path(transcript), harness)
     state_path = _session_state_path(home, session_id or _file_key(transcript))
     state = _load_json(state_path)
-    steps, turns_cwd, harness = _read_steps(home, session_id, transcript, harness, state)
+    steps, turns_cwd, harness, opened = _read_steps(home, session_id, transcript, harness, state)
     cwd = cwd or turns_cwd or ""
     project = home.project_for_cwd(cwd) if cwd else home.global_project()
 
@@ -147,7 +147,11 @@ def extract(
         found = _with_model(found, steps, model, cfg, home, last_message)
 
     with memory_lock(home.root):  # sessions extracting at once: one reads, dedupes and saves at a time
-        result = _store(home, project, found, result, state, state_path, session_id, harness,
+        from automem.extract.family import parent_of, resolve
+
+        family = resolve(_state_dir(home), session_id or _file_key(transcript),
+                         parent=parent_of(Path(transcript)) if transcript else "", fingerprint=opened)
+        result = _store(home, project, found, result, state, state_path, session_id, family, harness,
                         session_clusters, clusters_path)
     message = result.message()
     if message and session_id:
@@ -155,8 +159,14 @@ def extract(
     return result
 
 
-def _store(home, project, found, result, state, state_path, session_id, harness, session_clusters, clusters_path):
-    """Dedupe against what is on disk now and save; the error-cluster counts are merged under the same lock."""
+def _store(home, project, found, result, state, state_path, session_id, family, harness, session_clusters,
+           clusters_path):
+    """Dedupe against what is on disk now and save; the error-cluster counts are merged under the same lock.
+
+    A duplicate from another session family reinforces the memory it repeats (and so promotes a
+    candidate); one from the same family (a subagent, a resumed copy) changes nothing, except that
+    stronger evidence found this time (a directive, a verified fix) promotes it.
+    """
     prior = Counter(_load_json(clusters_path).get("counts", {}))  # re-read: another session may have added
     emitted = set(state.get("emitted", []))
     existing = _existing(project, home)
@@ -166,15 +176,18 @@ def _store(home, project, found, result, state, state_path, session_id, harness,
         if key in emitted:
             continue  # this run already saw it in an earlier pass over the same session
         emitted.add(key)
-        memory = _to_memory(cand, harness or "", session_id)
+        memory = _to_memory(cand, harness or "", session_id, family)
         match = deduper.duplicate_of(memory.summary + "\n" + memory.content)
         if match is not None:
             known = existing[match]
             if _forgotten(known):
                 continue
-            if known.path is not None and known.is_automatic and known.session_id != session_id:
+            if known.path is not None and known.is_automatic and (known.family or known.session_id) != family:
                 reinforce(known, now_iso())
                 result.reinforced.append(known)
+            elif known.path is not None and cand.promotion and known.promote(cand.promotion):
+                save_status(known)
+                _index(known, home)
             continue
         target = home.global_project() if memory.scope == "global" else project
         save(target, memory)
@@ -217,15 +230,20 @@ def _file_key(transcript: str | Path | None) -> str:
     return "transcript-" + hashlib.sha256(str(transcript or "").encode()).hexdigest()[:16]
 
 
-def _read_steps(home: Home, session_id: str, transcript, harness, state: dict) -> tuple[list[Step], str, str | None]:
+def _read_steps(home: Home, session_id: str, transcript, harness, state: dict) -> tuple[list[Step], str, str | None, str]:
+    """The session's steps, its folder, its harness, and the fingerprint of its opening (see extract/family.py)."""
+    from automem.extract.family import opening
+
     steps: list[Step] = []
     cwd = ""
+    opened = ""
     if transcript and Path(transcript).is_file():
         from automem.extract.turns import guess_harness, read_all_turns
 
         harness = harness if harness in ("claude-code", "codex", "pi", "omp") else guess_harness(Path(transcript))
         turns = read_all_turns(transcript, harness)
         steps = steps_from_turns(turns)
+        opened = opening(turns)
         cwd = next((t.cwd for t in reversed(turns) if t.cwd), "") or ""
     if session_id:
         from automem.capture import spool
@@ -240,7 +258,7 @@ def _read_steps(home: Home, session_id: str, transcript, harness, state: dict) -
         else:  # the transcript has the prompts; keep spooled feedback it does not show (redacted there)
             have = {s.text.strip().lower() for s in steps if s.kind == "prompt"}
             steps += [s for s in spooled if s.kind == "prompt" and not any(s.text.strip().lower() in h for h in have)]
-    return steps, cwd, harness
+    return steps, cwd, harness, opened
 
 
 def _existing(project: Project, home: Home) -> list[Memory]:
@@ -254,22 +272,30 @@ def _existing(project: Project, home: Home) -> list[Memory]:
         if trash.is_dir():
             for path in sorted(trash.glob("*.md")):
                 try:
-                    memories.append(parse(path))
+                    memory = parse(path)
                 except ValueError:
                     continue
+                if _forgotten(memory):
+                    memories.append(memory)
     return memories
 
 
 def _forgotten(memory: Memory) -> bool:
-    return memory.path is not None and memory.path.parent.name == "trash"
+    """In trash because the user forgot it (an expired candidate may be learned again when it comes back)."""
+    from automem.schema import EXPIRED
+
+    return memory.path is not None and memory.path.parent.name == "trash" and memory.status != EXPIRED
 
 
 def _fingerprint(cand: Candidate) -> str:
     return hashlib.sha256(f"{cand.kind}|{cand.summary}".encode("utf-8")).hexdigest()[:16]
 
 
-def _to_memory(cand: Candidate, harness: str, session_id: str) -> Memory:
+def _to_memory(cand: Candidate, harness: str, session_id: str, family: str = "") -> Memory:
+    from automem.schema import CANDIDATE, PROMOTED
+
     tags = ["auto-memorize", cand.kind, *[s for s in cand.signals if s != cand.kind]]
+    created = now_iso()
     return Memory(
         type=cand.kind,
         summary=redact(cand.summary),
@@ -281,6 +307,12 @@ def _to_memory(cand: Candidate, harness: str, session_id: str) -> Memory:
         source="auto-memorize",
         harness=harness,
         session_id=session_id,
+        created=created,
+        status=PROMOTED if cand.promotion else CANDIDATE,
+        promoted=cand.promotion,
+        promoted_at=created if cand.promotion else "",
+        family=family or session_id,
+        rule=cand.rule,
     )
 
 

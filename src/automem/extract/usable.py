@@ -110,6 +110,6 @@ def readable(summary: str) -> bool:
         return False
     if _PRONOUN_START.match(text):
         return False
-    if text.count("`") % 2 or text.count('"') % 2 or text.count("(") != text.count(")"):
+    if text.count("`") % 2 or text.count('"') % 2 or text.count("(") != text.count(")") or text.count("[") != text.count("]"):
         return False  # a quote or parenthesis opened and never closed: a cut
     return True

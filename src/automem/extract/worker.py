@@ -59,12 +59,27 @@ def main(argv: list[str] | None = None) -> int:
 
         consent.prune_spool(automem_home())  # growth is bounded: old sessions' captures go after spool_days
         prune_session_state(automem_home())
+        expire_candidates(automem_home())
     except BaseException as exc:  # noqa: BLE001
         log_error("extract-worker", f"pruning the spool: {type(exc).__name__}: {exc}")
     return 0
 
 
 STATE_KEEP_DAYS = 30
+
+
+def expire_candidates(home_root: str) -> int:
+    """Candidates nobody confirmed within retention.candidate_days leave for trash/ (and the index)."""
+    from automem.config import load
+    from automem.home import Home
+    from automem.index.fts import remove_file
+    from automem.store.memories import expire_candidates as expire
+
+    home = Home(home_root)
+    gone = expire(home.projects(), load(home, strict=False).candidate_days)
+    for _memory, old_path in gone:
+        remove_file(old_path, home_root)
+    return len(gone)
 
 
 def find_transcript(harness: str, session_id: str) -> str | None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from automem.home import Home
 from automem.log import log_error
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: fts_docs.status and .promoted (candidates are never injected; the brief ranks by evidence)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -65,7 +65,9 @@ CREATE TABLE IF NOT EXISTS fts_docs (
     last_seen REAL NOT NULL DEFAULT 0,
     seen INTEGER NOT NULL DEFAULT 1,
     mtime_ns INTEGER NOT NULL DEFAULT 0,
-    size INTEGER NOT NULL DEFAULT 0
+    size INTEGER NOT NULL DEFAULT 0,
+    status TEXT NOT NULL DEFAULT '',
+    promoted TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS fts_docs_newest ON fts_docs (project, kind, created);
 CREATE INDEX IF NOT EXISTS fts_docs_ref ON fts_docs (ref);
@@ -135,6 +137,22 @@ def _migrate(conn: sqlite3.Connection, home: Home) -> None:
     if row is None:
         conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
         recover_banked_keys(conn, home)
+    elif row[0] != str(SCHEMA_VERSION):
+        _upgrade(conn, int(row[0]) if row[0].isdigit() else 0)
+
+
+def _upgrade(conn: sqlite3.Connection, version: int) -> None:
+    """An index from an older automem: add what is new, and let the next sync read the tree again."""
+    columns = {r[1] for r in conn.execute("PRAGMA table_info(fts_docs)")}
+    for column in ("status", "promoted"):
+        if column not in columns:
+            conn.execute(f"ALTER TABLE fts_docs ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
+    conn.execute("BEGIN")
+    for table in ("fts_docs", "fts_mem", "fts_text", "fts_dirs"):
+        conn.execute(f"DELETE FROM {table}")
+    conn.execute("DELETE FROM meta WHERE key >= 'fts_files:' AND key < 'fts_files:\uffff'")
+    conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+    conn.execute("COMMIT")
 
 
 def recover_banked_keys(conn: sqlite3.Connection, home: Home) -> int:

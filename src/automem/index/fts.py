@@ -162,10 +162,10 @@ def _upsert(conn: sqlite3.Connection, rel: str, project: str, kind: str, text: s
     _remove_rel(conn, rel)
     cur = conn.execute(
         "INSERT INTO fts_docs (path, project, kind, ref, type, title, snippet, tags, source, harness, session_id,"
-        " created, last_seen, seen, mtime_ns, size) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        " created, last_seen, seen, mtime_ns, size, status, promoted) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (rel, project, kind, doc["ref"], doc["type"], doc["title"], doc["snippet"], " ".join(doc["tags"]),
          doc["source"], doc["harness"], doc["session_id"], doc["created"], doc["last_seen"], doc["seen"],
-         st.st_mtime_ns, st.st_size),
+         st.st_mtime_ns, st.st_size, doc["status"], doc["promoted"]),
     )
     rowid = cur.lastrowid
     tags = " ".join(doc["tags"])
@@ -188,7 +188,7 @@ def parse_doc(kind: str, text: str, name: str, mtime: float) -> dict:
         "ref": str(meta.get("id") or name[:-3]), "type": "", "title": "", "snippet": "", "tags": [],
         "source": str(meta.get("source") or ""), "harness": str(meta.get("harness") or ""),
         "session_id": str(meta.get("session_id") or ""), "created": mtime, "last_seen": mtime, "seen": 1,
-        "body": "", "prompt": "", "actions": "", "result": "",
+        "body": "", "prompt": "", "actions": "", "result": "", "status": "", "promoted": "",
     }
     tags = meta.get("tags") or []
     doc["tags"] = [str(t) for t in (tags if isinstance(tags, list) else [tags])]
@@ -205,6 +205,10 @@ def parse_doc(kind: str, text: str, name: str, mtime: float) -> dict:
         except (TypeError, ValueError):
             doc["seen"] = 1
         doc["source"] = doc["source"] or "user"
+        from automem.schema import memory_state
+
+        doc["status"] = memory_state(doc["source"], str(meta.get("status") or ""), doc["seen"])
+        doc["promoted"] = str(meta.get("promoted") or "")
     elif kind == "bank":
         sections = _sections(body)
         doc["title"] = str(meta.get("title") or name[:-3])

@@ -1,11 +1,16 @@
-"""Ask the configured model to turn candidates and a session digest into better memories."""
+"""Ask the configured model to turn candidates and a session digest into better memories.
+
+A model's lesson that restates a rule candidate confirms it: it keeps that candidate's promotion,
+or is promoted as model-confirmed. A lesson the model found on its own has no evidence behind it
+but the model's word, so it is stored as a candidate.
+"""
 
 from __future__ import annotations
 
 import json
 import time
 
-from automem.extract.candidates import Candidate
+from automem.schema import MODEL, Candidate
 from automem.llm.schema import parse_memories
 
 DIGEST_CAP = 6000
@@ -43,9 +48,23 @@ def synthesize(found: list[Candidate], steps, *, model: str, timeout: float, hom
     items = parse_memories(text)
     if not items:
         return None
-    return [Candidate(kind=m["type"], summary=m["summary"], content=m["content"], why=m["why"],
-                      how_to_apply=m["how_to_apply"], signals=m["signals"] or ["error"], scope=m["scope"])
-            for m in items]
+    better = [Candidate(kind=m["type"], summary=m["summary"], content=m["content"], why=m["why"],
+                        how_to_apply=m["how_to_apply"], signals=m["signals"] or ["error"], scope=m["scope"], rule="model")
+              for m in items]
+    return confirm(better, found)
+
+
+def confirm(better: list[Candidate], found: list[Candidate]) -> list[Candidate]:
+    """Give each model lesson the promotion of the rule candidate it restates (model-confirmed when that one
+    had none); lessons that restate no candidate stay candidates."""
+    from automem.extract.dedupe import Deduper
+
+    deduper = Deduper([f"{c.summary}\n{c.content}" for c in found])
+    for cand in better:
+        match = deduper.duplicate_of(f"{cand.summary}\n{cand.content}")
+        if match is not None:
+            cand.promotion = found[match].promotion or MODEL
+    return better
 
 
 def _request(found: list[Candidate], steps, last_message: str | None) -> str:

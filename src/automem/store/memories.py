@@ -2,9 +2,15 @@
 
 A memory is ``projects/<slug>/memories/<file-safe-iso>--<slug>.md`` with YAML
 frontmatter (id, type, summary, tags, scope, source, harness, session_id,
-created, last_seen, seen) and a body of content, **Why:** and **How to
-apply:**. A memory whose ``source`` is not automatic belongs to the user:
-automation never rewrites or deletes it (``is_users``).
+created, last_seen, seen, and for automatic ones status, promoted, promoted_at,
+family) and a body of content, **Why:** and **How to apply:**. A memory whose
+``source`` is not automatic belongs to the user: automation never rewrites or
+deletes it (``is_users``).
+
+An automatic memory is born a ``candidate``: stored, listed, searchable with
+``--candidates``, never injected. ``promote`` records why it earned injection
+(schema.PROMOTIONS). A file written before statuses existed has none: it counts
+as promoted when it was seen twice or more (reinforced), else as a candidate.
 """
 
 from __future__ import annotations
@@ -17,14 +23,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from automem.home import Project, file_safe_iso, title_slug
+from automem.schema import (  # noqa: F401 - TYPES and is_automatic_source are imported from here by others
+    CANDIDATE, CONTENT_CAP, EXPIRED, HOW_CAP, INJECTABLE, PROMOTED, REINFORCED, STATUSES, SUMMARY_CAP, TYPES, WHY_CAP,
+    is_automatic_source, memory_state,
+)
 
-TYPES = ("pattern", "decision", "preference", "observation")
-SUMMARY_CAP = 120
-CONTENT_CAP = 4096
-WHY_CAP = 1024
-HOW_CAP = 1024
 TRUNCATION = "…[truncated]"
-AUTOMATIC_SOURCES = ("auto-memorize", "mcp", "llm")  # prefixes of sources automation may rewrite
 
 _WHY = "**Why:**"
 _HOW = "**How to apply:**"
@@ -59,10 +63,17 @@ class Memory:
     seen: int = 1
     id: str = ""
     path: Path | None = None
+    status: str = ""  # candidate | promoted | expired; "" for the user's own memories
+    promoted: str = ""  # why it was promoted (schema.PROMOTIONS)
+    promoted_at: str = ""
+    family: str = ""  # the session family (a session, its subagents and compaction copies) it came from
+    rule: str = ""  # the extraction rule that found it
 
     def __post_init__(self) -> None:
         if self.type not in TYPES:
             raise ValueError(f"memory type must be one of {', '.join(TYPES)}, not {self.type!r}")
+        if self.status and self.status not in STATUSES:
+            raise ValueError(f"memory status must be one of {', '.join(STATUSES)}, not {self.status!r}")
         self.summary = cap(" ".join((self.summary or "").split()), SUMMARY_CAP)
         self.content = cap(self.content, CONTENT_CAP)
         self.why = cap(self.why, WHY_CAP)
@@ -75,6 +86,24 @@ class Memory:
     @property
     def is_automatic(self) -> bool:
         return is_automatic_source(self.source)
+
+    @property
+    def state(self) -> str:
+        """user | promoted | candidate | expired: what decides whether it may be injected."""
+        return memory_state(self.source, self.status, self.seen)
+
+    @property
+    def injectable(self) -> bool:
+        return self.state in INJECTABLE
+
+    def promote(self, reason: str, when: str | None = None) -> bool:
+        """Mark an automatic candidate promoted for ``reason``; False when there was nothing to change."""
+        if not self.is_automatic or self.state == PROMOTED:
+            return False
+        self.status = PROMOTED
+        self.promoted = reason
+        self.promoted_at = when or now_iso()
+        return True
 
     def file_name(self) -> str:
         """Named after the summary, redacted: a file name is on disk too (and in the index, and in trash/)."""
@@ -97,6 +126,11 @@ class Memory:
             f"created: {yaml_str(self.created)}",
             f"last_seen: {yaml_str(self.last_seen)}",
             f"seen: {int(self.seen)}",
+            *([f"status: {yaml_str(self.status)}"] if self.status else []),
+            *([f"promoted: {yaml_str(self.promoted)}"] if self.promoted else []),
+            *([f"promoted_at: {yaml_str(self.promoted_at)}"] if self.promoted_at else []),
+            *([f"family: {yaml_str(self.family)}"] if self.family and self.family != self.session_id else []),
+            *([f"rule: {yaml_str(self.rule)}"] if self.rule else []),
             "---",
             "",
             self.content.strip(),
@@ -114,11 +148,9 @@ class Memory:
             "how_to_apply": self.how_to_apply, "tags": list(self.tags), "scope": self.scope, "source": self.source,
             "harness": self.harness, "session_id": self.session_id, "created": self.created,
             "last_seen": self.last_seen, "seen": self.seen, "path": str(self.path) if self.path else None,
+            "status": self.state, "promoted": self.promoted, "promoted_at": self.promoted_at,
+            "family": self.family or self.session_id, "rule": self.rule,
         }
-
-
-def is_automatic_source(source: str) -> bool:
-    return any(str(source).startswith(prefix) for prefix in AUTOMATIC_SOURCES)
 
 
 def parse(path: Path) -> Memory:
@@ -152,6 +184,11 @@ def parse(path: Path) -> Memory:
             last_seen=str(meta.get("last_seen", "") or ""),
             seen=int(meta.get("seen", 1) or 1),
             id=str(meta.get("id", "") or path.stem),
+            status=str(meta.get("status", "") or ""),
+            promoted=str(meta.get("promoted", "") or ""),
+            promoted_at=str(meta.get("promoted_at", "") or ""),
+            family=str(meta.get("family", "") or ""),
+            rule=str(meta.get("rule", "") or ""),
         )
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{path}: {exc}") from None
@@ -184,13 +221,26 @@ def save(project: Project, memory: Memory) -> Path:
 
 
 def reinforce(memory: Memory, when: str | None = None) -> Path | None:
-    """seen + 1 and last_seen, for an automatic memory; the user's own are never rewritten."""
+    """seen + 1 and last_seen, for an automatic memory (the same lesson again, in another session family):
+    a candidate seen again is promoted. The user's own are never rewritten."""
     if not memory.is_automatic or memory.path is None:
         return None
     from automem.store import write_markdown
 
     memory.seen += 1
     memory.last_seen = when or now_iso()
+    if memory.state == CANDIDATE:
+        memory.promote(REINFORCED, memory.last_seen)
+    write_markdown(memory.path, memory.render())
+    return memory.path
+
+
+def save_status(memory: Memory) -> Path | None:
+    """Rewrite an automatic memory after its status changed (promoted, expired)."""
+    if not memory.is_automatic or memory.path is None:
+        return None
+    from automem.store import write_markdown
+
     write_markdown(memory.path, memory.render())
     return memory.path
 
@@ -212,3 +262,49 @@ def find(projects: list[Project], memory_id: str) -> Memory | None:
             if memory.id == memory_id or (memory.path and memory.path.stem == memory_id):
                 return memory
     return None
+
+
+def move_to_trash(memory: Memory) -> Path:
+    """Move a memory file into its project's trash/ (a name already there gets a time suffix); returns the new path."""
+    import os
+    import time
+
+    if memory.path is None:
+        raise ValueError("memory has no file")
+    trash = memory.path.parent.parent / "trash"
+    trash.mkdir(parents=True, exist_ok=True, mode=0o700)
+    target = trash / memory.path.name
+    if target.exists():
+        target = trash / f"{memory.path.stem}.{int(time.time())}{memory.path.suffix}"
+    os.replace(memory.path, target)
+    return target
+
+
+def expire_candidates(projects: list[Project], days: int, now: float | None = None) -> list[tuple[Memory, Path]]:
+    """Automatic candidates older than ``days`` with no promotion go to trash, marked expired (so they may
+    be learned again if they come back, unlike what the user forgot). Returns (memory, old path) pairs."""
+    import time
+    from datetime import datetime
+
+    if days <= 0:
+        return []
+    now = time.time() if now is None else now
+    out: list[tuple[Memory, Path]] = []
+    for project in projects:
+        for memory in list_memories(project):
+            if memory.state != CANDIDATE or memory.path is None:
+                continue
+            try:
+                created = datetime.fromisoformat(memory.created.replace("Z", "+00:00")).timestamp()
+            except ValueError:
+                continue
+            if now - created < days * 86400:
+                continue
+            old_path = memory.path
+            memory.status = EXPIRED
+            from automem.store import write_markdown
+
+            write_markdown(old_path, memory.render())
+            memory.path = move_to_trash(memory)
+            out.append((memory, old_path))
+    return out

@@ -206,6 +206,8 @@ def _fixed_summary(name: str, diff: Difference, line: str) -> str:
         return phrasing.fit(f"{name} works only after `{step}`: {gist} otherwise")
     if diff.kind == "cwd":
         return phrasing.fit(f"{name} must run {diff.text}: {gist} otherwise")
+    if diff.kind == "edit":
+        return phrasing.fit(f"{name} fails with \"{gist}\" until {diff.text.removeprefix('after editing ')} is fixed")
     if diff.kind == "path":
         return phrasing.fit(f"{diff.text} is not writable here ({gist}); {name} worked writing elsewhere")
     return phrasing.needs_summary(name, diff.text.removeprefix("with "), line)

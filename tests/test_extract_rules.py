@@ -1,0 +1,388 @@
+"""The extraction rules one by one, each on a small hand-written session (the corpus tests are in test_extract*.py)."""
+
+from __future__ import annotations
+
+import json
+
+from automem.extract.intent import difference, intent_of, same_intent
+from automem.extract.rules import Session, find_candidates
+from automem.extract.rules import errors, reports, said
+from automem.extract.steps import Step, steps_from_turns
+from automem.harness.model import ToolAction, Turn
+from automem.schema import INSTRUCTION, VERIFIED_FIX
+
+
+def _fail(cmd: str, line: str, tool: str = "shell", **kw) -> Step:
+    return Step("action", tool=tool, input=cmd, ok=False, result_head=line,
+                errors=[{"error_type": "error-line", "line": line, "signature": line}], **kw)
+
+
+def _ok(cmd: str, tool: str = "shell", **kw) -> Step:
+    return Step("action", tool=tool, input=cmd, ok=True, **kw)
+
+
+def _prompt(text: str, **kw) -> Step:
+    return Step("prompt", text=text, **kw)
+
+
+def _run(rule, steps, root: str = "") -> list:
+    return rule(Session(steps, root=root))
+
+
+# --- intents: what counts as the same call -------------------------------------------------------
+
+
+def test_the_same_program_and_subcommand_after_wrappers_is_the_same_intent():
+    failed = intent_of("Bash", "cd app && sudo -E env CI=1 npm run build -- --verbose")
+    assert failed.main.program == "npm" and failed.main.subcommand == "build" and failed.cwd == "app"
+    assert same_intent(failed, intent_of("Bash", "npm run build"))
+    assert not same_intent(failed, intent_of("Bash", "npm test"))  # another subcommand is another call
+    assert same_intent(intent_of("Bash", "npx tsx src/cli.ts"), intent_of("Bash", "tsx src/cli.ts --help"))
+    assert not same_intent(intent_of("Bash", "python a.py"), intent_of("Bash", "python b.py"))
+
+
+def test_a_look_is_never_the_fix_of_a_call_that_did_something_else():
+    failed = intent_of("shell", "apply_patch <<'P'\n*** Begin Patch\n*** Update File: src/App.tsx\n@@\n-a\n+b\nP")
+    assert failed.kind == "edit" and failed.targets == ["src/app.tsx"]
+    assert not same_intent(failed, intent_of("shell", "sed -n '1,80p' src/App.tsx"))
+    assert not same_intent(intent_of("Bash", "git status"), intent_of("Bash", "git status"))  # a failed look: exploring
+
+
+def test_a_quoted_separator_does_not_split_a_command_line():
+    commands, _ = __import__("automem.extract.intent", fromlist=["x"]).parse_command_line(
+        "$env:Path += ';C:\\Git\\bin'; Get-Command bash")
+    assert [c.program for c in commands] == ["$env:path", "get-command"]
+
+
+def test_the_difference_names_the_flag_env_step_or_escalation():
+    base = intent_of("Bash", "pytest -q")
+    assert difference(base, intent_of("Bash", "PYTHONPATH=src pytest -q")).text == "PYTHONPATH=src"
+    assert difference(base, intent_of("Bash", "pytest -q -p no:cacheprovider")).text == "-p"
+    assert difference(base, intent_of("Bash", "pytest -q"), fix_escalated=True).kind == "escalated"
+    assert difference(base, intent_of("Bash", "pip install -e . && pytest -q")).text == "after `pip install -e .`"
+    edited = [intent_of("Edit", "conf/app.ini"), intent_of("Edit", "src/main.py")]
+    assert not difference(base, intent_of("Bash", "pytest -q"), between=edited)  # which edit fixed it is unknown
+
+
+# --- failures ------------------------------------------------------------------------------------
+
+
+def test_a_rerun_with_an_added_flag_is_a_verified_fix_naming_the_flag():
+    steps = [_fail("bash -lc 'make test'", "Error: out of memory in worker"), _ok("bash -lc 'make test --jobs=1'")]
+    [cand] = _run(errors.fixed_error_rule, steps)
+    assert cand.kind == "observation" and cand.promotion == VERIFIED_FIX
+    assert "make test" in cand.summary and "--jobs=1" in cand.summary
+    assert "make test --jobs=1" in cand.content
+
+
+def test_the_next_successful_call_is_not_a_fix():
+    """Failure class 1: a diagnostic or a write to another file after a failure fixes nothing."""
+    failed = _fail("npm run build", "Error: Cannot read config vite.config.ts")
+    for later in (_ok("sed -n '1,40p' vite.config.ts"), _ok("git status"), _ok("README.md", tool="Write"),
+                  _ok("npm run lint")):
+        steps = [failed, later]
+        assert _run(errors.fixed_error_rule, steps) == [] and _run(errors.repeated_error_rule, steps) == []
+
+
+def test_an_escalated_rerun_of_the_same_command_says_so():
+    steps = [_fail("git push origin main", "error: cannot open '.git/config.lock': Operation not permitted"),
+             _ok("git push origin main", escalated=True)]
+    [cand] = _run(errors.fixed_error_rule, steps)
+    assert "escalated sandbox permissions" in cand.summary and "Operation not permitted" in cand.summary
+    assert len(cand.summary) <= 120
+
+
+def test_one_named_error_fixed_by_editing_one_file_names_the_file():
+    line = "TypeError: cannot read properties of undefined (reading 'port')"
+    steps = [_fail("node server.js", line), _ok("config/defaults.json", tool="Edit"), _ok("node server.js")]
+    [cand] = _run(errors.fixed_error_rule, steps)
+    assert cand.summary.startswith('node server.js fails with "') and "cannot read properties" in cand.summary
+    assert "defaults.json" in cand.summary and cand.promotion == VERIFIED_FIX
+    interrupted = [steps[0], _prompt("no, the config is fine", after_interrupt=True), *steps[1:]]
+    assert _run(errors.fixed_error_rule, interrupted) == []  # the user stepped in: not the agent's proven fix
+    unnamed = [_fail("node server.js", "exit code 1"), *steps[1:]]
+    unnamed[0].errors[0]["error_type"] = "exit-code"
+    assert _run(errors.fixed_error_rule, unnamed) == []  # nothing says what failed
+
+
+def test_a_repeated_error_with_an_env_fix_reads_as_needs():
+    line = "E   ModuleNotFoundError: No module named 'shop'"
+    steps = [_fail("pytest -q", "Error: collection failed"), _fail("pytest -q tests/test_cart.py", "Error: collection failed"),
+             _ok("PYTHONPATH=src pytest -q")]
+    [cand] = _run(errors.repeated_error_rule, steps)
+    assert cand.kind == "pattern" and cand.promotion == VERIFIED_FIX
+    assert cand.summary.startswith("pytest needs PYTHONPATH=src here") and "2 times" in cand.content
+    del line
+
+
+def test_a_repeated_error_without_a_fix_is_an_unresolved_candidate():
+    steps = [_fail("npm run build", "TypeError: generate is not a function")] * 2
+    [cand] = _run(errors.repeated_error_rule, steps)
+    assert "not resolved" in cand.summary and "generate is not a function" in cand.summary and not cand.promotion
+
+
+def test_a_single_unexplained_error_is_not_a_memory():
+    assert find_candidates(Session([_fail("cargo build", "error: linking with `cc` failed")])) == []
+
+
+def test_a_tool_slip_twice_needs_its_way_around_and_three_times_is_a_pattern():
+    slip = "File has not been read yet. Read it first before writing to it."
+    once = [_fail("a.py", slip, tool="Edit"), _ok("a.py", tool="Read"), _ok("a.py", tool="Edit")]
+    assert _run(errors.repeated_error_rule, once) == [] and _run(errors.fixed_error_rule, once) == []
+    twice = [_fail("a.py", slip, tool="Edit"), _fail("b.py", slip, tool="Edit"), _ok("b.py", tool="Read"),
+             _ok("b.py", tool="Edit")]
+    [cand] = _run(errors.repeated_error_rule, twice)
+    assert cand.scope == "global" and "read first" in cand.summary
+
+
+def test_empty_searches_and_diffs_are_not_failures():
+    """Failure class 7: grep/rg finding nothing, diff finding a difference, test being false."""
+    from automem.capture.signals import classify_result
+
+    assert classify_result("rg -n TODO src", "Exit code: 1\nWall time: 0.9 seconds\nOutput:\n", exit_code=1) == (False, [])
+    assert classify_result("cd x && grep -q foo a.txt", "", exit_code=1) == (False, [])
+    assert classify_result("diff -u a b", "--- a\n+++ b\n@@ -1 +1 @@\n-x\n+y\n", exit_code=1) == (False, [])
+    assert classify_result("git diff --quiet", "", exit_code=1) == (False, [])
+    assert classify_result("[ -f x ]", "", exit_code=1) == (False, [])
+    failed, found = classify_result("rg -n TODO src", "rg: src: No such file or directory (os error 2)", exit_code=2)
+    assert failed and found  # a real error of the same program still counts
+    failed, found = classify_result("npm test", "Chunk ID: 7f\nWall time: 1.2 seconds\nProcess exited with code 1\n"
+                                    "Original token count: 9\nOutput:\nError: boom\n")
+    assert failed and "Wall time" not in json.dumps(found) and "Chunk" not in json.dumps(found)
+
+
+def test_not_installed_only_when_nothing_later_ran_it():
+    """Failure class 6: "X is not installed" when X was installed, or found, later."""
+    missing = _fail("jq . a.json", "bash: jq: command not found")
+    missing.errors[0]["error_type"] = "not-found"
+    [cand] = _run(errors.missing_command_rule, [missing])
+    assert cand.summary.startswith("jq is not installed") and cand.scope == "global" and not cand.promotion
+    assert _run(errors.missing_command_rule, [missing, _ok("jq --version")]) == []  # it ran later after all
+    installed = _run(errors.missing_command_rule, [missing, _ok("brew install jq"), _ok("jq . a.json")])
+    assert installed[0].summary == "jq is not preinstalled on this machine; `brew install jq` installs it"
+    python = _fail("python a.py", "bash: python: command not found")
+    [alt] = _run(errors.missing_command_rule, [python, _ok("python3 a.py")])
+    assert alt.summary == "python is not on the PATH on this machine; use python3 instead" and alt.promotion
+    zsh = _fail("nvm use 20", "zsh:1: command not found: nvm")
+    assert _run(errors.missing_command_rule, [zsh])[0].summary.startswith("nvm is not installed")  # not "1"
+
+
+def test_a_missing_package_is_named_and_a_missing_file_is_not():
+    pkg = _fail("npx tsc --noEmit", "error TS2307: Cannot find module '@testing-library/react'")
+    [cand] = _run(errors.missing_module_rule, [pkg, _ok("src/a.test.ts", tool="Edit"), _ok("npx tsc --noEmit")])
+    assert "@testing-library/react" in cand.summary
+    script = _fail("node server.js", "Error: Cannot find module '/w/app/server.js'")
+    assert _run(errors.missing_module_rule, [script, _ok("server.js", tool="Write"), _ok("node server.js")]) == []
+
+
+def test_the_agents_own_inline_script_bug_is_a_slip():
+    steps = [_fail("node -e \"eval(fs.readFileSync('data.js'))\"", "ReferenceError: window is not defined")] * 2
+    assert _run(errors.repeated_error_rule, steps) == []
+
+
+def test_a_command_stopping_at_a_wizard_twice_is_a_pattern_with_what_worked_last():
+    steps = [_ok("npx make-widget@latest app", asked="Would you like a src folder?"),
+             _ok('echo "" | npx make-widget@latest app --src', asked="Would you like a linter?"),
+             _ok('yes "" | npx make-widget@latest app --src --no-lint', asked="Would you like an alias?")]
+    [cand] = _run(errors.interactive_rule, steps)
+    assert cand.kind == "pattern" and "make-widget" in cand.summary and "interactive prompts" in cand.summary
+    assert "(3x)" in cand.summary and "--no-lint" in cand.content
+    assert _run(errors.interactive_rule, steps[:1]) == []
+
+
+def test_escalation_and_wizard_questions_are_read_from_the_turn():
+    wizard = "\x1b[36m?\x1b[39m \x1b[1mUse the new bundler?\x1b[22m \x1b[90m\u203a\x1b[39m No / Yes"
+    code = "const mark = isOpen ? '\u203a' : ' ';"
+    turn = Turn(harness="codex", session_id="s", turn_id="t", actions=[
+        ToolAction(name="shell", input_summary="cp a b", input={"command": ["cp", "a", "b"],
+                                                                 "with_escalated_permissions": True}),
+        ToolAction(name="shell", input_summary="npm init thing", result_text=wizard, exit_code=0),
+        ToolAction(name="Read", input_summary="src/view.ts", result_text=code),
+        ToolAction(name="shell", input_summary="setup", result_text="Overwrite the settings? (y/N)", exit_code=0),
+    ])
+    escalated, wizard_step, file_view, yes_no = steps_from_turns([turn])
+    assert escalated.escalated and not wizard_step.escalated
+    assert wizard_step.asked == "Use the new bundler?"
+    assert file_view.asked == ""
+    assert yes_no.asked == "Overwrite the settings?"
+
+
+def test_a_diagnosis_after_a_failed_call_then_a_passing_edit_is_an_observation():
+    failed = _fail("make docs", "Error: cannot open theme/base.css")
+    failed.said_after = "The issue is that the docs build reads theme files relative to docs/conf.py, not the repo root."
+    [cand] = _run(reports.diagnosis_rule, [failed, _ok("docs/conf.py", tool="Edit"), _ok("make docs")])
+    assert cand.kind == "observation" and "make docs" in cand.summary and "The issue is" not in cand.summary
+    assert "conf.py" in cand.content and "cannot open theme/base.css" in cand.content
+
+
+def test_a_diagnosis_needs_a_cause_a_change_a_pass_and_a_link_to_the_failure():
+    def said(step: Step, text: str) -> Step:
+        step.said_after = text
+        return step
+
+    plan = [said(_fail("make docs", "Error: cannot open theme/base.css"), "Let me look at the theme folder first."),
+            _ok("conf.py", tool="Edit"), _ok("make docs")]
+    assert _run(reports.diagnosis_rule, plan) == []
+    nothing_passed = [said(_fail("make docs", "Error: cannot open theme/base.css"), "The issue is that the theme moved."),
+                      _ok("conf.py", tool="Edit")]
+    assert _run(reports.diagnosis_rule, nothing_passed) == []
+    unrelated = [said(_fail("npm test", "Error: Worker exited unexpectedly"),
+                      "The issue is that browsers require user activation for directory access."),
+                 _ok("app.tsx", tool="Edit"), _ok("npm test")]
+    assert _run(reports.diagnosis_rule, unrelated) == []  # failure class 11: about another thing
+    hedged = [said(_fail("make docs", "Error: cannot open theme/base.css"), "The issue might be that the theme moved."),
+              _ok("conf.py", tool="Edit"), _ok("make docs")]
+    assert _run(reports.diagnosis_rule, hedged) == []
+
+
+def test_a_problem_the_user_reported_then_fixed_with_a_stated_cause():
+    report = _prompt("After logging in I'm getting stuck on a page saying Signing in...",
+                     answer="The view was stuck because the UI never re-rendered after the auth callback. I added a gate.")
+    steps = [report, _ok("*** Begin Patch\n*** Update File: src/main.tsx\n", tool="apply_patch"), _prompt("next: the lobby")]
+    [cand] = _run(reports.reported_problem_rule, steps)
+    assert "never re-rendered" in cand.summary and "main.tsx" in cand.content and not cand.promotion
+    again = [report, steps[1], _prompt("still broken: I'm getting stuck on a page saying Signing in...",
+                                       after_interrupt=True)]
+    assert _run(reports.reported_problem_rule, again) == []  # reported again at once: not fixed
+
+
+def test_the_same_pasted_error_in_several_prompts_is_one_pattern():
+    def report(module: str) -> list[Step]:
+        return [_prompt(f'Uncaught TypeError: Failed to resolve module specifier "{module}". Relative references must '
+                        'start with either "/", "./", or "../".',
+                        answer=f"Added `{module}` to the import map in index.html so the browser can resolve it."),
+                _ok("*** Begin Patch\n*** Update File: public/index.html\n", tool="apply_patch")]
+    steps = report("react") + report("@otel/api") + report("@otel/sdk")
+    [cand] = _run(reports.reported_problem_rule, steps)
+    assert cand.kind == "pattern" and "(3x)" in cand.summary and "import map" in cand.summary
+
+
+# --- what the user said ---------------------------------------------------------------------------
+
+
+def test_directives_are_promoted_and_rephrased_with_the_words_kept():
+    steps = [_prompt("no, don't use yarn for the docs site, use pnpm instead")]
+    [cand] = _run(said.directive_rule, steps)
+    assert cand.summary == "Use pnpm, not yarn, for the docs site" and cand.promotion == INSTRUCTION
+    assert "don't use yarn for the docs site" in cand.content
+    [plain] = _run(said.directive_rule, [_prompt("ok, don't touch the generated files under build/")])
+    assert plain.kind == "decision" and plain.summary == "Don't touch the generated files under build/"
+    assert _run(said.directive_rule, [_prompt("don't worry about the tests")]) == []
+
+
+def test_use_x_not_y_forms_and_their_scope():
+    """The forms the real clients showed the hook missing, and "this repo" rules stay in the project."""
+    for text, summary in (("Use uv, not pip, in this repo.", "Use uv, not pip, in this repo"),
+                          ("Use pnpm, not npm, here.", "Use pnpm, not npm, here"),
+                          ("Never use sudo in this repo.", "Never use sudo in this repo")):
+        [cand] = _run(said.directive_rule, [_prompt(text)])
+        assert cand.summary == summary and cand.scope == "project", text
+    [general] = _run(said.directive_rule, [_prompt("I prefer short commit messages in the imperative mood.")])
+    assert general.scope == "global" and general.kind == "preference"
+
+
+def test_directives_in_other_languages():
+    """Failure class 12: Chinese, Japanese, Korean, Russian, Spanish, German, French and Portuguese cue words."""
+    cases = {
+        "以后不要用 npm，改用 pnpm": "zh", "コミットする前に必ずテストを実行して": "ja", "앞으로 커밋 메시지는 영어로 써": "ko",
+        "Никогда не используй sudo в этом репозитории": "ru", "Nunca uses sudo en este repositorio": "es",
+        "Verwende niemals sudo in diesem Repo": "de", "N'utilise jamais sudo dans ce dépôt": "fr",
+        "Nunca use sudo neste repositório": "pt",
+    }
+    for text, language in cases.items():
+        [cand] = _run(said.directive_rule, [_prompt(text)])
+        assert cand.promotion == INSTRUCTION and "another language" in cand.why, (text, language)
+    [lang] = _run(said.directive_rule, [_prompt("中文交互，用中文来问我")])
+    assert lang.summary.startswith("Talk to the user in Chinese") and lang.scope == "global"
+    assert _run(said.directive_rule, [_prompt("这个文档和当前代码实现符合吗")]) == []  # a question
+
+
+def test_narrative_role_play_questions_and_pasted_logs_are_never_directives():
+    """Failure class 5: role-play and lore are not preferences."""
+    for text in ("The knight draws his sword and says: never trust the king.",
+                 "You are Aria, a cheerful assistant who always answers in rhymes.",
+                 "Should we never cache the tokens?",
+                 "```\nnever use this in production\n```",
+                 "> always use the v2 API\n",
+                 "Uncaught TypeError: x. Relative references must start with either \"/\", \"./\", or \"../\"."):
+        assert find_candidates(Session([_prompt(text)])) == [], text
+    lore = "\n".join(f"Line {i} of the story: the dragon always sleeps by day." for i in range(30))
+    assert find_candidates(Session([_prompt(lore + "\nplease never delete chapter files")])) != []
+    assert all("dragon" not in c.summary for c in find_candidates(Session([_prompt(lore)])))
+
+
+def test_fragments_that_mean_nothing_out_of_context_are_not_stored():
+    """Failure class 4: "They must never...", "Close -- it's at...", a pointer to "that"."""
+    for text in ("They must never see the admin page", "no, dimGray should be that", "Close -- it's at /Documents/x"):
+        assert find_candidates(Session([_prompt(text, after_interrupt=True)])) == [], text
+
+
+def test_where_the_user_says_a_thing_lives_becomes_an_observation():
+    assert said.location_statement("add it there, there is a settings file at conf/app.toml") == (
+        "add it there, there is a settings file at conf/app.toml")
+    assert said.location_statement("the bug is in src/app.py") == ""
+    assert said.location_statement("see https://example.org/docs/x.md") == ""
+    [cand] = _run(said.location_rule, [_prompt("yes please, the deploy script is in tools/deploy.sh")])
+    assert cand.kind == "observation" and "tools/deploy.sh" in cand.summary
+
+
+def test_a_list_of_arrows_typed_by_the_user_is_a_layout_decision():
+    text = "no, like this:\n\nlib -> core/lib\nviews -> ui/views\nhelpers.py, misc.py -> utils/\n\nok?"
+    [cand] = _run(said.mapping_rule, [_prompt(text)])
+    assert cand.kind == "decision" and "lib -> core/lib" in cand.summary
+    assert _run(said.mapping_rule, [_prompt("lib -> core/lib\nviews -> ui/views")]) == []
+    assert _run(said.mapping_rule, [_prompt("```\na -> b/c\nd -> e/f\ng -> h/i\n```")]) == []
+
+
+def test_repeated_requests_skip_questions_and_count_note_taking():
+    asks = [_prompt("isn't the parser in the lexer module?")] * 3
+    assert _run(said.repeated_request_rule, asks) == []
+    notes = [_prompt("fix the login page, then note progress in the journal"),
+             _prompt("ok, note progress in the journal and go on"), _prompt("good. note the progress in the journal")]
+    [cand] = _run(said.repeated_request_rule, notes)
+    assert "progress" in cand.summary.lower() and "journal" in cand.summary.lower()
+
+
+def test_the_file_the_user_picks_for_a_plan_is_a_decision():
+    [cand] = _run(said.doc_file_rule, [_prompt("now write the migration plan in docs/migrate.md with checkboxes")])
+    assert "docs/migrate.md" in cand.summary
+    assert _run(said.doc_file_rule, [_prompt("did you read docs/migrate.md?")]) == []
+
+
+def test_a_stack_typed_as_a_list_is_the_users_choice():
+    text = ("Create the plan using: - Language: TypeScript everywhere - Frontend: React UI - Backend: Express "
+            "(Node.js) - Auth: Keycloak (OIDC) - Deployment: Docker Compose")
+    [cand] = _run(said.stack_rule, [_prompt(text)])
+    assert "Language: TypeScript everywhere" in cand.summary and "Keycloak" in cand.content
+    rules = "Rules: - Flush: five cards of the same suit (e.g., hearts) - Straight: five in a row - Pair: two of a rank"
+    assert _run(said.stack_rule, [_prompt(rules)]) == []
+
+
+def test_picking_an_offered_option_is_a_decision_candidate():
+    steps = steps_from_turns([
+        Turn(harness="claude-code", session_id="s", turn_id="1", prompt="add a login screen",
+             answer="Which way?\n1. Keep `LoginResult` as it is\n2. Convert `LoginResult` into `LoginEffect`\n"),
+        Turn(harness="claude-code", session_id="s", turn_id="2", prompt="2"),
+    ])
+    [cand] = _run(said.choice_rule, steps)
+    assert "LoginEffect" in cand.summary and not cand.promotion
+
+
+# --- text a later session can use ------------------------------------------------------------------
+
+
+def test_paths_escapes_and_cut_words_never_reach_a_summary():
+    """Failure classes 3 and 8: machine paths, ANSI codes, a cut token."""
+    line = "\x1b[31mError: EACCES: permission denied, open '/home/ana/work/shop/build/out.log'\x1b[0m"
+    steps = [_fail("cd /home/ana/work/shop && npm run build", line),
+             _ok("cd /home/ana/work/shop && npm run build", escalated=True)]
+    [cand] = find_candidates(Session(steps, root="/home/ana/work/shop"))
+    for text in (cand.summary, cand.content):
+        assert "/home/ana" not in text and "\x1b" not in text and "[31m" not in text
+    assert "./build/out.log" in cand.content
+    from automem.extract.usable import readable, summary_text
+
+    assert summary_text("writes to /tmp/tmpa8f3k2/out.txt then fails", "") == "writes to /tmp then fails"
+    assert summary_text("C:\\Users\\ana\\app\\x.py fails", "") == "~\\app\\x.py fails"
+    assert not readable("npm run build fails with E0463]") and not readable("Run the tests in the fol…")
+    assert readable("Use pnpm, not npm, for the frontend")
