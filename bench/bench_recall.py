@@ -76,7 +76,7 @@ def memory_text(i: int, rng: random.Random, vocab: list[str], now: float) -> tup
         "---", f"id: {json.dumps(mem_id)}", f"type: {json.dumps(_TYPES[i % 4])}", f"summary: {json.dumps(summary)}",
         "tags:", '  - "auto-memorize"', f"  - {json.dumps(_TYPES[i % 4])}", 'scope: "project"', 'source: "auto-memorize"',
         'harness: "claude-code"', f'session_id: "sess-{i % 500}"', f"created: {json.dumps(_iso(created))}",
-        f"last_seen: {json.dumps(_iso(created + seen * 3600))}", f"seen: {seen}", "---", "",
+        f"last_seen: {json.dumps(_iso(created + seen * 3600))}", f"seen: {seen}", 'status: "promoted"', "---", "",
         f"When working on {topic}, {_words(rng, vocab, 30)}.", "",
         f"**Why:** {_words(rng, vocab, 12)}", "", f"**How to apply:** {_words(rng, vocab, 10)}", "",
     ]

@@ -351,7 +351,8 @@ def test_hook_output_survives_a_non_utf8_stdout(automem_home, run_hook):
 
     home = Home.current().ensure()
     project = home.project_for_cwd(CWD)
-    path = save(project, Memory(type="preference", summary="Use the 日本語 locale in tests ✅", content="locale ✅"))
+    path = save(project, Memory(type="preference", summary="Use the 日本語 locale in tests ✅", content="locale ✅",
+                                status="promoted"))
     from automem.index.fts import index_file
 
     index_file(path, str(home.root))

@@ -85,12 +85,52 @@ def test_second_run_over_the_same_session_stores_nothing_new(replayed):
     assert {p: p.read_text() for p in home.glob("projects/*/memories/*.md")} == before
 
 
-def test_a_later_session_with_the_same_lesson_reinforces_it(replayed):
+def _another_day(source: Path, target: Path) -> Path:
+    """The same session on another day: every timestamp moved a day on (a new session, not a copy of this one)."""
+    lines = []
+    for line in source.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        if isinstance(record.get("timestamp"), str):
+            record["timestamp"] = record["timestamp"][:8] + "29" + record["timestamp"][10:]  # YYYY-MM-29T...
+        record["sessionId"] = "another-session"
+        lines.append(json.dumps(record))
+    target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return target
+
+
+def test_a_later_session_with_the_same_lesson_reinforces_and_promotes_it(replayed):
     home, session_id, cwd, root = replayed
-    result = extract(Home(home), session_id="another-session", transcript=root / "transcript.jsonl", cwd=cwd)
+    later = _another_day(root / "transcript.jsonl", root / "later.jsonl")
+    result = extract(Home(home), session_id="another-session", transcript=later, cwd=cwd)
     assert result.stored == []
     assert len(result.reinforced) == 3
-    assert all(m.seen == 2 for m in _memories(home))
+    assert all(m.seen == 2 and m.state == "promoted" for m in _memories(home))
+
+
+def test_a_candidate_seen_again_in_another_session_is_promoted(tmp_path, automem_home):
+    from automem.store.memories import Memory, reinforce, save
+
+    home = Home(automem_home)
+    home.ensure()
+    project = home.project_for_cwd(str(tmp_path))
+    memory = Memory(type="pattern", summary="make docs fails with \"theme not found\" (2x); not resolved in the session",
+                    content="x", status="candidate", session_id="s1", family="s1")
+    save(project, memory)
+    assert not memory.injectable
+    reinforce(memory)
+    again = parse(memory.path)
+    assert again.state == "promoted" and again.promoted == "reinforced" and again.seen == 2 and again.injectable
+
+
+def test_a_copy_of_the_same_session_reinforces_nothing(replayed):
+    """A resumed or compacted copy starts with the same history: the same family, not new evidence."""
+    home, session_id, cwd, root = replayed
+    copy = root / "copy.jsonl"
+    copy.write_text((root / "transcript.jsonl").read_text(encoding="utf-8").replace(session_id, "copy-session"),
+                    encoding="utf-8")
+    result = extract(Home(home), session_id="copy-session", transcript=copy, cwd=cwd)
+    assert result.stored == [] and result.reinforced == []
+    assert all(m.seen == 1 for m in _memories(home))
 
 
 def test_a_forgotten_memory_does_not_come_back(replayed):
@@ -219,189 +259,7 @@ def test_every_real_transcript_extracts_and_the_answer_key_score_holds(tmp_path,
     assert matching >= MIN_MATCHING_PCT, score
 
 
-# --- the candidate rules, one small hand-written session each ---------------------------------------
-
-from automem.extract.candidates import (  # noqa: E402
-    candidates, error_candidates, feedback_candidates, interactive_candidates, location_statement,
-    mapping_candidates, repeated_requests,
-)
-from automem.extract.steps import Step, steps_from_turns  # noqa: E402
-from automem.harness.model import ToolAction, Turn  # noqa: E402
-
-
-def _fail(cmd: str, line: str, tool: str = "shell", **kw) -> Step:
-    return Step("action", tool=tool, input=cmd, ok=False, result_head=line,
-                errors=[{"error_type": "generic", "line": line, "signature": line}], **kw)
-
-
-def _ok(cmd: str, tool: str = "shell", **kw) -> Step:
-    return Step("action", tool=tool, input=cmd, ok=True, **kw)
-
-
-def _prompt(text: str) -> Step:
-    return Step("prompt", text=text)
-
-
-def test_a_rerun_with_an_added_flag_is_an_observation_naming_the_flag():
-    steps = [_fail("bash -lc make test", "Error: out of memory in worker"), _ok("bash -lc make test --jobs=1")]
-    [cand] = error_candidates(steps)
-    assert cand.kind == "observation"
-    assert "make test" in cand.summary and "--jobs=1" in cand.summary and "out of memory" in cand.summary
-    assert "make test --jobs=1" in cand.content
-
-
-def test_a_different_command_afterwards_is_not_a_rerun():
-    steps = [_fail("make test", "Error: out of memory in worker"), _ok("make lint --fix test")]
-    assert error_candidates(steps) == []  # lint is not test run again: no lesson claimed
-
-
-def test_an_escalated_rerun_of_the_same_command_says_so():
-    steps = [_fail("git push origin main", "error: cannot open '.git/config.lock': Operation not permitted"),
-             _ok("git push origin main", escalated=True)]
-    [cand] = error_candidates(steps)
-    assert "escalated permissions" in cand.summary and "Operation not permitted" in cand.summary
-    assert len(cand.summary) <= 120
-
-
-def test_escalation_and_wizard_questions_are_read_from_the_turn():
-    wizard = "\x1b[36m?\x1b[39m \x1b[1mUse the new bundler?\x1b[22m \x1b[90m\u203a\x1b[39m No / Yes"
-    code = "const mark = isOpen ? '\u203a' : ' ';"
-    turn = Turn(harness="codex", session_id="s", turn_id="t", actions=[
-        ToolAction(name="shell", input_summary="cp a b", input={"command": ["cp", "a", "b"],
-                                                                 "with_escalated_permissions": True}),
-        ToolAction(name="shell", input_summary="npm init thing", result_text=wizard, exit_code=0),
-        ToolAction(name="Read", input_summary="src/view.ts", result_text=code),
-        ToolAction(name="shell", input_summary="setup", result_text="Overwrite the settings? (y/N)", exit_code=0),
-    ])
-    escalated, wizard_step, file_view, yes_no = steps_from_turns([turn])
-    assert escalated.escalated and not wizard_step.escalated
-    assert wizard_step.asked == "Use the new bundler?"
-    assert file_view.asked == ""  # a ternary in source code is not a question to the user
-    assert yes_no.asked == "Overwrite the settings?"
-
-
-def test_a_command_stopping_at_a_wizard_twice_is_a_pattern_with_what_worked_last():
-    steps = [_ok("npx make-widget@latest app", asked="Would you like a src folder?"),
-             _ok('echo "" | npx make-widget@latest app --src', asked="Would you like a linter?"),
-             _ok('yes "" | npx make-widget@latest app --src --no-lint', asked="Would you like an alias?")]
-    [cand] = interactive_candidates(steps)
-    assert cand.kind == "pattern" and "npx make-widget" in cand.summary and "interactive prompt" in cand.summary
-    assert "(3x)" in cand.summary and "--no-lint" in cand.content
-    assert interactive_candidates(steps[:1]) == []  # asked once: nothing learnt yet
-
-
-def test_where_the_user_says_a_thing_lives_becomes_an_observation():
-    assert location_statement("add it there, there is a settings file at conf/app.toml") == (
-        "add it there, there is a settings file at conf/app.toml")
-    assert location_statement("the notes live in ~/vault/notes") == "the notes live in ~/vault/notes"
-    assert location_statement("the bug is in src/app.py") == ""  # a one-off problem, not a place
-    assert location_statement("see https://example.org/docs/x.md") == ""
-    [cand] = feedback_candidates([_prompt("yes please, the deploy script is in tools/deploy.sh")])
-    assert cand.kind == "observation" and "tools/deploy.sh" in cand.summary
-
-
-def test_a_list_of_arrows_typed_by_the_user_is_a_layout_decision():
-    text = "no, like this:\n\nlib -> core/lib\nviews -> ui/views\nhelpers.py, misc.py -> utils/\n\nok?"
-    [cand] = mapping_candidates([_prompt(text)])
-    assert cand.kind == "decision" and "lib -> core/lib" in cand.summary and "ui/views" in cand.summary
-    assert mapping_candidates([_prompt("lib -> core/lib\nviews -> ui/views")]) == []  # two lines: too little
-    fenced = "```\na -> b/c\nd -> e/f\ng -> h/i\n```"
-    assert mapping_candidates([_prompt(fenced)]) == []  # pasted code, not the user's layout
-
-
-def test_repeated_requests_skip_questions_and_count_note_taking():
-    asks = [_prompt("isn't the parser in the lexer module?"), _prompt("wait, isn't the parser in the lexer module?"),
-            _prompt("so isn't the parser in the lexer module?")]
-    assert repeated_requests(asks) == []  # the same question thrice is not a way of working
-    notes = [_prompt("fix the login page, then note progress in the journal"),
-             _prompt("ok, note progress in the journal and go on"),
-             _prompt("good. note the progress in the journal")]
-    [cand] = repeated_requests(notes)
-    assert cand.kind == "preference" and "progress" in cand.summary.lower() and "journal" in cand.summary.lower()
-
-
-def test_the_file_the_user_picks_for_a_plan_or_docs_is_a_decision_even_beside_a_preference():
-    text = "i only want integration tests. now write the migration plan in docs/migrate.md with checkboxes"
-    found = {c.kind: c for c in feedback_candidates([_prompt(text)])}
-    assert "docs/migrate.md" in found["decision"].summary and "plan" in found["decision"].summary
-    assert "preference" in found  # the other sentence still counts on its own
-    assert feedback_candidates([_prompt("did you read docs/migrate.md?")]) == []  # a question
-    assert feedback_candidates([_prompt("the plan looks fine, go ahead")]) == []  # no file named
-
-
-def test_new_rules_feed_the_candidate_list():
-    steps = [_prompt("the config file is at etc/app.ini"),
-             _fail("pytest -q", "Error: cannot connect to socket"), _ok("pytest -q -p no:cacheprovider")]
-    kinds = sorted(c.kind for c in candidates(steps))
-    assert kinds == ["observation", "observation"]
-
-
-# --- the agent's own diagnosis (diagnosis.py) ---------------------------------------------------
-
-from automem.extract.diagnosis import diagnosis_candidates, diagnosis_of, pasted_error  # noqa: E402
-
-
-def _said(step: Step, text: str) -> Step:
-    step.said_after = text
-    return step
-
-
-def test_a_diagnosis_after_a_failed_call_then_a_passing_edit_is_an_observation():
-    steps = [_said(_fail("make docs", "Error: cannot open theme/base.css"),
-                   "The issue is that the docs build reads theme files relative to docs/conf.py, not the repo root."),
-             _ok("conf.py", tool="Edit"), _ok("make docs")]
-    [cand] = diagnosis_candidates(steps)
-    assert cand.kind == "observation" and "make docs" in cand.summary
-    assert cand.summary.endswith("not the repo root") and "The issue is" not in cand.summary
-    assert "conf.py" in cand.content and "cannot open theme/base.css" in cand.content
-
-
-def test_a_diagnosis_needs_a_passing_call_a_cause_and_a_link_to_the_failure():
-    failed = _fail("make docs", "Error: cannot open theme/base.css")
-    plan = [_said(_fail("make docs", "Error: cannot open theme/base.css"), "Let me look at the theme folder first."),
-            _ok("conf.py", tool="Edit")]
-    assert diagnosis_candidates(plan) == []  # a plan, not a cause
-    nothing_passed = [_said(failed, "The issue is that the theme folder moved to assets/."), _fail("make docs", "x")]
-    assert diagnosis_candidates(nothing_passed) == []
-    only_looked = [_said(_fail("make docs", "Error: cannot open theme/base.css"),
-                         "The issue is that the theme folder moved to assets/."), _ok("ls assets", tool="bash")]
-    assert diagnosis_candidates(only_looked) == []  # reading around fixes nothing
-    unrelated = [_said(_fail("npm test", "Error: Worker exited unexpectedly"),
-                       "Browsers require user activation for directory access."), _ok("app.tsx", tool="Edit")]
-    assert diagnosis_candidates(unrelated) == []  # the remark is about something else
-    slip = [_said(_fail("a.py", "Could not find the exact text in a.py", tool="Edit"),
-                  "The problem is that the old text had tabs in a.py."), _ok("a.py", tool="Edit")]
-    assert diagnosis_candidates(slip) == []  # tool-call slips are never lessons
-    hedged = [_said(_fail("make docs", "Error: cannot open theme/base.css"),
-                    "The issue might be that the theme folder moved."), _ok("conf.py", tool="Edit")]
-    assert diagnosis_candidates(hedged) == []
-
-
-def test_an_error_the_user_pasted_then_explained_and_fixed_is_an_observation():
-    pasted = ("$ node cli.js\nnode:fs:441\nError: ENOENT: no such file or directory, open '/w/app/src/version.json'\n"
-              "    at Object.openSync (node:fs:573:3)")
-    prompt = _said(_prompt(pasted), "")
-    steps = [prompt, _said(_ok("src/paths/find.js", tool="read"),
-                           "The issue is that find.js now lives in paths/, so its parent folder is src/, not the app root."),
-             _ok("src/paths/find.js", tool="edit"), _ok("node cli.js --version", tool="bash")]
-    [cand] = diagnosis_candidates(steps)
-    assert cand.summary.startswith("ENOENT: ") and "paths/" in cand.summary
-    assert "version.json" in cand.content and "find.js" in cand.content
-    assert pasted_error(pasted).startswith("Error: ENOENT")
-    assert pasted_error("please add error handling to the upload form") == ""
-
-
-def test_a_prompt_that_only_talks_about_errors_is_no_anchor():
-    steps = [_said(_prompt("the build fails again, add better error handling"),
-                   "The build fails because the server script sits inside src/."), _ok("vite.config.ts", tool="edit")]
-    assert diagnosis_candidates(steps) == []  # no pasted error line and no failed call: nothing to explain
-
-
-def test_diagnosis_sentences_skip_plans_questions_and_code():
-    text = ("Let me check why this fails because of the cache.\n```\nerror: the issue is x\n```\n"
-            "Is the problem that the port is taken?\nGot it. The root cause is that port 8080 is taken by the proxy.")
-    assert diagnosis_of(text) == "The root cause is that port 8080 is taken by the proxy."
-    assert diagnosis_of("All tests pass now.") == ""
+from automem.extract.steps import steps_from_turns  # noqa: E402
 
 
 def test_the_agents_words_between_calls_reach_the_steps(tmp_path):

@@ -5,8 +5,6 @@ from __future__ import annotations
 import pytest
 
 from automem.extract import phrasing
-from automem.extract.candidates import error_candidates, feedback_candidates, mapping_candidates
-from automem.extract.steps import Step
 
 
 @pytest.mark.parametrize(("said", "summary"), [
@@ -88,59 +86,3 @@ def test_where_a_thing_lives_is_stated_plainly():
     assert phrasing.location("to change it, there is a settings file at conf/app.toml") == (
         "The settings file is at conf/app.toml")
     assert phrasing.location("the build works now") == ""
-
-
-# --- the rewriter inside the candidate rules -------------------------------------------------------
-
-
-def _fail(cmd: str, line: str, tool: str = "Bash") -> Step:
-    return Step("action", tool=tool, input=cmd, ok=False, result_head=line,
-                errors=[{"error_type": "generic", "line": line, "signature": line}])
-
-
-def test_a_repeated_error_with_an_env_fix_reads_as_needs():
-    line = "E   ModuleNotFoundError: No module named 'shop'"
-    steps = [_fail("pytest -q", line), _fail("pytest -q tests/test_cart.py", line),
-             Step("action", tool="Bash", input="PYTHONPATH=src pytest -q", ok=True)]
-    [cand] = error_candidates(steps)
-    assert cand.summary == "pytest needs PYTHONPATH=src here: ModuleNotFoundError otherwise"
-    assert "PYTHONPATH=src pytest -q" in cand.content and "2 times" in cand.why
-
-
-def test_user_words_are_rephrased_but_kept_whole_in_the_content():
-    found = feedback_candidates([Step("prompt", text="no, don't use yarn for the docs site, use pnpm instead")])
-    [cand] = [c for c in found if c.kind in ("decision", "observation")]
-    assert cand.summary == "Use pnpm, not yarn, for the docs site"
-    assert "don't use yarn for the docs site" in cand.content
-    rejected = feedback_candidates([Step("rejection", text="use the staging bucket instead", tool="Bash",
-                                         input="aws s3 cp out s3://prod")])
-    assert rejected[0].summary == "Use the staging bucket instead"  # the rejected call goes to the content
-    assert "aws s3 cp" in rejected[0].content and "aws" not in rejected[0].summary
-
-
-def test_a_layout_summary_never_cuts_an_item_in_half():
-    text = "\n".join(f"component{i} -> src/features/area{i}/component{i}" for i in range(6))
-    [cand] = mapping_candidates([Step("prompt", text=text)])
-    assert len(cand.summary) <= 120 and cand.summary.endswith("; …")
-    for item in cand.summary.split(": ", 1)[1].split("; ")[:-1]:
-        assert item in text
-
-
-def test_one_named_error_fixed_by_editing_one_file_is_an_observation():
-    line = "TypeError: cannot read properties of undefined (reading 'port')"
-    steps = [_fail("node server.js", line),
-             Step("action", tool="Edit", input="config/defaults.json", ok=True),
-             Step("action", tool="Bash", input="node server.js", ok=True)]
-    [cand] = error_candidates(steps)
-    assert cand.kind == "observation" and cand.summary.startswith('node server.js fails with "TypeError')
-    assert cand.summary.endswith("editing defaults.json fixes it") and len(cand.summary) <= 120
-    interrupted = [steps[0], Step("prompt", text="the config is wrong"), *steps[1:]]
-    assert error_candidates(interrupted) == []  # the user stepped in: the edit alone is not proven to fix it
-    unnamed = [_fail("node server.js", "something went wrong"), *steps[1:]]
-    assert error_candidates(unnamed) == []  # nothing durable to name
-
-
-def test_a_plain_dont_instruction_is_a_decision():
-    [cand] = feedback_candidates([Step("prompt", text="ok, don't touch the generated files under build/")])
-    assert cand.kind == "decision" and cand.summary == "Don't touch the generated files under build/"
-    assert feedback_candidates([Step("prompt", text="don't worry about the tests")]) == []

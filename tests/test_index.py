@@ -26,6 +26,7 @@ def tree(automem_home):
 
 
 def put_memory(project_dir, summary: str, mem_id: str, **kw) -> Memory:
+    kw.setdefault("status", "promoted")  # what an injected memory looks like; candidates are tested on their own
     memory = Memory(type=kw.pop("type", "pattern"), summary=summary, content=kw.pop("content", summary), id=mem_id, **kw)
     memory.path = project_dir / "memories" / memory.file_name()
     atomic_write_text(memory.path, memory.render())

@@ -19,6 +19,8 @@ DATA = Path(__file__).parent / "data" / "recall_queries.jsonl"
 
 
 def write_memory(project_dir: Path, memory: Memory) -> Path:
+    if memory.is_automatic and not memory.status:
+        memory.status = "promoted"  # recall hands out promoted and user-written memories; candidates have their test
     path = project_dir / "memories" / memory.file_name()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(memory.render(), encoding="utf-8")

@@ -21,10 +21,10 @@ def test_brief_and_recall_survive_a_busy_index(automem_home, run_hook):
     home = Home.current().ensure()
     project = home.project_for_cwd(CWD)
     indexed = save(project, Memory(type="decision", summary="Use pnpm, not npm, for the frontend",
-                                   content="The frontend builds with pnpm; npm breaks the lockfile."))
+                                   content="The frontend builds with pnpm; npm breaks the lockfile.", status="promoted"))
     index_file(indexed, str(home.root))
     # a writer (a bank pass, a reindex) holds the database while a new memory waits to be indexed
-    save(project, Memory(type="preference", summary="Prefer ruff over flake8 for linting", content="ruff"))
+    save(project, Memory(type="preference", summary="Prefer ruff over flake8 for linting", content="ruff", status="promoted"))
     writer = sqlite3.connect(home.index_db, timeout=0)
     writer.execute("BEGIN IMMEDIATE")
     try:

@@ -126,6 +126,20 @@ def verified_fix(session: Session, index: int) -> tuple[int, list[Intent]] | Non
     return None
 
 
+def _run_differently(session: Session, indexes: list[int]) -> bool:
+    """Was an import failure got past by running the same call differently (an env var, a flag, a folder)?"""
+    explained = explained_fix(session, indexes)
+    return explained is not None and explained[2].kind in ("env", "flag", "cwd", "escalated")
+
+
+def confirmed_after(session: Session, index: int) -> bool:
+    """Did the user's next prompt after this call confirm the work ("perfect", "that works")?"""
+    for step in session.steps[index + 1:]:
+        if step.kind == "prompt":
+            return any(f.get("feedback") == "confirmation" for f in step.feedback)
+    return False
+
+
 def explained_fix(session: Session, indexes: list[int]) -> tuple[int, int, Difference] | None:
     """(failure, fix, difference) for the first failure of a cluster whose fix names what changed."""
     for index in indexes:
@@ -169,7 +183,7 @@ _REASON_TAIL = re.compile(
 
 def _gist(line: str, room: int = 60) -> str:
     """The part of an error line that names the failure, short: "TypeError: x is not a function", "Operation not permitted"."""
-    text = " ".join((line or "").split())
+    text = " ".join((line or "").split()).strip("[]'\" ")
     bare = re.match(r"^exit code (-?\d+)(?::\s*(.*))?$", text)
     if bare:
         rest = bare.group(2) or ""
@@ -247,7 +261,14 @@ def _missing_name(session: Session, index: int) -> str:
             name = match.group(1).lower()
             if name in intent.programs or name in looked_up:
                 return name
+    shell = _SHELL_SAYS.search(text)  # "bash: X: command not found" from inside a script or job the call ran
+    if shell and re.fullmatch(r"[a-z][\w.+-]{1,40}", shell.group(1) or shell.group(2) or ""):
+        return (shell.group(1) or shell.group(2)).lower()
     return ""
+
+
+_SHELL_SAYS = re.compile(r"\b(?:ba|z|da|k)?sh: (?:line \d+: )?([A-Za-z][\w.+-]*): command not found"
+                         r"|\bzsh:\d*:? command not found: ([A-Za-z][\w.+-]*)")
 
 
 def repeated_error_rule(session: Session) -> list[Candidate]:
@@ -255,7 +276,8 @@ def repeated_error_rule(session: Session) -> list[Candidate]:
     out: list[Candidate] = []
     for key, indexes in _clusters(session).items():
         first = session.steps[indexes[0]]
-        if _missing_name(session, indexes[0]) or _MODULE.search(_error_text(first)):
+        if _missing_name(session, indexes[0]) or (_MODULE.search(_error_text(first))
+                                                  and not _run_differently(session, indexes)):
             continue  # missing programs and modules have rules of their own
         count = len(indexes) + session.prior_clusters.get(key, 0)
         slip = is_slip(first)
@@ -287,7 +309,9 @@ def repeated_error_rule(session: Session) -> list[Candidate]:
             kind="pattern", summary=summary, content=content,
             why=f"The same error came back {count} times" + (f"; it stopped once the call ran {diff.text}" if diff else "")
             + ".",
-            how_to_apply=how, signals=["error"], scope=_scope(first, intent),
+            how_to_apply=how,
+            signals=["error"] + (["confirmation"] if explained and confirmed_after(session, explained[1]) else []),
+            scope=_scope(first, intent),
             weight=3.0 if diff else 2.0, promotion=VERIFIED_FIX if diff else "",
         ))
     return out
@@ -301,8 +325,10 @@ def fixed_error_rule(session: Session) -> list[Candidate]:
             continue
         index = indexes[0]
         step = session.steps[index]
-        if is_slip(step) or not named(step) or _missing_name(session, index) or _MODULE.search(_error_text(step)):
+        if is_slip(step) or not named(step) or _missing_name(session, index):
             continue
+        if _MODULE.search(_error_text(step)) and not _run_differently(session, [index]):
+            continue  # a missing package: missing_module_rule says it better
         explained = explained_fix(session, [index])
         if explained is None:
             continue
@@ -315,7 +341,8 @@ def fixed_error_rule(session: Session) -> list[Candidate]:
             content=f"`{_command_text(step)}` failed: {line}\nWhat worked: `{_command_text(fix)}` ({diff.text}).",
             why="The same call failed, then worked once it ran " + diff.text + ".",
             how_to_apply=f"Run {name} {diff.text} from the start here.",
-            signals=["error"], scope=_scope(step, session.intent(index)), weight=2.2, promotion=VERIFIED_FIX,
+            signals=["error"] + (["confirmation"] if confirmed_after(session, fix_index) else []),
+            scope=_scope(step, session.intent(index)), weight=2.2, promotion=VERIFIED_FIX,
         ))
     return out
 
@@ -428,8 +455,9 @@ def missing_module_rule(session: Session) -> list[Candidate]:
             continue  # a file of the project that was not there yet, not a package
         done.add(module)
         found = verified_fix(session, index)
-        if found is None:
-            continue
+        if found is None or _run_differently(session, [i for i in failures(session)
+                                                       if _MODULE.search(_error_text(session.steps[i]))]):
+            continue  # no fix, or the same call run differently (PYTHONPATH=src) got past it: not a missing package
         fix_index, between = found
         installed = [c.text for i in between for c in i.commands if is_install(c) and any(
             module.split("/")[0] in n for n in installed_names(c))]
