@@ -309,3 +309,21 @@ def test_worker_finds_a_codex_rollout_when_the_stop_payload_has_no_path(tmp_path
     found = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
     assert found.stdout.strip() == str(target)
     assert find_transcript("codex", "../etc") is None
+
+
+def test_use_x_not_y_said_to_the_real_hook_becomes_project_decisions(tmp_path, automem_home, run_hook):
+    """Seen through the real clients: "Use uv, not pip, in this repo." was not captured, "Never use sudo in this
+    repo." became a global preference. Through the hook subprocess and the spool, with no transcript at all."""
+    automem_home.mkdir(parents=True)
+    consent.write(automem_home, "yes")
+    project = tmp_path / "repo"
+    (project / ".git").mkdir(parents=True)
+    env = _env(automem_home, tmp_path)
+    for prompt in ("Use uv, not pip, in this repo.", "Use pnpm, not npm, here.", "Never use sudo in this repo."):
+        run_hook("UserPromptSubmit", {"session_id": "said-session", "cwd": str(project),
+                                      "hook_event_name": "UserPromptSubmit", "prompt": prompt}, env)
+    result = extract(Home(automem_home), session_id="said-session", cwd=str(project))
+    got = {m.summary: m for m in result.stored}
+    assert set(got) == {"Use uv, not pip, in this repo", "Use pnpm, not npm, here", "Never use sudo in this repo"}
+    assert all(m.scope == "project" and m.state == "promoted" and m.promoted == "instruction" for m in got.values())
+    assert not list((automem_home / "projects" / "_global").glob("memories/*.md"))

@@ -51,7 +51,8 @@ _RULES: tuple[tuple[str, re.Pattern], ...] = (
         r"|" + _NEG + r"\b(?:always|never) (?:use|run|write|add|put|call|prefer|commit|push|include|keep|make"
         r"|create|ask|format|import|name|pin|leave|touch|edit|delete|remove|modify|install)\b"
         r"|\b(?:from now on|going forward|in the future|moving forward)\b"
-        r"|\buse \S+(?: \S+){0,3} instead of\b|\bprefer \S+(?: \S+){0,3} (?:over|to)\b",
+        r"|\buse \S+(?: \S+){0,3} instead of\b|\bprefer \S+(?: \S+){0,3} (?:over|to)\b"
+        r"|^(?:please )?(?:use|run|call) [^,.;!?]{1,40},\s*(?:not|never|rather than)\s+\S",
         re.I,
     )),
     ("confirmation", re.compile(

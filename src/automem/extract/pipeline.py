@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -170,14 +171,14 @@ def _store(home, project, found, result, state, state_path, session_id, family, 
     prior = Counter(_load_json(clusters_path).get("counts", {}))  # re-read: another session may have added
     emitted = set(state.get("emitted", []))
     existing = _existing(project, home)
-    deduper = Deduper([m.summary + "\n" + m.content for m in existing])
+    deduper = Deduper([_compared(m) for m in existing])
     for cand in found:
         key = _fingerprint(cand)
         if key in emitted:
             continue  # this run already saw it in an earlier pass over the same session
         emitted.add(key)
         memory = _to_memory(cand, harness or "", session_id, family)
-        match = deduper.duplicate_of(memory.summary + "\n" + memory.content)
+        match = deduper.duplicate_of(_compared(memory))
         if match is not None:
             known = existing[match]
             if _forgotten(known):
@@ -193,11 +194,21 @@ def _store(home, project, found, result, state, state_path, session_id, family, 
         save(target, memory)
         _index(memory, home)
         existing.append(memory)
-        deduper.add(memory.summary + "\n" + memory.content)
+        deduper.add(_compared(memory))
         result.stored.append(memory)
     state["emitted"] = sorted(emitted)
     _finish_state(state_path, state, session_clusters, prior, clusters_path)
     return result
+
+
+_LABELS = re.compile(r"(?m)^(?:The user said|The agent then|Just before|The user reported(?: \(\d+ times\))?|The agent"
+                     r"|Changed|What worked|Failing call|The failure|Rejected call|The user rejected [^:]{0,80} and said)"
+                     r"\s*:\s*")
+
+
+def _compared(memory: Memory) -> str:
+    """What dedupe compares: the summary and the content without the labels every memory of a kind shares."""
+    return memory.summary + "\n" + _LABELS.sub("", memory.content)
 
 
 def _finish_state(state_path: Path, state: dict, session_clusters: Counter, prior: Counter, clusters_path: Path) -> None:
