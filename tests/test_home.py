@@ -95,3 +95,15 @@ def test_a_relative_cwd_names_no_project(tmp_path, monkeypatch):
     assert home.project_for_cwd(".").slug == "_global"
     assert home.project_for_cwd("src/app").slug == "_global"
     assert home.project_for_cwd(r"C:\Users\me\proj").slug == project_slug(r"C:\Users\me\proj")
+
+
+def test_a_worktree_of_another_machine_belongs_to_its_repository():
+    """A Windows worktree path read on POSIX (and a POSIX one with no checkout here) maps by the agents' layout."""
+    from automem.home import find_project_root, project_slug
+
+    main = project_slug(find_project_root("C:\\Users\\me\\app"))
+    for path in ("C:\\Users\\me\\app\\.claude\\worktrees\\fix-login", "c:/users/me/app/.worktrees/x/src",
+                 "C:\\Users\\me\\app\\.codex\\worktrees\\t1"):
+        assert project_slug(find_project_root(path)) == main, path
+    assert project_slug(find_project_root("C:\\code\\worktrees-demo")) != main
+    assert find_project_root("/nonexistent/ana/shop/.claude/worktrees/feat") == "/nonexistent/ana/shop"

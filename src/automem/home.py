@@ -102,7 +102,9 @@ def find_project_root(cwd: str) -> str:
     if not cwd:
         return cwd
     if os.name != "nt" and _foreign(cwd):
-        return normalize_path(cwd)  # a Windows path read on POSIX: nothing to walk, nothing to resolve against
+        # a Windows path read on POSIX: nothing to walk, nothing to resolve against; a worktree the agents make
+        # (<repo>/.claude/worktrees/<name>, <repo>/.worktrees/<name>) still belongs to its repository
+        return worktree_by_layout(normalize_path(cwd))
     start = Path(os.path.expanduser(cwd))
     try:
         start = start.resolve()
@@ -117,7 +119,18 @@ def find_project_root(cwd: str) -> str:
                 return str(_worktree_main(marker) or folder)
         except OSError:
             break
-    return str(start)
+    return worktree_by_layout(str(start))  # no .git on this machine (a transcript from another): by layout
+
+
+_WORKTREE_LAYOUT = re.compile(r"^(.+?)/(?:\.claude/worktrees|\.codex/worktrees|\.cursor/worktrees|\.worktrees)/[^/]+(?:/.*)?$",
+                              re.I)
+
+
+def worktree_by_layout(path: str) -> str:
+    """``c:/code/app/.claude/worktrees/fix-login/src`` -> ``c:/code/app``: the main checkout of a worktree laid out
+    where agents put them, read from the path alone (for paths of another machine, which cannot be looked at)."""
+    match = _WORKTREE_LAYOUT.match(path)
+    return match.group(1) if match and match.group(1) not in ("", "/") else path
 
 
 def _foreign(path: str) -> bool:
