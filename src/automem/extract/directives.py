@@ -240,8 +240,14 @@ def sentences(prompt: str) -> list[str]:
     out: list[str] = []
     for line in prose_lines(prompt):
         for sentence in _SENTENCE_END.split(line):
-            out.extend(part.strip() for part in _INLINE_ITEM.split(sentence) if part.strip())
+            for part in _INLINE_ITEM.split(sentence):
+                part = _NEXT_LABEL.sub("", part.strip())  # "... and tests Output format:" -> "... and tests"
+                if part:
+                    out.append(part)
     return out
+
+
+_NEXT_LABEL = re.compile(r"\s+[A-Z][a-z]+(?: [a-z]+){0,2}:$")
 
 
 def _is_question(sentence: str) -> bool:

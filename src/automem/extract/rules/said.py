@@ -26,12 +26,14 @@ _VAGUE = re.compile(
     r"(?!\s+(?:file|folder|directory|function|method|class|component|test|page|button|script|command|module|package|repo"
     r"|config|branch|dependency|api|endpoint|flag|option|setting|theme|color|image|directive|rule)s?\b)"
     r"|\b(?:should|must|to) be (?:that|this|it)\b|\bas is\b|\bsame as (?:that|this|before|above)\b|\blike (?:that|this)\b"
+    r"|\b(?:that|this) (?:file|one|thing|part|bit|stuff)\b"
     r"|\b(?:that|this|it|them|those|these)\s*[.!]?$",
     re.I,
 )
 _ERRORISH = re.compile(r"\b\w*(?:Error|Exception)\b:?|\bUncaught\b|\bTraceback\b|\berror TS\d+|\bERR_[A-Z_]+|\bexit code\b"
                        r"|\bfailed to\b|\bnpm ERR", re.I)
 _HEDGE = re.compile(r"\b(?:maybe|perhaps|probably|i guess|not sure|real quick|for now|for the moment|let me|let's)\b", re.I)
+_OPINION = re.compile(r"\bi (?:have a feeling|think|guess|suppose|feel|assume|would assume|believe)\b", re.I)
 _RESTRICTED = re.compile(r"\b(?:not|never|no longer|only|always|instead|rather than|n't|NEVER|NOT)\b|\byou (?:must|have to|need to)\b")
 
 
@@ -42,10 +44,13 @@ def _clean(sentence: str) -> str:
 
 
 def _first_sentence(text: str, limit: int = 220) -> str:
+    """The agent's first sentence when it says what was done (not "Perfect!", "Understood." or "Now X will:")."""
     for line in (text or "").splitlines():
         line = line.strip().strip("*#>-").strip()
         if len(line) >= 12:
             first = re.split(r"(?<=[.!?。])\s+", line)[0]
+            if len(first.split()) < 6 or first.rstrip().endswith(":"):
+                return ""
             return first[:limit]
     return ""
 
@@ -115,7 +120,7 @@ def directive_rule(session: Session) -> list[Candidate]:
             summary = _summary(d)
             context = _context_before(step.text, d.sentence) or _list_context(step.text, d.sentence)
             done = _first_sentence(step.answer)
-            content = (f"The user said: \"{_clean(d.sentence)}\""
+            content = (f"The user said: \"{d.sentence}\""
                        + (f"\nJust before: \"{context}\"" if context else "")
                        + (f"\nThe agent then: {done}" if done else ""))
             out.append(Candidate(
@@ -347,7 +352,14 @@ def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int
             break
         if n < MIN_PHRASE_SHARE * max(spread[pair[0]], spread[pair[1]]):
             continue
-        clean = _clean(min(where[pair], key=len))
+        options = [s for s in where[pair] if not _HEDGE.search(s) and not _OPINION.search(s)
+                   and not re.match(r"^(?:if|when|once|so|because)\b|.*\bcould be\b", s, re.I)]
+        if not options:
+            continue
+        sentence = min(options, key=len)
+        clause = next((c for c in re.split(r",\s+|;\s+", sentence) if pair[0] in c.lower() and pair[1] in c.lower()),
+                      sentence)
+        clean = _clean(clause)
         tokens = [t.strip(",.;:!").lower() for t in clean.split()]
         if any(t in topics or _NOISE_TOKEN.match(t) for t in tokens):
             continue
