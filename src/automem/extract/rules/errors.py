@@ -191,7 +191,7 @@ def _gist(line: str, room: int = 60) -> str:
             return f"exit code {bare.group(1)}"  # the first output line is not the error
         text = rest
     text = re.sub(r"^\S+\s+\|\s+", "", text)  # "service-1  | Error: ..." (a compose log prefix)
-    typed = re.search(r"\b([A-Z][a-z]+(?:[A-Z][a-z]+)*(?:Error|Exception)|E[A-Z]{3,9}|TS\d{4})\b:?\s*(.*)", text)
+    typed = re.search(r"\b([A-Z][a-z]+(?:[A-Z][a-z]+)*(?:Error|Exception)|E(?!RROR\b)[A-Z]{3,9}|TS\d{4})\b:?\s*(.*)", text)
     reason = _REASON_TAIL.search(text)
     if typed and reason and not typed.group(2):
         typed = None  # "SecurityException" alone says less than "registry access is not allowed"

@@ -20,7 +20,7 @@ import re
 from automem.extract import phrasing
 from automem.extract.intent import EDIT_TOOLS
 from automem.extract.rules import Session
-from automem.extract.rules.errors import cluster, is_failure, is_slip, verified_fix
+from automem.extract.rules.errors import _gist, cluster, is_failure, is_slip, verified_fix
 from automem.extract.steps import Step
 from automem.schema import Candidate
 
@@ -182,12 +182,16 @@ def _pasted(prompt: str) -> str:
     if found:
         return " ".join(found[0].get("line", "").split())[:300]
     inline = _INLINE_ERROR.search(text)  # "I'm getting this when I run the build: error TS6059: ..."
-    return " ".join(inline.group(0).split())[:300] if inline else ""
+    if not inline:
+        return ""
+    return " ".join((inline.group("msg") or inline.group(0)).split())[:300]
 
 
 _INLINE_ERROR = re.compile(
     r"\berror TS\d+:[^\n]{5,240}|\b(?:Uncaught\s+)?[A-Z][a-zA-Z]+(?:Error|Exception):\s[^\n]{3,240}|\bnpm ERR![^\n]{5,200}"
     r"|Cannot find module '[^']+'|\bnet::ERR_[A-Z_]+[^\n]{0,120}|\b(?:ENOENT|EADDRINUSE|ECONNREFUSED|EACCES)\b[^\n]{0,160}"
+    r"|\b(?:ERROR|FATAL)\b[^\n]{10,200}"  # a log line's level word, mid-line
+    r"|\b(?:reason|error|err|message)[\"']?\s*[:=]\s*[\"'](?P<msg>[^\"'\n]{4,80})[\"']"  # a log's quoted error message
 )
 
 
@@ -236,9 +240,15 @@ def reported_problem_rule(session: Session) -> list[Candidate]:
         done.add(sentence.lower())
         if key and repeats >= 2 and by_cluster[key][-1] != i:
             continue  # a pattern is stated once, from its last (working) fix
-        gist = phrasing.error_name(error) or phrasing.error_gist(error, 50) if key else ""
+        gist = _gist(error, 50) if key else ""
         lead = f"{gist} ({repeats}x)" if key and repeats >= 2 else gist
-        summary = phrasing.fit(f"{lead}: {_cause(sentence)}" if lead else _cause(sentence))
+        from automem.extract.usable import readable
+
+        cause = _cause(sentence)
+        summary = next((s for s in (phrasing.fit(f"{lead}: {cause}") if lead else "", phrasing.fit(cause))
+                        if s and readable(s) and cause[:16] in s), "")  # the cause must survive the shortening
+        if not summary:
+            continue
         follow = [f for f in [_after(source, sentence)] if f]
         out.append(Candidate(
             kind="pattern" if repeats >= 2 else "observation", summary=summary,
@@ -256,6 +266,7 @@ _HOW_QUESTION = re.compile(r"^(?:(?:so|ok(?:ay)?|and|but)[,\s]+)*(?:(?:if|when)\
                            r"(?:how (?:do|can|am|should|would) i|how to|why (?:is|are|does|do|did|isn'?t|aren'?t|doesn'?t|are you)"
                            r"|where (?:do|does|is|are))\b", re.I)
 _CODE_LINE = re.compile(r"```[\w-]*\n\s*([^\n`]{3,80})\n")
+_INLINE_COMMAND = re.compile(r"`((?:[a-z][\w.-]*)(?: (?:--?[\w-]+|[\w./:=-]+)){1,4})`")
 
 
 def answered_question_rule(session: Session) -> list[Candidate]:
@@ -265,8 +276,8 @@ def answered_question_rule(session: Session) -> list[Candidate]:
         if step.kind != "prompt" or step.queued or not _HOW_QUESTION.match(step.text.strip()) or len(step.text) > 200:
             continue
         answer = step.answer or ""
-        code = _CODE_LINE.search(answer)
-        if not code or re.search(r"[|;&<>]|\$\(", code.group(1)):
+        code = _CODE_LINE.search(answer) or _INLINE_COMMAND.search(answer[:600])
+        if not code or re.search(r"[|;&<>]|\$\(", code.group(1)) or _sentences(answer)[:1] == [answer.strip()]:
             continue  # no single command to remember
         following = next((s for s in session.steps[i + 1:] if s.kind == "prompt"), None)
         if following is not None and (following.after_interrupt or any(

@@ -26,7 +26,7 @@ _VAGUE = re.compile(
     r"(?!\s+(?:file|folder|directory|function|method|class|component|test|page|button|script|command|module|package|repo"
     r"|config|branch|dependency|api|endpoint|flag|option|setting|theme|color|image|directive|rule)s?\b)"
     r"|\b(?:should|must|to) be (?:that|this|it)\b|\bas is\b|\bsame as (?:that|this|before|above)\b|\blike (?:that|this)\b"
-    r"|\b(?:that|this) (?:file|one|thing|part|bit|stuff)\b"
+    r"|\b(?:that|this) (?:file|one|thing|part|bit|stuff)\b|\b(?:these|those) (?:files|ones|things|parts|changes)\b"
     r"|\b(?:that|this|it|them|those|these)\s*[.!]?$",
     re.I,
 )
