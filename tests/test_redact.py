@@ -266,3 +266,54 @@ def test_json_escaped_pem_and_a_second_cli_password_in_one_text():
         assert body not in tier(escaped)
         out = tier(two)
         assert "Zq8wXv3Lr5Tn1Kp0Mb7" not in out and "Hy6Uj2Ik9Ol4Pw3Eq1R" not in out
+
+
+LOWER_WORDS = chars(string.ascii_lowercase, 8, 24).filter(lambda w: w not in ("password", "changeme", "required"))
+
+
+@pytest.mark.parametrize("tier", TIERS)
+@FAST
+@given(word=LOWER_WORDS, key=st.sampled_from(["DB_PASSWORD", "password", "API_TOKEN", "client_secret", "--password"]))
+def test_an_all_lower_case_password_in_key_value_form_vanishes(tier, word, key):
+    """The red team's worst leak: `DB_PASSWORD=correcthorsebatterystaple` passed both tiers."""
+    assume(not is_allowed(word))
+    for text in (f"{key}={word}", f"export {key}={word}", f"curl 'https://x.example/a?{key.lstrip('-')}={word}'"):
+        out = TIERS[tier](text)
+        assert word not in out and "[REDACTED" in out, (text, out)
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_names_in_code_after_an_equals_sign_stay(tier):
+    for text in ("password = user_password", "token=tokenValue", "config.password=settings.db", "password=None",
+                 "secret=required"):
+        assert TIERS[tier](text) == text, text
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_a_token_as_the_url_user_name_and_htpasswd_arguments_vanish(tier):
+    token = "Zk3q9WmT4vX8bN2cR6yH1jL5"
+    out = TIERS[tier](f"git clone https://{token}@github.com/o/r.git")
+    assert token not in out and "@github.com/o/r.git" in out
+    out = TIERS[tier]("htpasswd -b -c /etc/nginx/.htpasswd ana swordfishlake")
+    assert "swordfishlake" not in out and "ana" in out
+    for text in ("https://user@example.com/x", "git@github.com:o/r.git",
+                 "SENTRY_DSN=https://9f0c6cd1a5b24ae2a0a4b6d0e8f1a2b3@o95.ingest.sentry.io/1"):
+        assert TIERS[tier](text) == text, text
+
+
+def test_a_lower_case_password_never_reaches_a_memory_or_its_file_name(tmp_path, automem_home, run_hook):
+    """End to end: the prompt through the real hook, the extractor, the memory file and its name, the index."""
+    from automem import consent
+    from automem.extract.pipeline import extract
+    from automem.home import Home
+
+    automem_home.mkdir(parents=True)
+    consent.write(automem_home, "yes")
+    env = {**os.environ, "AUTOMEM_HOME": str(automem_home), "HOME": str(tmp_path), "AUTOMEM_MODEL": "off"}
+    secret = "correcthorsebatterystaple"
+    run_hook("UserPromptSubmit", {"session_id": "pw-session", "cwd": str(tmp_path), "hook_event_name": "UserPromptSubmit",
+                                  "prompt": f"Always use DB_PASSWORD={secret} from now on."}, env)
+    extract(Home(automem_home), session_id="pw-session", cwd=str(tmp_path))
+    found = [p for p in automem_home.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
+    named = [p for p in automem_home.rglob("*") if secret in p.name]
+    assert found == [] and named == []

@@ -286,6 +286,11 @@ VENDOR_RULES: list[Rule] = [
          r"-----BEGIN (?P<kind>[A-Z0-9 ]*?PRIVATE KEY(?: BLOCK)?)-----(?:[\s\S]{0,20000}?-----END (?P=kind)-----|(?:[A-Za-z0-9+/=\s:,.-]|\\[nr])*)", run=False),  # found by its needle: JSON text puts "\n" right before it
     Rule("url-password", ("://",),
          r"://(?P<u>[^\s:/?#@'\"`\\<>]*):(?P<v>[^\s/'\"`\\<>]+)@(?=[A-Za-z0-9\[])"),
+    # a token used as the URL's user name (https://<token>@github.com/o/r.git): long, and not a word
+    Rule("url-token", ("://",), r"(?:(?<=http)|(?<=https))://(?P<v>(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{20,})@(?=[A-Za-z0-9\[])(?![^/\s]*sentry)",
+         check="random"),  # a Sentry DSN's key is public by design
+    Rule("password", ("htpasswd",), r"(?i)\bhtpasswd\s+(?:-[a-zA-Z]*b[a-zA-Z]*\s+)(?:-\S+\s+)*\S+\s+\S+\s+(?P<q>[\"']?)(?P<v>[^\s\"']+)(?P=q)",
+         ci=True),
     Rule("authorization", ("bearer",), r"(?i)(?<![A-Za-z])bearer\s+(?P<v>[A-Za-z0-9._~+/=-]{8,})", check="tokenish", ci=True),
     Rule("basic-auth", ("basic",), r"(?i)(?<![A-Za-z])basic\s+(?P<v>[A-Za-z0-9+/]{8,}={0,2})", check="basic", ci=True),
     Rule("authorization", ("authorization",),
@@ -643,16 +648,35 @@ def _judge_assignment(text: str, m: re.Match[str], strength: str, key: str, k8s:
         if value.isdigit() and len(value) < 8:
             return None
         if _CODE_RX.fullmatch(value):
-            # an identifier or a dotted reference: a secret only if part of it is machine-made
+            # an identifier or a dotted reference: a secret only if part of it is machine-made, or when it is the
+            # literal of a KEY=value line (env files, CLI flags, query strings: `DB_PASSWORD=correcthorse`)
             parts = re.split(r"[.(\[\]),;:>-]+", value)
             if not any(looks_random(p, 12) or looks_strong(p) for p in parts if p):
-                if not (bare_sep == "=" and sep == "=" and key.isupper() and "." not in value and not value.islower()):
+                if not (bare_sep == "=" and sep == "=" and _literal_word(value, key)):
                     return None
         if len(value) < 4:
             return None
     elif len(value) < 4:
         return None
     return v_start, v_end
+
+
+_CODE_WORDS = frozenset(
+    "none null nil true false undefined self this env os getpass input prompt password passwd secret token key "
+    "required optional string str int bool bytes any value default empty changeme".split()
+)
+
+
+def _literal_word(value: str, key: str) -> bool:
+    """In ``KEY=value`` with no spaces, is an identifier-shaped value a literal (a password) rather than a name?"""
+    low = value.lower()
+    if "." in value or low in _CODE_WORDS or len(value) < 6:
+        return False
+    base = re.sub(r"[^a-z]", "", key.lower())
+    for word in ("password", "passwd", "secret", "token", "apikey", "key", "pass", "pwd"):
+        if word in base and word in low:
+            return False  # password=passwordField, token=tokenValue: a variable named after the key
+    return True
 
 
 def _more_on_line(text: str, pos: int) -> bool:
