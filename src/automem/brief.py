@@ -58,7 +58,18 @@ TRUNCATED_MARK = "… (truncated: the rest is in MAIN.md)"
 MIN_MEMORY_TEXT = 40  # characters of a memory's text worth showing when it has to be shortened
 SLACK = 8  # room kept for defanging that lengthens a line
 
-_FENCE_BREAK = re.compile(r"<(/?)\s*(automem-memory)", re.I)
+# a tag that could close our fence or pose as the harness's own (after look-alikes are folded to ASCII)
+_FENCE_BREAK = re.compile(
+    r"<(\s*/?\s*)((?:automem\s*[-_]?\s*memory|system(?:\s*[-_]?\s*reminder)?|assistant|human|user|instructions?"
+    r"|im_start|im_end|tool_result|function_results)\b)",
+    re.I,
+)
+_LOOKALIKES = str.maketrans({
+    "\u2039": "<", "\u27e8": "<", "\u3008": "<", "\u276e": "<", "\u02c2": "<", "\u1438": "<",
+    "\u203a": ">", "\u27e9": ">", "\u3009": ">", "\u276f": ">", "\u02c3": ">", "\u1433": ">",
+    "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2015": "-", "\u2212": "-",
+    "\u2043": "-", "\ufe63": "-",
+})
 _JOURNAL_HEAD = re.compile(r"^## ", re.M)
 
 
@@ -79,8 +90,37 @@ def estimate_tokens(text: str) -> int:
 
 
 def defang(text: str) -> str:
-    """Recalled text can't close (or open) our fence: ``</automem-memory`` becomes ``&lt;/automem-memory``."""
-    return _FENCE_BREAK.sub(lambda m: "&lt;" + m.group(1) + m.group(2), text)
+    """Recalled text can't close (or open) our fence, or pose as the harness: ``</automem-memory`` becomes
+    ``&lt;/automem-memory``, and so do ``< /automem-memory>``, ``＜/automem‑memory＞``, ``‹/automem-memory>``,
+    a zero-width space inside the tag, ``<system>`` and ``<system-reminder>``. Terminal escapes and control,
+    zero-width and bidi characters are removed first; look-alikes are folded (NFKC, one character for one) only
+    to find the tags, so the rest of the text is left as written."""
+    from automem.extract.usable import strip_controls
+
+    text = strip_controls(text)
+    folded = _fold(text)
+    out: list[str] = []
+    last = 0
+    for m in _FENCE_BREAK.finditer(folded):
+        out.append(text[last:m.start()])
+        out.append("&lt;" + re.sub(r"\s+", "", folded[m.start(1):m.end(1)]) + folded[m.start(2):m.end(2)])
+        last = m.end()
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _fold(text: str) -> str:
+    """Each character's compatibility form when it is one character (＜ -> <, ‑ -> -), look-alikes to ASCII."""
+    import unicodedata
+
+    chars = []
+    for ch in text:
+        if ord(ch) < 128:
+            chars.append(ch)
+            continue
+        form = unicodedata.normalize("NFKC", ch)
+        chars.append(form if len(form) == 1 else ch)
+    return "".join(chars).translate(_LOOKALIKES)
 
 
 def build(

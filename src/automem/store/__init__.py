@@ -44,11 +44,14 @@ def inside_home(path: Path | str, home: Path | str | None = None) -> Path:
 
 
 def write_markdown(path: Path | str, text: str, *, home: Path | str | None = None) -> Path:
-    """Redact text with the full pass and write it atomically (mode 0600) under AUTOMEM_HOME."""
+    """Redact text with the full pass, drop terminal escapes and control characters (a tool's output may carry
+    an OSC clipboard write or a clear-screen), and write it atomically (mode 0600) under AUTOMEM_HOME."""
     if not isinstance(text, str):
         raise TypeError(f"write_markdown needs text, not {type(text).__name__}")
+    from automem.extract.usable import strip_controls
+
     target = inside_home(path, home)
-    atomic_write_text(target, redacted(text))
+    atomic_write_text(target, redacted(strip_controls(text)))
     return target
 
 
