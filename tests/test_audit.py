@@ -113,3 +113,51 @@ def test_remember_never_puts_a_secret_in_a_summary_a_file_name_or_the_index(work
         data = path.read_bytes()
         assert key.encode() not in data and key.lower().encode() not in data, path
         assert password[:8].encode() not in data, path
+
+
+def test_candidates_are_listed_searchable_when_asked_and_promoted_by_keep(work):
+    home, project = work
+    memory = Memory(type="pattern", summary="make docs fails with theme not found twice; not resolved",
+                    content="make docs failed twice.", status="candidate", session_id="s1", family="s1", rule="repeated_error_rule")
+    from automem.store.memories import save
+
+    save(project, memory)
+    fts.index_file(memory.path, str(home.root))
+    listed = invoke("audit", "--status", "candidate")
+    assert [m["id"] for m in listed] == [memory.id] and listed[0]["status"] == "candidate"
+    assert invoke("audit", "--status", "promoted") == []
+    assert invoke("recall", "make", "docs", "theme") == []  # never handed to an agent
+    [hit] = invoke("recall", "make", "docs", "theme", "--candidates")
+    assert hit["id"] == memory.id and hit["status"] == "candidate"
+    info = invoke("why", memory.id)
+    assert (info["status"], info["injected"], info["rule"]) == ("candidate", False, "repeated_error_rule")
+    text = CliRunner().invoke(cli, ["why", memory.id]).output
+    assert "not injected until promoted" in text
+    invoke("keep", memory.id)
+    info = invoke("why", memory.id)
+    assert (info["status"], info["promoted"], info["injected"]) == ("user", "kept", True)
+    assert [h["id"] for h in invoke("recall", "make", "docs", "theme")] == [memory.id]
+
+
+def test_an_unconfirmed_candidate_expires_to_trash_and_may_be_learned_again(work):
+    from automem.extract.worker import expire_candidates
+    from automem.store.memories import save
+
+    home, project = work
+    old = Memory(type="observation", summary="the build cache lives in var/cache here", content="x",
+                 status="candidate", created="2026-01-01T10:00:00.000Z")
+    fresh = Memory(type="observation", summary="the docs build needs the theme checkout", content="y", status="candidate")
+    promoted = Memory(type="observation", summary="the api runs on port 8100 here", content="z", status="promoted",
+                      promoted="instruction", created="2026-01-01T10:00:00.000Z")
+    for memory in (old, fresh, promoted):
+        save(project, memory)
+        fts.index_file(memory.path, str(home.root))
+    assert expire_candidates(str(home.root)) == 1
+    left = {m.summary for m in list_memories(project)}
+    assert left == {fresh.summary, promoted.summary}
+    [trashed] = list(project.trash_dir.glob("*.md"))
+    assert parse(trashed).status == "expired"
+    assert [h["id"] for h in invoke("recall", "cache", "lives", "--candidates")] == []  # out of the index too
+    from automem.extract.pipeline import _existing
+
+    assert old.summary not in {m.summary for m in _existing(project, home)}  # not "forgotten": it may come back

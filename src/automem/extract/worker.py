@@ -70,12 +70,14 @@ STATE_KEEP_DAYS = 30
 
 def expire_candidates(home_root: str) -> int:
     """Candidates nobody confirmed within retention.candidate_days leave for trash/ (and the index)."""
+    from pathlib import Path
+
     from automem.config import load
     from automem.home import Home
     from automem.index.fts import remove_file
     from automem.store.memories import expire_candidates as expire
 
-    home = Home(home_root)
+    home = Home(Path(home_root))
     gone = expire(home.projects(), load(home, strict=False).candidate_days)
     for _memory, old_path in gone:
         remove_file(old_path, home_root)
