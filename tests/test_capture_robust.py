@@ -395,3 +395,13 @@ def test_config_that_is_a_folder_leaves_capture_on(automem_home, run_hook):
     done = run_hook("PreToolUse", pre_tool("ls"))
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
     assert Path(spool_path(SESSION, str(automem_home))).exists()
+
+
+def test_a_huge_prompt_is_scanned_by_its_head_and_tail(automem_home, run_hook):
+    """A 20 MB paste is read by its head and tail: the feedback at its end is still found."""
+    prompt = "x " * (10 * 1024 * 1024) + "\nfrom now on, always run the linter before committing."
+    payload = {"session_id": "huge", "cwd": "/tmp", "hook_event_name": "UserPromptSubmit", "prompt": prompt}
+    done = run_hook("UserPromptSubmit", payload)
+    assert done.returncode == 0
+    lines = (automem_home / "spool" / "huge.jsonl").read_text().splitlines()
+    assert any("always run the linter" in line for line in lines)

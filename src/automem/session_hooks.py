@@ -17,6 +17,7 @@ import os
 SYNC_MAX_NEW = 300  # files a hook may (re)index itself; more goes to a detached sync
 SYNC_MAX_LISTING = 20_000  # a changed folder bigger than this is re-listed in the background
 PROMPT_BUDGET_CHARS = 1600  # per-prompt recall has its own small budget (~400 tokens)
+RECALL_PROMPT_CHARS = 4000  # what of a prompt is read for its search words (a 50 MB paste costs no more)
 PROMPT_ITEM_CAP = 400
 FRESH_CONTEXT = ("startup", "clear", "compact", "fork")
 
@@ -96,7 +97,7 @@ def _user_prompt(payload: dict) -> dict | None:
         scope = project_scope(root, slug)
         _sync_or_defer(conn, root, scope, kinds=("memory",))
         given = _recalled(root, session_id)
-        picked = relevant_memories(conn, prompt, scope, given, limit)
+        picked = relevant_memories(conn, prompt[:RECALL_PROMPT_CHARS], scope, given, limit)
     finally:
         conn.close()
     text, ids = render_recall(picked)

@@ -24,6 +24,7 @@ from automem.capture.switches import capture_enabled
 SPOOL_VERSION = 1
 MAX_STDIN_BYTES = 64 * 1024 * 1024
 SCAN_LIMIT = 256 * 1024  # tool output scanned for errors: the head and the tail
+PROMPT_SCAN_LIMIT = 64 * 1024  # a prompt scanned for feedback: its head and tail (a 50 MB paste costs no more)
 
 CAPTURE_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit")
 
@@ -176,6 +177,8 @@ def _prompt_records(payload: dict) -> list[dict]:
     prompt = payload.get("prompt")
     if not isinstance(prompt, str) or not prompt.strip():
         return []
+    if len(prompt) > PROMPT_SCAN_LIMIT:
+        prompt = prompt[: PROMPT_SCAN_LIMIT // 2] + "\n" + prompt[-PROMPT_SCAN_LIMIT // 2 :]
     if prompt.lstrip().startswith("[Request interrupted by user"):
         return [{"kind": "interrupt", "tool": ""}]
     return [{"kind": "feedback", **item} for item in detect_feedback(prompt)]

@@ -462,7 +462,8 @@ def _sync_dir(conn, root, rel_dir, kind, slug, recorded, deep, max_new, report: 
             conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (STATS_KEY + rel_dir, sums))
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:  # SQLite may have rolled back already (a full disk): keep the real error
+            conn.execute("ROLLBACK")
         raise
     if stats is not None:
         _mark_checked(conn, rel_dir)
