@@ -294,3 +294,38 @@ def test_use_x_not_y_said_to_the_real_hook_becomes_project_decisions(tmp_path, a
     assert set(got) == {"Use uv, not pip, in this repo", "Use pnpm, not npm, here", "Never use sudo in this repo"}
     assert all(m.scope == "project" and m.state == "promoted" and m.promoted == "instruction" for m in got.values())
     assert not list((automem_home / "projects" / "_global").glob("memories/*.md"))
+
+
+def test_the_stored_line_shows_once_at_the_projects_next_session_start(replayed, run_hook):
+    """A one-shot session (claude -p) never has a next Stop: the next SessionStart of the project says it."""
+    home, session_id, cwd, root = replayed
+    payload = {"session_id": "next-session", "cwd": cwd, "hook_event_name": "SessionStart", "source": "startup"}
+    first = json.loads(run_hook("SessionStart", payload, _env(home, root)).stdout)
+    assert first["systemMessage"].startswith("automem: stored 3 new memories")
+    assert "automem-memory" in first["hookSpecificOutput"]["additionalContext"]
+    second = json.loads(run_hook("SessionStart", payload, _env(home, root)).stdout)
+    assert "systemMessage" not in second
+
+
+def test_a_session_end_with_no_transcript_and_no_capture_starts_nothing(tmp_path, automem_home, run_hook):
+    """`claude mcp list` health checks end sessions whose transcript never existed: no worker, no error, no state."""
+    import time
+
+    from automem.extract.trigger import _not_a_session
+
+    automem_home.mkdir(parents=True)
+    consent.write(automem_home, "yes")
+    missing = str(tmp_path / "never-written.jsonl")
+    payload = {"session_id": "health-check", "cwd": str(tmp_path), "hook_event_name": "SessionEnd",
+               "transcript_path": missing, "reason": "other"}
+    assert _not_a_session(str(automem_home), payload, "health-check")
+    done = run_hook("SessionEnd", payload, _env(automem_home, tmp_path))
+    assert done.returncode == 0 and not done.stdout.strip()
+    time.sleep(2)  # a worker, had one started, would have written its state by now
+    assert not list((automem_home / "state").rglob("health-check*"))
+    log = automem_home / "log" / "automem.log"
+    assert not log.exists() or "never-written" not in log.read_text()
+    spooled = {**payload, "session_id": "real-one"}
+    (automem_home / "spool").mkdir(exist_ok=True)
+    (automem_home / "spool" / "real-one.jsonl").write_text("{}\n")
+    assert not _not_a_session(str(automem_home), spooled, "real-one")  # it captured something: extract it

@@ -66,9 +66,25 @@ def _session_start(payload: dict) -> dict | None:
     session_id = payload.get("session_id")
     fresh = payload.get("source") in FRESH_CONTEXT or payload.get("source") is None
     _remember_recalled(root, session_id, brief.memory_ids, replace=fresh)
-    if not brief.text:
-        return None
-    return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": brief.text}}
+    note = _take_project_note(root, slug)
+    out: dict = {}
+    if brief.text:
+        out["hookSpecificOutput"] = {"hookEventName": "SessionStart", "additionalContext": brief.text}
+    if note:
+        out["systemMessage"] = note
+    return out or None
+
+
+def _take_project_note(root: str, slug: str) -> str:
+    """The project's last "stored N new memories" line, once (its Stop may never have come again)."""
+    path = os.path.join(root, "state", "extract", "notes", f"project-{slug}.txt")
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read().strip()
+        os.unlink(path)
+    except OSError:
+        return ""
+    return text[:300]
 
 
 # ---------------------------------------------------------------- UserPromptSubmit

@@ -91,6 +91,11 @@ def _save_json(path: Path, data: dict) -> None:
     atomic_write_text(path, json.dumps(data, ensure_ascii=False) + "\n")
 
 
+def project_note_path(home: Home, slug: str) -> Path:
+    """The last extraction's line for a project, shown once at the project's next SessionStart."""
+    return _state_dir(home) / "notes" / f"project-{slug}.txt"
+
+
 def note_path(home: Home, session_id: str) -> Path:
     from automem.capture.paths import safe_session_id
 
@@ -157,6 +162,8 @@ def extract(
     message = result.message()
     if message and session_id:
         _save_text(note_path(home, session_id), message)
+    if message:
+        _save_text(project_note_path(home, project.slug), message)  # a one-shot session sees it at the next start
     return result
 
 

@@ -17,6 +17,8 @@ from automem.capture.paths import automem_home, safe_session_id
 def on_stop(payload: dict, harness: str) -> dict | None:
     home = automem_home()
     session_id = payload.get("session_id") if isinstance(payload.get("session_id"), str) else ""
+    if _not_a_session(home, payload, session_id):
+        return None  # `claude mcp list` health checks end "sessions" that never wrote a transcript or a capture
     args = [sys.executable, "-m", "automem.extract.worker", "--harness", harness]
     path = payload.get("transcript_path")
     if isinstance(path, str) and path:
@@ -28,6 +30,15 @@ def on_stop(payload: dict, harness: str) -> dict | None:
         args += ["--cwd", cwd]
     spawn_detached(args)
     return stop_message(home, session_id)
+
+
+def _not_a_session(home: str, payload: dict, session_id: str) -> bool:
+    """A SessionEnd whose transcript does not exist and that captured nothing: nothing to bank or learn."""
+    path = payload.get("transcript_path")
+    if payload.get("hook_event_name") != "SessionEnd" or not isinstance(path, str) or not path or os.path.exists(path):
+        return False
+    spool = os.path.join(home, "spool", safe_session_id(session_id) + ".jsonl") if session_id else ""
+    return not (spool and os.path.exists(spool))
 
 
 def spawn_detached(args: list[str]) -> None:
