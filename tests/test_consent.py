@@ -91,3 +91,23 @@ def test_the_question_names_a_command_the_user_can_run(automem_home, run_hook, t
     command = hook_command()[0]
     if command.endswith("automem"):
         assert f"`{command} consent yes`" in message
+
+
+def test_spool_locks_go_with_their_captures(tmp_path):
+    """One .lock per rotated session used to stay forever."""
+    import os
+    import time
+
+    from automem import consent
+
+    home = tmp_path / "home"
+    spool = home / "spool"
+    spool.mkdir(parents=True)
+    consent.write(home, "yes")
+    old = time.time() - 30 * 86400
+    for name in ("gone.jsonl", "gone.jsonl.lock", "live.jsonl", "live.jsonl.lock", "orphan.jsonl.lock"):
+        (spool / name).write_text("{}\n")
+    for name in ("gone.jsonl", "gone.jsonl.lock", "orphan.jsonl.lock"):
+        os.utime(spool / name, (old, old))
+    consent.prune_spool(str(home))
+    assert sorted(p.name for p in spool.iterdir()) == ["live.jsonl", "live.jsonl.lock"]

@@ -112,9 +112,10 @@ def prune_spool(home: str, session_id: str | None = None, now: float | None = No
     if keep_days is None:
         keep_days = _spool_days(home)
     max_age = (keep_days if value is True else SPOOL_KEEP_DAYS) * 86400
-    for path in spool.iterdir():
-        if path.name.endswith(".lock") or not path.is_file():
-            continue
+    entries = [p for p in spool.iterdir() if p.is_file()]
+    for path in entries:
+        if path.name.endswith(".lock"):
+            continue  # the locks go below, once their captures are gone
         this_session = session_id is not None and path.name.split(".jsonl")[0] == _safe(session_id)
         try:
             too_old = max_age > 0 and now - path.stat().st_mtime > max_age
@@ -126,6 +127,16 @@ def prune_spool(home: str, session_id: str | None = None, now: float | None = No
                 removed += 1
             except OSError:
                 pass
+    for lock in (p for p in entries if p.name.endswith(".lock")):
+        stem = lock.name[: -len(".lock")].split(".jsonl")[0]
+        if any(not p.name.endswith(".lock") for p in spool.glob(f"{stem}.jsonl*")):
+            continue  # its session still has captures
+        try:
+            if now - lock.stat().st_mtime > 3600:  # not one a hook may be holding right now
+                os.unlink(lock)
+                removed += 1
+        except OSError:
+            pass
     return removed
 
 
