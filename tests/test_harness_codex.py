@@ -119,3 +119,72 @@ def test_discovery_sessions_and_archived(tmp_path):
     found = codex.discover({"HOME": str(tmp_path), "CODEX_HOME": str(home)})
     assert sorted(p.name for p in found) == sorted([IDAHO.name, LOTTO.name])
     assert codex.discover({"HOME": str(tmp_path / "nobody")}) == []
+
+
+def _rollout_0171(path, turns):
+    """A rollout in the 0.171 shape (as described by a session that ran the real client): no user_message event,
+    the prompt only in response_item and item_completed/UserMessage, exec_command {"cmd"}, results with a
+    "Chunk ID / Wall time / Process exited with code N" header and an item_completed/CommandExecution."""
+    sid = "019f0000-0000-7000-8000-000000000171"
+    lines = [{"type": "session_meta", "ordinal": 0, "timestamp": "2026-11-30T10:00:00.000Z",
+              "payload": {"id": sid, "session_id": sid, "cwd": "/w/app", "originator": "codex_exec",
+                          "thread_source": "exec", "runtime_workspace_roots": ["/w/app"]}},
+             {"type": "event_msg", "ordinal": 1, "payload": {"type": "thread_settings_applied"}}]
+    n = 2
+    for t, (prompt, calls) in enumerate(turns):
+        tid = f"turn-{t}"
+        ts = f"2026-11-30T10:{t:02d}:00.000Z"
+        lines += [
+            {"type": "event_msg", "ordinal": n, "timestamp": ts, "payload": {"type": "task_started", "turn_id": tid}},
+            {"type": "response_item", "ordinal": n + 1, "timestamp": ts, "payload": {
+                "type": "message", "role": "user", "content": [{"type": "input_text", "text": prompt}],
+                "internal_chat_message_metadata_passthrough": {"turn_id": tid}}},
+            {"type": "event_msg", "ordinal": n + 2, "timestamp": ts, "payload": {
+                "type": "item_completed", "item": {"type": "UserMessage", "turn_id": tid,
+                                                   "content": [{"type": "text", "text": prompt}]}}},
+        ]
+        n += 3
+        for c, (cmd, code, out) in enumerate(calls):
+            call = f"call-{t}-{c}"
+            lines += [
+                {"type": "response_item", "ordinal": n, "timestamp": ts, "payload": {
+                    "type": "function_call", "name": "exec_command", "call_id": call,
+                    "arguments": json.dumps({"cmd": cmd})}},
+                {"type": "response_item", "ordinal": n + 1, "timestamp": ts, "payload": {
+                    "type": "function_call_output", "call_id": call,
+                    "output": f"Chunk ID: c{c}\nWall time: 0.4 seconds\nProcess exited with code {code}\n"
+                              f"Original token count: 12\nOutput:\n{out}"}},
+                {"type": "event_msg", "ordinal": n + 2, "timestamp": ts, "payload": {
+                    "type": "item_completed", "item": {"type": "CommandExecution", "id": call, "command": cmd.split(),
+                                                       "exit_code": code, "status": "failed" if code else "completed",
+                                                       "aggregated_output": out}}},
+                {"type": "world_state", "ordinal": n + 3, "payload": {}},
+                {"type": "token_usage_record", "ordinal": n + 4, "payload": {}},
+            ]
+            n += 5
+        lines.append({"type": "event_msg", "ordinal": n, "timestamp": ts, "payload": {
+            "type": "task_complete", "turn_id": tid, "last_agent_message": "Done: the tests pass now."}})
+        n += 1
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def test_codex_0171_rollouts_bank_every_turn_with_its_prompt_and_yield_the_repeated_error(tmp_path, automem_home):
+    from automem import consent
+    from automem.extract.pipeline import extract
+    from automem.harness.codex import read_turns
+    from automem.home import Home
+
+    failing = ("pytest -q", 1, "E   ModuleNotFoundError: No module named 'shop'\n")
+    path = _rollout_0171(tmp_path / "rollout-2026-11-30T10-00-00-019f0000-0000-7000-8000-000000000171.jsonl", [
+        ("run the tests", [failing, failing, ("PYTHONPATH=src pytest -q", 0, "3 passed\n")]),
+        ("now lint", [("ruff check .", 0, "All checks passed!\n")]),
+    ])
+    turns = list(read_turns(path, now=2e9))
+    assert [t.prompt for t in turns] == ["run the tests", "now lint"] and all(t.finished for t in turns)
+    first = turns[0]
+    assert [(a.exit_code, a.is_error) for a in first.actions] == [(1, True), (1, True), (0, False)]
+    automem_home.mkdir(parents=True)
+    consent.write(automem_home, "yes")
+    result = extract(Home(automem_home), transcript=path, harness="codex")
+    assert any(m.type == "pattern" and m.summary.startswith("pytest needs PYTHONPATH=src here") for m in result.stored)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from automem.harness.base import OpenTurn, Parser, TurnStream, env_home
-from automem.harness.model import ANSWER_CAP, PROMPT_CAP, Turn, block_text, cap, iso_utc
+from automem.harness.model import ANSWER_CAP, PROMPT_CAP, RESULT_CAP, Turn, block_text, cap, iso_utc
 
 HARNESS = "codex"
 
@@ -66,7 +66,13 @@ def _parse_output(output: Any) -> tuple[str, int | None]:
             meta = data.get("metadata") or {}
             return str(data.get("output") or ""), _int(meta.get("exit_code"))
     match = _EXIT_PREFIX.match(output)
-    return output, (int(match.group(1)) if match else None)
+    if match:
+        return output, int(match.group(1))
+    if output.startswith(("Chunk ID:", "Wall time:", "Process exited")):
+        from automem.capture.signals import strip_run_header  # 0.171+: "Chunk ID / Wall time / Process exited with code N"
+
+        return output, strip_run_header(output)[1]
+    return output, None
 
 
 def _int(value: Any) -> int | None:
@@ -104,6 +110,7 @@ class CodexParser(Parser):
         self.envelope = False
         self.tracked = False  # the open turn was started by task_started
         self.task_id: str | None = None
+        self.user_events = False  # event_msg/user_message seen (before 0.171 the prompt's source)
 
     # -- header ------------------------------------------------------------------------------
     def header(self, record: Any) -> None:
@@ -192,8 +199,11 @@ class CodexParser(Parser):
             self._open(offset, str(p.get("turn_id") or f"u{ts or offset}"), ts, tracked=True)
             return settled
         if etype == "user_message":
+            self.user_events = True
             text = p.get("message") if isinstance(p.get("message"), str) else ""
             return self._prompt(offset, text, ts, turn_id=f"u{ts or offset}")
+        if etype == "item_completed" and isinstance(p.get("item"), dict):
+            return self._completed(offset, p["item"], ts)
         if self.current is None:
             return []
         open_turn = self.current
@@ -217,6 +227,24 @@ class CodexParser(Parser):
             if action is not None:
                 action.exit_code = _int(p.get("exit_code"))
                 action.is_error = action.is_error or (action.exit_code not in (None, 0))
+        return []
+
+    def _completed(self, offset: int, item: dict, ts: str | None) -> list[Turn]:
+        """Codex 0.171+: a finished item. A user message is the prompt (no user_message event is written any more);
+        a command execution carries the exit code the function call's output only prints."""
+        kind = item.get("type")
+        if kind == "UserMessage" and not self.user_events:
+            text = item.get("text") if isinstance(item.get("text"), str) else block_text(item.get("content"))
+            return self._prompt(offset, text, ts, turn_id=str(item.get("turn_id") or f"u{ts or offset}"))
+        if kind == "CommandExecution" and self.current is not None:
+            action = self.current.by_id.get(item.get("call_id") or item.get("id"))
+            code = _int(item.get("exit_code"))
+            if action is not None:
+                action.exit_code = code if code is not None else action.exit_code
+                action.is_error = action.is_error or item.get("status") == "failed" or code not in (None, 0)
+                output = item.get("aggregated_output")
+                if isinstance(output, str) and output and not action.result_text:
+                    action.result_text = cap(output, RESULT_CAP)
         return []
 
     def _prompt(self, offset: int, text: str, ts: str | None, turn_id: str) -> list[Turn]:
