@@ -54,6 +54,7 @@ class Command:
     args: list[str] = field(default_factory=list)  # the rest, options included, in order
     env: list[str] = field(default_factory=list)  # VAR=value assignments in front of it
     text: str = ""  # the segment as written
+    background: bool = False  # `cmd &` or nohup: started, not finished (its success proves nothing)
 
     @property
     def positional(self) -> list[str]:
@@ -192,7 +193,8 @@ def parse_command_line(text: str) -> tuple[list[Command], str]:
         segment = segment.strip().lstrip("({").strip()
         if not segment or segment.startswith("#"):
             continue
-        words = _split_words(segment)
+        background = segment.rstrip(" )").endswith("&") or segment.startswith(("nohup ", "setsid "))
+        words = _split_words(segment.rstrip(" &)") if background else segment)
         env: list[str] = []
         while words and _ENV.match(words[0]):
             env.append(words.pop(0))
@@ -221,7 +223,7 @@ def parse_command_line(text: str) -> tuple[list[Command], str]:
             continue
         if program in ("export", "set", "source", ".", "setopt", "unset"):
             continue
-        commands.append(Command(program=program, args=words[1:], env=env, text=segment))
+        commands.append(Command(program=program, args=words[1:], env=env, text=segment, background=background))
     return commands, cwd
 
 

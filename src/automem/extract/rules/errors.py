@@ -32,6 +32,8 @@ _SLIP = re.compile(
     re.I,
 )
 _INLINE_CODE = re.compile(r"\b(?:node|deno|bun)\s+(?:-e|--eval|-p)\b|\bpython[\d.]*\s+(?:-c\b|-\s*<<)|<<\s*['\"]?\w+")
+_CONTEXT_MISMATCH = re.compile(r"Failed to find expected lines|Could not find the exact text|String to replace not found"
+                               r"|old_string|patch does not apply", re.I)
 _PROTOCOL = re.compile(r"File has not been read yet|Failed to find expected lines|exceeds maximum allowed|File content \(",
                        re.I)
 _BARE = re.compile(r"^(?:exit code -?\d+|command exited with code \d+|error|\(tool reported an error with no output\))$", re.I)
@@ -105,25 +107,35 @@ def failures(session: Session) -> list[int]:
     return [i for i, s in enumerate(session.steps) if is_failure(s)]
 
 
-def verified_fix(session: Session, index: int) -> tuple[int, list[Intent]] | None:
-    """The later successful call with the failed call's intent, and the calls made in between."""
+def verified_fix(session: Session, index: int, *, through_user: bool = False) -> tuple[int, list[Intent]] | None:
+    """The later successful call with the failed call's intent, and the successful calls made in between.
+
+    A call sent to the background (``cmd &``, ``nohup``) proves nothing by succeeding: it was only started. Unless
+    ``through_user``, a correction by the user ends the search: what follows is their fix, not one the agent found.
+    """
     steps = session.steps
     failed = session.intent(index)
     between: list[Intent] = []
     for j in range(index + 1, min(len(steps), index + WINDOW)):
         step = steps[j]
         if step.kind == "prompt":
-            if step.after_interrupt or any(f.get("feedback") == "correction" for f in step.feedback):
-                return None  # the user stepped in: what follows is their call, not a fix the agent found
+            if not through_user and (step.after_interrupt or any(f.get("feedback") == "correction"
+                                                                 for f in step.feedback)):
+                return None
             continue
         if step.kind != "action":
             continue
         later = session.intent(j)
-        if step.ok and same_intent(failed, later):
+        if step.ok and same_intent(failed, later) and not _backgrounded(later, failed):
             return j, between
         if step.ok:
             between.append(later)
     return None
+
+
+def _backgrounded(later: Intent, failed: Intent) -> bool:
+    main = failed.main
+    return any(c.background for c in later.commands if main is not None and c.program == main.program)
 
 
 def _run_differently(session: Session, indexes: list[int]) -> bool:
@@ -140,10 +152,11 @@ def confirmed_after(session: Session, index: int) -> bool:
     return False
 
 
-def explained_fix(session: Session, indexes: list[int]) -> tuple[int, int, Difference] | None:
+def explained_fix(session: Session, indexes: list[int], *, through_user: bool = False
+                  ) -> tuple[int, int, Difference] | None:
     """(failure, fix, difference) for the first failure of a cluster whose fix names what changed."""
     for index in indexes:
-        found = verified_fix(session, index)
+        found = verified_fix(session, index, through_user=through_user)
         if found is None:
             continue
         fix_index, between = found
@@ -207,10 +220,26 @@ def _gist(line: str, room: int = 60) -> str:
     return phrasing.error_gist(text, room)
 
 
+_PATH_NAMED = re.compile(r"(?:~|\.{1,2})?/[\w.@+-]+(?:/[\w.@+-]+)*|\.[\w-]+/[\w./-]+")
+
+
+def _protected_place(line: str) -> str:
+    """Where a permission error happened, as the folder a rule can name: ".git", "./.codex", "~/Library"."""
+    from automem.extract.usable import generalize
+
+    for path in _PATH_NAMED.findall(generalize(line)):
+        dotted = next((p for p in path.split("/") if p.startswith(".") and p not in (".", "..")), "")
+        if dotted:
+            return dotted  # .git, .codex, .ssh: the tool's own folder is what the sandbox guards
+    return ""
+
+
 def _fixed_summary(name: str, diff: Difference, line: str) -> str:
     gist = _gist(line, 48)
     if diff.kind == "escalated":
-        return phrasing.fit(f"{name} needs escalated sandbox permissions here: {gist} otherwise")
+        place = _protected_place(line)
+        where = f" in {place}" if place else ""
+        return phrasing.fit(f"{name}{where} needs escalated sandbox permissions here: {gist} otherwise")
     if diff.kind == "tool":
         return phrasing.fit(f"{name} fails with \"{gist}\" here; {diff.text} worked")
     if diff.kind == "before" and diff.text.startswith("after reading"):
@@ -285,7 +314,7 @@ def repeated_error_rule(session: Session) -> list[Candidate]:
             continue
         if count < 2:
             continue
-        explained = explained_fix(session, indexes)
+        explained = explained_fix(session, indexes, through_user=True)
         if slip and count < SLIP_PATTERN_MIN and not explained:
             continue  # a slip made twice is a lesson only when the way around it is known
         at = explained[0] if explained else indexes[0]
@@ -295,11 +324,25 @@ def repeated_error_rule(session: Session) -> list[Candidate]:
         diff = explained[2] if explained else Difference("", "")
         fix_step = session.steps[explained[1]] if explained else None
         earlier = " (also in earlier sessions)" if session.prior_clusters.get(key) else ""
-        if diff:
+        passed_later = explained is not None or verified_fix(session, indexes[-1], through_user=True) is not None
+        mismatch = diff.kind == "before" and _CONTEXT_MISMATCH.search(line)
+        if mismatch:
+            summary = phrasing.fit(f"{name} fails with \"{mismatch.group(0)}\" ({count}x); re-read the exact lines right "
+                                   "before patching")
+            content = (f"{first.tool} failed {count} times{earlier} with: {line}\n"
+                       f"It went through once the lines were read again just before: `{_command_text(fix_step)}`")
+            how = "Read the lines you are about to change right before the edit; do not patch from an old read."
+        elif diff:
             summary = _fixed_summary(name, diff, line)
             content = (f"{first.tool} failed {count} times{earlier} with: {line}\n"
                        f"What worked: `{_command_text(fix_step)}` ({diff.text}).")
             how = f"Do it that way from the start: {diff.text}."
+        elif passed_later:
+            summary = phrasing.fit(f"{name} fails with \"{_gist(line, 56)}\" ({count}x) here; it passed later, "
+                                   "for a reason the session did not name")
+            content = (f"{first.tool} failed {count} times{earlier} with: {line}\n"
+                       f"Failing call: `{_command_text(first)}`")
+            how = "Expect this failure here; look for its cause before retrying the same call."
         else:
             summary = phrasing.fit(f"{name} fails with \"{_gist(line, 56)}\" ({count}x); not resolved in the session")
             content = (f"{first.tool} failed {count} times{earlier} with: {line}\n"
@@ -312,7 +355,7 @@ def repeated_error_rule(session: Session) -> list[Candidate]:
             how_to_apply=how,
             signals=["error"] + (["confirmation"] if explained and confirmed_after(session, explained[1]) else []),
             scope=_scope(first, intent),
-            weight=3.0 if diff else 2.0, promotion=VERIFIED_FIX if diff else "",
+            weight=3.0 if diff else 2.0, promotion=VERIFIED_FIX if diff and not mismatch else "",
         ))
     return out
 

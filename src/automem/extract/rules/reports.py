@@ -123,10 +123,10 @@ def diagnosis_rule(session: Session) -> list[Candidate]:
     for i, step in enumerate(steps):
         if not is_failure(step) or is_slip(step):
             continue
-        window = []
-        for later in steps[i : i + 12]:
-            if later.kind == "prompt":
-                break
+        window = [step]
+        for later in steps[i + 1 : i + 12]:
+            if later.kind == "prompt" or is_failure(later):
+                break  # what the agent says after another failure is about that one
             window.append(later)
         sentence = next((stated_cause(s.said_after) for s in window if s.said_after and stated_cause(s.said_after)), "")
         if not sentence:

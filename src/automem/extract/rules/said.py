@@ -371,7 +371,8 @@ def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int
             content=f"The user asked for \"{pair[0]} … {pair[1]}\" in {n} prompts, e.g.: \"{clean[:300]}\"",
             why=f"Asked in {n} separate prompts of one session: a habit of this user, not a one-off.",
             how_to_apply="Do this without being asked.",
-            signals=["preference"], scope=scope_of(clean, "preference"), weight=2.1, promotion=INSTRUCTION,
+            # the user's words for one task, repeated: a candidate until another session asks for it again
+            signals=["preference"], scope=scope_of(clean, "preference"), weight=2.1,
         ))
     return out
 
