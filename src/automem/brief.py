@@ -4,8 +4,8 @@ Sections, in this order of priority: the human part of MAIN.md, the memories
 that matter most, ranked by evidence rather than by type (the user's own and
 kept ones, then automatic ones promoted by the user's direct instruction, then
 reinforced in another session, then verified fixes; within a rank, reinforced
-and recent first; at most PER_TYPE_CAP of each type; ``_global`` preferences
-included; candidates never), the newest bank entries whose titles say
+and recent first; at most PER_TYPE_CAP of each type; ``_global`` memories
+(ways of working, facts about this machine) included; candidates never), the newest bank entries whose titles say
 something, and the recent journal (today's and yesterday's
 files, last 10 entries). The human part is kept whole when it fits; otherwise
 it is cut at a paragraph or line boundary with a mark saying the rest is in
@@ -257,7 +257,7 @@ def _memory_rows(conn: sqlite3.Connection, slug: str, now: float) -> list[tuple]
     return conn.execute(
         f"SELECT ref, type, title, snippet, seen, last_seen, project FROM fts_docs "
         f"WHERE kind = 'memory' AND status IN ('user', 'promoted', '') "
-        f"AND (project = ? OR (project = ? AND type = 'preference')) "
+        f"AND project IN (?, ?) "
         f"ORDER BY CASE WHEN status IN ('user', '') THEN 0 ELSE CASE promoted {order} ELSE 9 END END, "
         f"min(seen, 10) + 10.0 / (1.0 + max(0.0, ? - last_seen) / 604800.0) DESC LIMIT ?",
         (slug, GLOBAL, now, MAX_MEMORIES * 3),

@@ -160,14 +160,15 @@ def rejection_rule(session: Session) -> list[Candidate]:
         if _ERRORISH.search(feedback) or feedback.endswith("?"):
             continue
         what = _what_was_rejected(step)
-        direct = phrasing.imperative(feedback)
-        summary = direct if not _VAGUE.search(feedback) else phrasing.fit(f"On {what}, the user said: {feedback}")
+        vague = bool(_VAGUE.search(feedback))  # "set that as ..." points into the rejected call: a candidate only
+        summary = phrasing.fit(f"On {what}, the user said: {feedback}") if vague else phrasing.imperative(feedback)
         out.append(Candidate(
             kind="decision", summary=summary,
             content=f"The user rejected {what} and said: \"{feedback}\"\nRejected call: {step.tool} {step.input[:160]}",
             why="The user stopped the agent's call and said what to do instead.",
             how_to_apply="Follow the user's choice when the same step comes up again.",
-            signals=["correction"], scope=scope_of(feedback, "decision"), weight=2.5, promotion=INSTRUCTION,
+            signals=["correction"], scope=scope_of(feedback, "decision"), weight=2.5,
+            promotion="" if vague else INSTRUCTION,
         ))
     return out
 
