@@ -386,3 +386,25 @@ def test_paths_escapes_and_cut_words_never_reach_a_summary():
     assert summary_text("C:\\Users\\ana\\app\\x.py fails", "") == "~\\app\\x.py fails"
     assert not readable("npm run build fails with E0463]") and not readable("Run the tests in the fol…")
     assert readable("Use pnpm, not npm, for the frontend")
+
+
+def test_an_install_or_a_lookalike_counts_only_when_it_is_the_missing_program():
+    rg = _fail("rg -n TODO", "bash: rg: command not found")
+    assert _run(errors.missing_command_rule, [rg, _ok("pip install requests"), _ok("rg -n TODO")]) == []  # ran later
+    pip = _fail("pip install httpx", "bash: pip: command not found")
+    [not_pipx] = _run(errors.missing_command_rule, [pip, _ok("pipx list")])
+    assert "pipx" not in not_pipx.summary and not not_pipx.promotion
+    [pip3] = _run(errors.missing_command_rule, [pip, _ok("pip3 install httpx")])
+    assert pip3.summary.endswith("use pip3 instead")
+
+
+def test_a_backgrounded_command_succeeding_proves_nothing():
+    failed = _fail("python3 -m http.server 8000 > /tmp/s.log 2>&1 &", "bash: /tmp/s.log: Permission denied")
+    later = _ok("nohup python3 -m http.server 8000 > s.log 2>&1 &")
+    assert _run(errors.fixed_error_rule, [failed, later]) == []
+
+
+def test_a_line_of_spaces_does_not_stall_the_rules():
+    """A pasted block with long runs of spaces used to take minutes in the layout rule."""
+    steps = [_prompt(" " * 5000 + "-> x\n" + "  " * 3000), _prompt("a" + " " * 4000 + "b -> c/d")]
+    find_candidates(Session(steps))  # finishes; before, matching was cubic in the run of spaces

@@ -211,3 +211,57 @@ def test_one_connection_restats_a_quiet_folder_only_every_few_seconds(tree, monk
         assert ids(home, "nox sessions", conn=conn) == ["m-poetry"]
     finally:
         conn.close()
+
+
+def test_an_old_index_is_upgraded_once_even_when_opened_at_once(automem_home):
+    """Two processes opening a version-1 index.db together: one upgrades, the other waits; nothing is moved aside."""
+    import sqlite3
+    import threading
+
+    from automem.index import db
+
+    home = Home.current().ensure()
+    conn = db.connect(home)
+    conn.execute("ALTER TABLE fts_docs DROP COLUMN status")
+    conn.execute("ALTER TABLE fts_docs DROP COLUMN promoted")
+    conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    conn.close()
+    errors: list[BaseException] = []
+
+    def open_it():
+        try:
+            db.connect(home).close()
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=open_it) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and not list(home.root.glob("index.db.corrupt-*"))
+    conn = sqlite3.connect(home.index_db)
+    assert {"status", "promoted"} <= {r[1] for r in conn.execute("PRAGMA table_info(fts_docs)")}
+    conn.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
+    conn.commit()
+    conn.close()
+    db.connect(home).close()  # a newer index is left alone
+    conn = sqlite3.connect(home.index_db)
+    assert conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == "9"
+    conn.close()
+
+
+def test_per_prompt_recall_finds_a_promoted_memory_among_many_candidates(tree):
+    from automem.recall import relevant_memories
+
+    home, project_dir = tree
+    for i in range(40):
+        put_memory(project_dir, f"docker compose build cache number {i} fails", f"c-{i}", status="candidate")
+    put_memory(project_dir, "docker compose build needs the repo root as context", "p-1")
+    conn = fts.open_index(str(home.root))
+    try:
+        fts.sync(conn, str(home.root), deep=True)
+        picked = relevant_memories(conn, "why does docker compose build fail", ["proj-1"], set(), 3)
+    finally:
+        conn.close()
+    assert [d["ref"] for d in picked] == ["p-1"]

@@ -234,3 +234,22 @@ def test_memory_get_by_id_refuses_a_symlink_out_of_the_tree(env, tmp_path):
 
     result = session(env, scenario)
     assert result.is_error and "not automem's to show" not in str(result.content)
+
+
+def test_memory_bank_restating_a_candidate_promotes_it_without_counting_a_session(automem_home, tmp_path):
+    from automem import mcp_server
+    from automem.home import Home
+    from automem.index import fts
+    from automem.store.memories import Memory, parse, save
+
+    home = Home.current().ensure()
+    project = home.project_for_cwd(str(tmp_path))
+    memory = Memory(type="pattern", summary="vite build bundles log-server.mjs; keep it outside src",
+                    content="vite build kept bundling log-server.mjs until it moved to tools/", status="candidate")
+    save(project, memory)
+    fts.index_file(memory.path, str(home.root))
+    done = mcp_server.bank(type="pattern", summary="vite build bundles log-server.mjs; keep it outside src",
+                           content="vite build kept bundling log-server.mjs until it moved to tools/", cwd=str(tmp_path))
+    assert done["status"] == "promoted" and done["id"] == memory.id
+    again = parse(memory.path)
+    assert (again.state, again.promoted, again.seen) == ("promoted", "agent", 1)

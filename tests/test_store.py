@@ -98,3 +98,23 @@ def test_index_and_model_texts_are_cleaned_by_the_full_pass():
 def test_non_text_is_refused(automem_home: Path):
     with pytest.raises(TypeError):
         write_markdown(automem_home / "x.md", b"bytes")  # type: ignore[arg-type]
+
+
+def test_old_files_without_a_status_keep_working(tmp_path, automem_home):
+    """Written before statuses existed: agent-banked ones stay promoted, nothing of theirs expires, a user's file
+    with a status it does not know is still read."""
+    from automem.home import Home
+    from automem.store.memories import Memory, expire_candidates, list_memories, save
+
+    home = Home.current().ensure()
+    project = home.project_for_cwd(str(tmp_path))
+    old = "2025-01-01T10:00:00.000Z"
+    banked = Memory(type="observation", summary="The API runs on port 8100 in this repo", content="x", source="mcp:claude-code",
+                    created=old)
+    auto = Memory(type="pattern", summary="make docs fails with theme not found twice here", content="y", created=old)
+    mine = Memory(type="decision", summary="Use pnpm, not npm, in this repo", content="z", source="user", status="active")
+    for memory in (banked, auto, mine):
+        save(project, memory)
+    assert banked.state == "promoted" and auto.state == "candidate" and mine.state == "user" and mine.status == ""
+    assert expire_candidates([project], 30) == []  # only files staged as candidates ever expire
+    assert len(list_memories(project)) == 3

@@ -95,7 +95,7 @@ def defang(text: str) -> str:
     a zero-width space inside the tag, ``<system>`` and ``<system-reminder>``. Terminal escapes and control,
     zero-width and bidi characters are removed first; look-alikes are folded (NFKC, one character for one) only
     to find the tags, so the rest of the text is left as written."""
-    from automem.extract.usable import strip_controls
+    from automem.controls import strip_controls
 
     text = strip_controls(text)
     folded = _fold(text)
@@ -256,9 +256,9 @@ def _memory_rows(conn: sqlite3.Connection, slug: str, now: float) -> list[tuple]
     # reinforcement (capped) plus recency: +10 today, +5 a week ago, ~+2 a month ago
     return conn.execute(
         f"SELECT ref, type, title, snippet, seen, last_seen, project FROM fts_docs "
-        f"WHERE kind = 'memory' AND status IN ('user', 'promoted', '') "
+        f"WHERE kind = 'memory' AND status IN ('user', 'promoted') "
         f"AND project IN (?, ?) "
-        f"ORDER BY CASE WHEN status IN ('user', '') THEN 0 ELSE CASE promoted {order} ELSE 9 END END, "
+        f"ORDER BY CASE WHEN status = 'user' THEN 0 ELSE CASE promoted {order} ELSE 9 END END, "
         f"min(seen, 10) + 10.0 / (1.0 + max(0.0, ? - last_seen) / 604800.0) DESC LIMIT ?",
         (slug, GLOBAL, now, MAX_MEMORIES * 3),
     ).fetchall()

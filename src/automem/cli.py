@@ -407,7 +407,7 @@ def audit(since, type_, all_projects, status, as_json) -> None:
 
 def _printable(text: str) -> str:
     """Stored text on a terminal: no escape sequence from a tool's output reaches it."""
-    from automem.extract.usable import strip_controls
+    from automem.controls import strip_controls
 
     return strip_controls(text)
 

@@ -223,6 +223,16 @@ def _bank_locked(conn, root: str, slugs: list[str], memory, target) -> dict:
     match = deduper.duplicate_of(memory.summary + "\n" + memory.content)
     if match is not None:
         known = parse(Path(root) / rows[match][0])
+        if known.state == "candidate":
+            from automem.schema import AGENT
+            from automem.store.memories import save_status
+
+            known.promote(AGENT)  # the agent confirms what the rules found; not a second session's evidence
+            save_status(known)
+            fts.index_file(known.path, root, conn)
+            return {"status": "promoted", "id": known.id, "type": known.type, "summary": known.summary,
+                    "seen": known.seen, "project": known.path.parent.parent.name,
+                    "message": f"already known as {known.id}: promoted (it will be recalled from now on). {MORE}"}
         if reinforce(known, now_iso()) is not None:
             fts.index_file(known.path, root, conn)
             status = "reinforced"

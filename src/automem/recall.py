@@ -220,7 +220,7 @@ def injectable(doc: dict) -> bool:
     """May this index row be handed to an agent? Memories only when promoted or the user's own."""
     from automem.schema import INJECTABLE
 
-    return doc["kind"] != "memory" or (doc.get("status") or "user") in INJECTABLE
+    return doc["kind"] != "memory" or doc.get("status") in INJECTABLE
 
 
 def _wanted(doc: dict, scope, type, since, harness, candidates=False) -> bool:
@@ -243,7 +243,7 @@ def _filtered(conn, table, expr, scope, type, since, harness, limit, candidates=
     weights = fts.MEM_WEIGHTS if table == "fts_mem" else fts.TEXT_WEIGHTS
     where, args = [f"{table} MATCH ?"], [expr]
     if not candidates:
-        where.append("(d.kind != 'memory' OR d.status IN ('user', 'promoted', ''))")
+        where.append("(d.kind != 'memory' OR d.status IN ('user', 'promoted'))")
     if scope is not None:
         where.append(f"d.project IN ({','.join('?' * len(scope))})")
         args += scope
@@ -331,7 +331,7 @@ def relevant_memories(
     if len(terms) < PROMPT_MIN_TERMS or limit <= 0:
         return []
     need = max(PROMPT_MIN_TERMS, math.ceil(PROMPT_COVERAGE * len(terms)))
-    rows = fts.search(conn, "fts_mem", fts.match_expr(terms, "OR"), PROMPT_POOL)
+    rows = fts.search_injectable_memories(conn, fts.match_expr(terms, "OR"), PROMPT_POOL)
     docs = fts.docs_by_id(conn, [r[0] for r in rows])
     picked: list[dict] = []
     for rowid, score in rows:

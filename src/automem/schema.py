@@ -28,12 +28,13 @@ def is_automatic_source(source: str) -> bool:
 
 
 def memory_state(source: str, status: str, seen: int) -> str:
-    """user | promoted | candidate | expired. A file from before statuses existed is promoted once reinforced."""
+    """user | promoted | candidate | expired. A file from before statuses existed is promoted once reinforced,
+    or when the agent recorded it on purpose (MCP); other old automatic files count as candidates."""
     if not is_automatic_source(source):
         return "user"
     if status in STATUSES:
         return status
-    return PROMOTED if seen >= 2 else CANDIDATE
+    return PROMOTED if seen >= 2 or str(source).startswith("mcp") else CANDIDATE
 
 
 # A learned memory is born a candidate: stored, listed, searchable with --candidates, never injected.

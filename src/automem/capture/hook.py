@@ -161,7 +161,7 @@ def _result_records(event: str, payload: dict) -> list[dict]:
     marked = event == "PostToolUseFailure" or _marked_error(response)
     scanned = text if len(text) <= SCAN_LIMIT else text[: SCAN_LIMIT // 2] + "\n" + text[-SCAN_LIMIT // 2 :]
     failed, errors = classify_result(command, scanned, is_error=marked, exit_code=exit_code)
-    if not marked and exit_code is None:
+    if not marked and exit_code is None and not failed:
         errors = detect_errors(strip_run_header(scanned)[0])  # no status at all: the output itself may show a failure
     records: list[dict] = [
         {"kind": "result", "tool": tool, "input": command, "ok": not failed and not errors, "exit_code": exit_code}

@@ -301,7 +301,7 @@ def _signal(error_type: str, line: str, signature_source: str | None = None) -> 
     return {"error_type": error_type, "line": line, "signature": normalize_signature(source)}
 
 
-_ANSI = _Lazy(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\\\)?|\x1b[@-Z\\\\-_]")
+_ANSI = _Lazy(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")  # as automem.controls.ANSI
 
 
 def _first_line(text: str, skip: re.Pattern | None = None) -> str:

@@ -208,9 +208,15 @@ def scope_of(sentence: str, kind: str) -> str:
 # --- reading a prompt -------------------------------------------------------------------------
 
 
+MAX_PROMPT = 50_000  # longer pastes are read by their head and tail
+
+
 def prose_lines(prompt: str) -> list[str]:
     """Lines a person wrote to the agent: no fences, quotes, indented code, logs, tables or injected blocks."""
-    text = _INJECTED.sub(" ", prompt or "")
+    prompt = prompt or ""
+    if len(prompt) > MAX_PROMPT:
+        prompt = prompt[: MAX_PROMPT // 2] + "\n" + prompt[-MAX_PROMPT // 2:]
+    text = _INJECTED.sub(" ", prompt) if "<" in prompt else prompt
     lines = text.splitlines()
     long_prompt = len([line for line in lines if line.strip()]) > LONG_PROMPT_LINES
     out: list[str] = []
@@ -239,6 +245,8 @@ def sentences(prompt: str) -> list[str]:
     """Sentences of the prose lines; a list typed on one line ("Constraints: - A - B") counts item by item."""
     out: list[str] = []
     for line in prose_lines(prompt):
+        if len(line) > 4000:
+            continue  # a line this long is pasted data, not something said to the agent
         for sentence in _SENTENCE_END.split(line):
             for part in _INLINE_ITEM.split(sentence):
                 part = _NEXT_LABEL.sub("", part.strip())  # "... and tests Output format:" -> "... and tests"

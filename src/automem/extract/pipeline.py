@@ -191,6 +191,9 @@ def _store(home, project, found, result, state, state_path, session_id, family, 
             if _forgotten(known):
                 continue
             if known.path is not None and known.is_automatic and (known.family or known.session_id) != family:
+                stronger = cand.promotion and known.state == "candidate" and cand.promotion != "reinforced"
+                if stronger:
+                    known.promote(cand.promotion)  # the user's instruction or a verified fix says more than "seen again"
                 reinforce(known, now_iso())
                 result.reinforced.append(known)
             elif known.path is not None and cand.promotion and known.promote(cand.promotion):

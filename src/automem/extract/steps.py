@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from automem.harness.model import Turn
 
 _USER_INPUT_BLOCK = re.compile(r"##\s*User Input\s*\n+\s*```[a-z]*\n(.*?)```", re.S | re.I)
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+from automem.controls import ANSI as _ANSI  # noqa: E402
 # A CLI wizard's question: "? Would you like X? › No / Yes", "Proceed? (y/N)", "Overwrite? [Y/n]".
 _ASKED = re.compile(
     r"^\s*[?✔]\s+([A-Z][^\n?=;{}]{5,120}\?)[^\n]{0,40}?›"

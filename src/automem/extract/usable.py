@@ -15,11 +15,7 @@ from __future__ import annotations
 
 import re
 
-# ESC [ ... final byte; ESC ] ... BEL or ESC \ ; other two-byte ESC sequences; C1 CSI
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]|\x9b[0-?]*[ -/]*[@-~]")
-_ANSI_REMNANT = re.compile(r"\[(?:\d{1,3}(?:;\d{1,3})*)m")  # a colour code whose ESC was lost on the way
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
-_REPLACEMENT = re.compile(r"\ufffd+")
+from automem.controls import strip_controls
 
 _HOME = re.compile(
     r"(?<![\w/.])(?:/home/[^/\s'\"`:]+|/Users/[^/\s'\"`:]+|/data/data/com\.termux/files/home|/var/home/[^/\s'\"`:]+"
@@ -32,14 +28,6 @@ _TEMP = re.compile(
     r"|~[\\/]AppData[\\/]Local[\\/]Temp(?:[\\/][^\s'\"`)\]]*)?",
     re.I,
 )
-
-
-def strip_controls(text: str) -> str:
-    """Terminal escapes and control characters out (newlines and tabs stay)."""
-    text = _ANSI.sub("", text or "")
-    text = _ANSI_REMNANT.sub("", text)
-    text = _REPLACEMENT.sub("", text)
-    return _CONTROL.sub("", text)
 
 
 def _root_forms(root: str) -> list[str]:
@@ -72,7 +60,7 @@ def _temp(match: re.Match) -> str:
     head = re.match(r"(?:/private)?/(?:tmp|var/tmp)|~[\\/]AppData[\\/]Local[\\/]Temp|/var/folders", path, re.I)
     if not head:
         return "<tmp>"
-    rest = path[head.end():]
+    rest = path[head.end():][:300]
     if not rest.strip("/\\"):
         return head.group(0)
     if _RANDOM.search(rest) or rest.count("/") + rest.count("\\") > 2:

@@ -77,8 +77,11 @@ def expire_candidates(home_root: str) -> int:
     from automem.index.fts import remove_file
     from automem.store.memories import expire_candidates as expire
 
+    from automem.store import memory_lock
+
     home = Home(Path(home_root))
-    gone = expire(home.projects(), load(home, strict=False).candidate_days)
+    with memory_lock(home_root):  # an extraction promoting a candidate while it expires would lose one of the two
+        gone = expire(home.projects(), load(home, strict=False).candidate_days)
     for _memory, old_path in gone:
         remove_file(old_path, home_root)
     return len(gone)

@@ -137,22 +137,33 @@ def _migrate(conn: sqlite3.Connection, home: Home) -> None:
     if row is None:
         conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
         recover_banked_keys(conn, home)
-    elif row[0] != str(SCHEMA_VERSION):
-        _upgrade(conn, int(row[0]) if row[0].isdigit() else 0)
+    elif row[0].isdigit() and int(row[0]) < SCHEMA_VERSION:
+        _upgrade(conn)  # a newer index (another install) is left alone, never downgraded
 
 
-def _upgrade(conn: sqlite3.Connection, version: int) -> None:
-    """An index from an older automem: add what is new, and let the next sync read the tree again."""
-    columns = {r[1] for r in conn.execute("PRAGMA table_info(fts_docs)")}
-    for column in ("status", "promoted"):
-        if column not in columns:
-            conn.execute(f"ALTER TABLE fts_docs ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
-    conn.execute("BEGIN")
-    for table in ("fts_docs", "fts_mem", "fts_text", "fts_dirs"):
-        conn.execute(f"DELETE FROM {table}")
-    conn.execute("DELETE FROM meta WHERE key >= 'fts_files:' AND key < 'fts_files:\uffff'")
-    conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-    conn.execute("COMMIT")
+def _upgrade(conn: sqlite3.Connection) -> None:
+    """An index from an older automem: add what is new, and let the next sync read the tree again.
+
+    Under BEGIN IMMEDIATE, with the version read again inside: hooks and the MCP server may open it at once."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        if row is not None and row[0].isdigit() and int(row[0]) >= SCHEMA_VERSION:
+            conn.execute("COMMIT")
+            return  # another process upgraded it while this one waited
+        columns = {r[1] for r in conn.execute("PRAGMA table_info(fts_docs)")}
+        for column in ("status", "promoted"):
+            if column not in columns:
+                conn.execute(f"ALTER TABLE fts_docs ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
+        for table in ("fts_docs", "fts_mem", "fts_text", "fts_dirs"):
+            conn.execute(f"DELETE FROM {table}")
+        conn.execute("DELETE FROM meta WHERE key >= 'fts_files:' AND key < 'fts_files:\uffff'")
+        conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
 
 
 def recover_banked_keys(conn: sqlite3.Connection, home: Home) -> int:

@@ -710,6 +710,18 @@ def search(conn: sqlite3.Connection, table: str, expr: str, pool: int) -> list[t
         return []  # an expression FTS5 cannot parse: no hits rather than an error
 
 
+def search_injectable_memories(conn: sqlite3.Connection, expr: str, pool: int) -> list[tuple[int, float]]:
+    """Like ``search`` over fts_mem, but only memories that may be handed to an agent (promoted or the user's)."""
+    try:
+        return conn.execute(
+            f"SELECT m.rowid, bm25(fts_mem, {MEM_WEIGHTS}) AS score FROM fts_mem m JOIN fts_docs d ON d.id = m.rowid "
+            "WHERE fts_mem MATCH ? AND d.status IN ('user', 'promoted') ORDER BY score LIMIT ?",
+            (expr, pool),
+        ).fetchall()
+    except sqlite3.OperationalError:
+        return []
+
+
 def docs_by_id(conn: sqlite3.Connection, ids: list[int]) -> dict[int, dict]:
     if not ids:
         return {}

@@ -672,10 +672,12 @@ def _literal_word(value: str, key: str) -> bool:
     low = value.lower()
     if "." in value or low in _CODE_WORDS or len(value) < 6:
         return False
+    if re.search(r"\d", value):
+        return True  # password1, mytoken2024: a literal, however it is spelled
     base = re.sub(r"[^a-z]", "", key.lower())
     for word in ("password", "passwd", "secret", "token", "apikey", "key", "pass", "pwd"):
-        if word in base and word in low:
-            return False  # password=passwordField, token=tokenValue: a variable named after the key
+        if word in base and word in low and (value != low or "_" in value):
+            return False  # password=passwordField, token=token_value: a variable named after the key
     return True
 
 

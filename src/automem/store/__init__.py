@@ -48,7 +48,7 @@ def write_markdown(path: Path | str, text: str, *, home: Path | str | None = Non
     an OSC clipboard write or a clear-screen), and write it atomically (mode 0600) under AUTOMEM_HOME."""
     if not isinstance(text, str):
         raise TypeError(f"write_markdown needs text, not {type(text).__name__}")
-    from automem.extract.usable import strip_controls
+    from automem.controls import strip_controls
 
     target = inside_home(path, home)
     atomic_write_text(target, redacted(strip_controls(text)))

@@ -72,8 +72,8 @@ class Memory:
     def __post_init__(self) -> None:
         if self.type not in TYPES:
             raise ValueError(f"memory type must be one of {', '.join(TYPES)}, not {self.type!r}")
-        if self.status and self.status not in STATUSES:
-            raise ValueError(f"memory status must be one of {', '.join(STATUSES)}, not {self.status!r}")
+        if self.status not in STATUSES or not is_automatic_source(self.source):
+            self.status = ""  # a hand edit or a user's own file: no status to act on (never a reason to lose it)
         self.summary = cap(" ".join((self.summary or "").split()), SUMMARY_CAP)
         self.content = cap(self.content, CONTENT_CAP)
         self.why = cap(self.why, WHY_CAP)
@@ -282,7 +282,9 @@ def move_to_trash(memory: Memory) -> Path:
 
 def expire_candidates(projects: list[Project], days: int, now: float | None = None) -> list[tuple[Memory, Path]]:
     """Automatic candidates older than ``days`` with no promotion go to trash, marked expired (so they may
-    be learned again if they come back, unlike what the user forgot). Returns (memory, old path) pairs."""
+    be learned again if they come back, unlike what the user forgot). Only files staged as candidates
+    (``status: candidate``): an older file without a status is never expired. Call under the memory lock.
+    Returns (memory, old path) pairs."""
     import time
     from datetime import datetime
 
@@ -292,7 +294,7 @@ def expire_candidates(projects: list[Project], days: int, now: float | None = No
     out: list[tuple[Memory, Path]] = []
     for project in projects:
         for memory in list_memories(project):
-            if memory.state != CANDIDATE or memory.path is None:
+            if memory.status != CANDIDATE or memory.path is None:
                 continue
             try:
                 created = datetime.fromisoformat(memory.created.replace("Z", "+00:00")).timestamp()

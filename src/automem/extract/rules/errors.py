@@ -407,17 +407,20 @@ def _later_success_with(session: Session, start: int, name: str) -> int | None:
 
 
 def _alternative(session: Session, index: int, name: str) -> str:
-    """A program that did the job instead (python -> python3, pip -> pip3), used successfully later."""
+    """A program that did the same job instead (python -> python3, pip -> pip3): its name one or two characters
+    longer or shorter, run later with the same arguments, successfully."""
+    failed = next((c for c in session.intent(index).commands if c.program == name), None)
     for j in range(index + 1, min(len(session.steps), index + WINDOW)):
         step = session.steps[j]
         if step.kind != "action" or not step.ok:
             continue
-        main = session.intent(j).main
-        if main is None or main.program == name:
-            continue
-        other = main.program
-        if (other.startswith(name) or name.startswith(other)) and abs(len(other) - len(name)) <= 2 and other[:3] == name[:3]:
-            return other
+        for other in session.intent(j).commands:
+            alike = (other.program.startswith(name) or name.startswith(other.program)) and other.program != name
+            if not alike or abs(len(other.program) - len(name)) > 2 or not re.fullmatch(r"[\d.]*", (
+                    other.program[len(name):] if len(other.program) > len(name) else name[len(other.program):])):
+                continue  # python3 for python, pip3 for pip; pipx is another program
+            if failed is None or other.positional[:1] == failed.positional[:1]:
+                return other.program
     return ""
 
 
@@ -437,8 +440,7 @@ def missing_command_rule(session: Session) -> list[Candidate]:
         if later is not None:
             installs = [c for j in range(index + 1, later) if session.steps[j].kind == "action"
                         and session.steps[j].ok for c in session.intent(j).commands
-                        if is_install(c) and (name in installed_names(c) or any(name in p for p in installed_names(c))
-                                              or len(installed_names(c)) == 1)]
+                        if is_install(c) and any(name in p.lower() for p in installed_names(c))]
             fixed = verified_fix(session, index)
             diff = difference(session.intent(index), session.intent(fixed[0]), between=fixed[1]) if fixed else None
             if installs:
@@ -451,7 +453,7 @@ def missing_command_rule(session: Session) -> list[Candidate]:
                     how_to_apply=f"Install it with `{how}` before using {name} on a new setup of this machine.",
                     signals=["error"], scope="global", weight=2.3, promotion=VERIFIED_FIX,
                 ))
-            elif diff and diff.kind == "before":
+            elif diff and diff.kind == "before" and re.search(r"\bpath\b", diff.text, re.I):
                 change = diff.text.removeprefix("after ").strip("`")
                 out.append(Candidate(
                     kind="observation",

@@ -1,9 +1,11 @@
 """Lessons from what the user said: directives, rejections, corrections, where things live, choices.
 
-What the user tells the agent as a rule is the strongest evidence there is, so a directive is
-promoted at once ("instruction"). Everything else the user typed is context: a correction right
-after they stopped the agent, a path they named, an option they picked. Those are stored as
-candidates and wait for more evidence before they are ever injected.
+What the user tells the agent directly is the strongest evidence there is, so it is promoted at
+once ("instruction"): a rule ("use X, not Y"), a rejection whose feedback says what to do instead,
+a fact typed right after stopping the agent, where a thing lives, a layout or a stack typed item by
+item, the file chosen for a plan. What only points at the moment (an option picked from the
+agent's list, a request repeated within one session, a rejection whose feedback points into the
+rejected call) is stored as a candidate and waits for more evidence before it is ever injected.
 """
 
 from __future__ import annotations
@@ -245,7 +247,7 @@ def location_rule(session: Session) -> list[Candidate]:
     return out
 
 
-_MAPPING_LINE = re.compile(r"^\s*[-*]?\s*([\w./@, -]{1,100}?)\s*(?:->|→|=>)\s*([\w./@-]{1,80})\s*(?:\(.*\))?\s*$")
+_MAPPING_LINE = re.compile(r"^(?:[-*]\s+)?(\S[\w./@, -]{0,99}?)\s*(?:->|→|=>)\s*([\w./@-]{1,80})(?:\s+\([^()\n]*\))?$")
 
 
 def mapping_rule(session: Session) -> list[Candidate]:
@@ -254,7 +256,9 @@ def mapping_rule(session: Session) -> list[Candidate]:
     for step in session.steps:
         if step.kind != "prompt" or "```" in step.text:
             continue
-        pairs = [m.groups() for m in map(_MAPPING_LINE.match, step.text.splitlines()) if m]
+        lines = [line.strip() for line in step.text.splitlines()
+                 if len(line) <= 300 and ("->" in line or "→" in line or "=>" in line)]
+        pairs = [m.groups() for m in map(_MAPPING_LINE.match, lines) if m]
         pairs = [(a.strip(), b.strip()) for a, b in pairs if "/" in a + b or "." in a + b]
         if len(pairs) < 3:
             continue
