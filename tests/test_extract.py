@@ -329,3 +329,59 @@ def test_a_session_end_with_no_transcript_and_no_capture_starts_nothing(tmp_path
     (automem_home / "spool").mkdir(exist_ok=True)
     (automem_home / "spool" / "real-one.jsonl").write_text("{}\n")
     assert not _not_a_session(str(automem_home), spooled, "real-one")  # it captured something: extract it
+
+
+def _workers_of(session_id: str) -> set[int]:
+    found = set()
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmd = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"automem.extract.worker" in cmd and session_id.encode() in cmd:
+            found.add(int(proc.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="counts worker processes through /proc")
+def test_a_burst_of_stops_starts_one_worker_and_loses_no_turn(replayed, run_hook):
+    """16 Stop events at once for one session: never two workers at a time; the one running reads again for the
+    Stops it missed (a Stop arriving after it let go may start the next one)."""
+    import threading
+
+    home, session_id, cwd, root = replayed
+    payload = {"session_id": session_id, "cwd": cwd, "hook_event_name": "Stop",
+               "transcript_path": str(root / "transcript.jsonl")}
+    seen: set[int] = set()
+    most = [0]
+    done = threading.Event()
+
+    def watch():
+        while not done.is_set():
+            now = _workers_of(session_id)
+            seen.update(now)
+            most[0] = max(most[0], len(now))
+            time.sleep(0.02)
+
+    import time
+
+    deadline = time.monotonic() + 60
+    while _workers_of(session_id) and time.monotonic() < deadline:
+        time.sleep(0.05)  # the replay's own worker, still pruning after its note: not part of the burst
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    hooks = [threading.Thread(target=run_hook, args=("Stop", payload, _env(home, root))) for _ in range(16)]
+    for t in hooks:
+        t.start()
+    for t in hooks:
+        t.join()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and (_workers_of(session_id) or (home / "state" / "extract" /
+                                                                       f"{session_id}.worker").exists()):
+        time.sleep(0.1)
+    done.set()
+    watcher.join()
+    assert most[0] == 1 and 1 <= len(seen) <= 3, (most, seen)
+    assert not (home / "state" / "extract" / f"{session_id}.again").exists()  # the missed Stops were run

@@ -28,8 +28,46 @@ def on_stop(payload: dict, harness: str) -> dict | None:
     cwd = payload.get("cwd")
     if isinstance(cwd, str) and cwd:
         args += ["--cwd", cwd]
-    spawn_detached(args)
+    if claim_worker(home, session_id):
+        spawn_detached(args)
     return stop_message(home, session_id)
+
+
+CLAIM_STALE_SECONDS = 180  # longer than the worker's time limit: a claim this old belongs to a killed worker
+
+
+def claim_paths(home: str, session_id: str) -> tuple[str, str]:
+    """(claim, again): the file a running worker of this session owns, and the mark asking it to run again."""
+    base = os.path.join(home, "state", "extract", safe_session_id(session_id or "manual"))
+    return base + ".worker", base + ".again"
+
+
+def claim_worker(home: str, session_id: str) -> bool:
+    """Single-flight at the hook: True when this call may start the session's worker. While one runs, a Stop
+    leaves an "again" mark instead (its turn is not lost: the running worker reads once more before it goes)."""
+    claim, again = claim_paths(home, session_id)
+    for _ in range(2):
+        try:
+            os.makedirs(os.path.dirname(claim), mode=0o700, exist_ok=True)
+            os.close(os.open(claim, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+            return True
+        except FileExistsError:
+            try:
+                import time
+
+                if time.time() - os.stat(claim).st_mtime > CLAIM_STALE_SECONDS:
+                    os.unlink(claim)  # a worker killed before it could let go
+                    continue
+            except OSError:
+                continue
+            try:
+                os.close(os.open(again, os.O_CREAT | os.O_WRONLY, 0o600))
+            except OSError:
+                pass
+            return False
+        except OSError:
+            return True  # the state folder is unusable: better a second worker than a lost turn
+    return False
 
 
 def _not_a_session(home: str, payload: dict, session_id: str) -> bool:

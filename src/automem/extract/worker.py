@@ -1,7 +1,9 @@
 """The detached worker the Stop hook starts: bank the transcript, then extract its lessons.
 
-Single-flight per session (an flock on state/extract/<session>.lock: a burst of Stop events runs
-one extraction, the others leave at once) and a time limit, so no process outlives its job.
+Single-flight per session: the hook claims ``state/extract/<session>.worker`` before it starts a
+worker, and a Stop arriving while one runs only leaves ``<session>.again``; the worker lets go of
+its claim when done and, when it finds that mark, claims again and runs once more (the extraction
+itself also holds an flock on ``<session>.lock``). A time limit ends it, so no process outlives its job.
 """
 
 from __future__ import annotations
@@ -28,6 +30,33 @@ def main(argv: list[str] | None = None) -> int:
 
     if not os.path.isdir(automem_home()):
         return 0  # the home is gone (uninstalled, or a throwaway one removed): never create it from here
+    try:
+        return _main(args)
+    finally:
+        if _owned:
+            _release(automem_home(), args.session)
+
+
+_owned = True  # the hook claimed this session for this worker; cleared once the claim is let go
+
+
+def _release(home: str, session_id: str) -> None:
+    global _owned
+    import os
+
+    from automem.extract.trigger import claim_paths
+
+    _owned = False
+    try:
+        os.unlink(claim_paths(home, session_id)[0])
+    except OSError:
+        pass
+
+
+def _main(args) -> int:
+    import os
+
+    from automem.capture.paths import automem_home
     from automem.log import log_error
 
     missing = _missing_dependencies()
@@ -41,6 +70,41 @@ def main(argv: list[str] | None = None) -> int:
         args.transcript = None
     if not args.transcript and args.session:
         args.transcript = find_transcript(args.harness, args.session)  # Codex may send transcript_path: null
+    while True:
+        _work(args, log_error)
+        try:
+            from automem import consent
+
+            consent.prune_spool(automem_home())  # growth is bounded: old sessions' captures go after spool_days
+            prune_session_state(automem_home())
+            expire_candidates(automem_home())
+        except BaseException as exc:  # noqa: BLE001
+            log_error("extract-worker", f"pruning the spool: {type(exc).__name__}: {exc}")
+        if not _run_again(automem_home(), args.session):
+            return 0  # let go last: nothing of this worker runs beside the next one
+
+
+def _run_again(home: str, session_id: str) -> bool:
+    """Let go of the session's claim; True when a Stop came meanwhile and this worker claimed it again."""
+    global _owned
+    import os
+
+    from automem.extract.trigger import claim_paths, claim_worker
+
+    _release(home, session_id)
+    again = claim_paths(home, session_id)[1]
+    if not os.path.exists(again):
+        return False
+    try:
+        os.unlink(again)
+    except OSError:
+        return False  # another worker took the mark
+    _owned = claim_worker(home, session_id)
+    return _owned
+
+
+def _work(args, log_error) -> None:
+    """One round: bank the transcript, then extract the session."""
     if not args.no_bank:
         try:
             from pathlib import Path
@@ -54,15 +118,6 @@ def main(argv: list[str] | None = None) -> int:
         run_extraction(args.session, args.transcript, args.harness, args.cwd)
     except BaseException as exc:  # noqa: BLE001
         log_error("extract-worker", f"{type(exc).__name__}: {exc}")
-    try:
-        from automem import consent
-
-        consent.prune_spool(automem_home())  # growth is bounded: old sessions' captures go after spool_days
-        prune_session_state(automem_home())
-        expire_candidates(automem_home())
-    except BaseException as exc:  # noqa: BLE001
-        log_error("extract-worker", f"pruning the spool: {type(exc).__name__}: {exc}")
-    return 0
 
 
 STATE_KEEP_DAYS = 30
@@ -167,4 +222,9 @@ def run_extraction(session_id: str, transcript: str | None, harness: str, cwd: s
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    import os
+
+    os._exit(code)  # no interpreter teardown once the claim is let go: the next worker may already be starting
