@@ -357,3 +357,33 @@ def test_backfill_waits_for_a_running_pass(env, tmp_path, monkeypatch):
         passes._bank_file = real
     run_pass(fresh)
     assert set(banked_keys(fresh)) == set().union(*expected_turns().values())
+
+
+def test_a_killed_pass_loses_no_turn(env):
+    """SIGKILL mid-pass left a fresh reservation; the next pass skipped the turn and moved its cursor past it,
+    so the turn was lost until a backfill. A reservation of a process that is gone is taken over at once."""
+    import subprocess
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    turn = next(t for t in READERS["codex"].read_turns(READERS["codex"].discover()[0]) if t.finished and not is_trivial(t))
+    conn = sqlite3.connect(env.index_db)
+    conn.execute("INSERT INTO reservations VALUES (?, ?, ?)", (turn.turn_key, f"{dead.pid}@{time.time()}", time.time()))
+    conn.commit()
+    conn.close()
+    run_pass(env, harnesses=["codex"])
+    assert turn.turn_key in banked_keys(env)
+
+
+def test_a_turn_a_live_pass_holds_is_read_again_later(env):
+    turn = next(t for t in READERS["codex"].read_turns(READERS["codex"].discover()[0]) if t.finished and not is_trivial(t))
+    conn = sqlite3.connect(env.index_db)
+    conn.execute("INSERT INTO reservations VALUES (?, ?, ?)", (turn.turn_key, f"{os.getpid()}-other@x", time.time()))
+    conn.commit()
+    run_pass(env, harnesses=["codex"])
+    assert turn.turn_key not in banked_keys(env)
+    conn.execute("DELETE FROM reservations")
+    conn.commit()
+    conn.close()
+    run_pass(env, harnesses=["codex"])  # no backfill, no cursor reset: the cursor stopped before the held turn
+    assert turn.turn_key in banked_keys(env)

@@ -170,21 +170,26 @@ def _bank_file(home, conn, harness, path, cursors, window_start, now, report, bu
     settled_to = offset
     read_before_stop = 0
     stopped = False
+    held_from: int | None = None  # the first turn another live pass holds: the cursor must not pass it
     for turn in stream:
         if turn.settled:
             settled_to = max(settled_to, turn.end_offset)
         if turn.finished and not is_trivial(turn) and _turn_time(turn) >= window_start:
-            _bank_turn(home, conn, turn, now, report)
+            if not _bank_turn(home, conn, turn, now, report) and held_from is None:
+                held_from = turn.start_offset
         read_before_stop = turn.end_offset - offset
         if read_before_stop > budget:
             stopped = True
             report.backlog = True
             break
     resume = settled_to if stopped else stream.resume_offset
+    if held_from is not None:
+        resume = min(resume, held_from)  # read that turn again next time, when its holder is done or gone
     bytes_read = (read_before_stop if stopped else max(0, st.st_size - offset))
     report.bytes_read += bytes_read
     # a pass stopped by its budget records size -1, so the next pass reads on from the settled offset
-    cursor = state.Cursor(resume, st.st_size if not stopped else -1, st.st_mtime_ns, st.st_ino, now)
+    again = stopped or held_from is not None  # size -1: the next pass reads on from `resume` even if nothing changed
+    cursor = state.Cursor(resume, st.st_size if not again else -1, st.st_mtime_ns, st.st_ino, now)
     state.save_cursor(conn, key, harness, cursor)
     cursors[key] = cursor
     return bytes_read
@@ -214,13 +219,34 @@ def _turn_time(turn: Turn) -> float:
     return iso_epoch(turn.ended_at or turn.started_at, time.time())
 
 
-def _bank_turn(home: Home, conn: sqlite3.Connection, turn: Turn, now: float, report: PassReport) -> None:
+def _alive(owner: str) -> bool:
+    """Is the pass that reserved a turn (``<pid>@<time>``) still running?"""
+    try:
+        pid = int(owner.split("@", 1)[0])
+    except ValueError:
+        return True  # not one of ours to judge: its time limit decides
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # it exists, owned by someone else
+    return True
+
+
+def _bank_turn(home: Home, conn: sqlite3.Connection, turn: Turn, now: float, report: PassReport) -> bool:
+    """Bank one finished turn; False only when another live pass holds it (the caller must read it again)."""
     key = turn.turn_key
     row = state.banked(conn, key)
     if row is not None and (turn.revision is None or row[1] == turn.revision):
-        return
-    if not state.reserve(conn, key, f"{os.getpid()}@{now}", now, RESERVATION_TTL):
-        return  # another live pass holds it
+        return True
+    me = f"{os.getpid()}@{now}"
+    if not state.reserve(conn, key, me, now, RESERVATION_TTL):
+        if _alive(state.reservation_owner(conn, key)):
+            return False  # another live pass holds it
+        state.take_over(conn, key, me, now)  # the pass that reserved it was killed before it could finish
     project = home.project_for_cwd(turn.cwd or "")
     entry = render(turn)
     from automem.store import write_markdown
@@ -239,6 +265,7 @@ def _bank_turn(home: Home, conn: sqlite3.Connection, turn: Turn, now: float, rep
         report.rewritten += 1
     report.per_harness[turn.harness] = report.per_harness.get(turn.harness, 0) + 1
     report.projects.add(project.slug)
+    return True
 
 
 def is_trivial(turn: Turn) -> bool:

@@ -50,6 +50,16 @@ def reserve(conn: sqlite3.Connection, turn_key: str, owner: str, now: float, ttl
     return bool(took)
 
 
+def reservation_owner(conn: sqlite3.Connection, turn_key: str) -> str:
+    row = conn.execute("SELECT owner FROM reservations WHERE turn_key = ?", (turn_key,)).fetchone()
+    return str(row[0]) if row else ""
+
+
+def take_over(conn: sqlite3.Connection, turn_key: str, owner: str, now: float) -> None:
+    """Take a turn from a pass that is known to be gone (its process no longer exists)."""
+    conn.execute("UPDATE reservations SET owner = ?, at = ? WHERE turn_key = ?", (owner, now, turn_key))
+
+
 def mark_banked(conn: sqlite3.Connection, turn_key: str, project: str, file: str, now: float,
                 revision: str | None) -> None:
     conn.execute(
