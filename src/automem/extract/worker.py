@@ -54,7 +54,6 @@ def _release(home: str, session_id: str) -> None:
 
 
 def _main(args) -> int:
-    import os
 
     from automem.capture.paths import automem_home
     from automem.log import log_error

@@ -575,7 +575,7 @@ _REQUIREMENT = re.compile(r"\b(?:not on an? [\w-]+|must be|should be|requires?|n
 def stated_requirement_rule(session: Session) -> list[Candidate]:
     """An error that states its own requirement ("Not on a feature branch", "must be run from ..."), met later."""
     out: list[Candidate] = []
-    for key, indexes in _clusters(session).items():
+    for indexes in _clusters(session).values():
         index = indexes[0]
         step = session.steps[index]
         if is_slip(step) or _missing_name(session, index):

@@ -215,7 +215,7 @@ def reported_problem_rule(session: Session) -> list[Candidate]:
             by_cluster.setdefault(key, []).append(i)
     out: list[Candidate] = []
     done: set[str] = set()
-    for n, (i, key, error) in enumerate(reports):
+    for i, key, error in reports:
         following = [j for j in prompts if j > i]
         end = following[0] if following else len(steps)
         edited = _changed(steps[i + 1 : end])
