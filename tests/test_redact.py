@@ -275,7 +275,7 @@ LOWER_WORDS = chars(string.ascii_lowercase, 8, 24).filter(lambda w: w not in ("p
 @FAST
 @given(word=LOWER_WORDS, key=st.sampled_from(["DB_PASSWORD", "password", "API_TOKEN", "client_secret", "--password"]))
 def test_an_all_lower_case_password_in_key_value_form_vanishes(tier, word, key):
-    """The red team's worst leak: `DB_PASSWORD=correcthorsebatterystaple` passed both tiers."""
+    """An identifier-shaped literal after `KEY=` is a secret: `DB_PASSWORD=correcthorsebatterystaple` used to pass."""
     assume(not is_allowed(word))
     for text in (f"{key}={word}", f"export {key}={word}", f"curl 'https://x.example/a?{key.lstrip('-')}={word}'"):
         out = TIERS[tier](text)
