@@ -122,7 +122,7 @@ def test_discovery_sessions_and_archived(tmp_path):
 
 
 def _rollout_0171(path, turns):
-    """A rollout in the 0.171 shape (as the real client writes it, per its record types): no user_message event,
+    """A rollout shaped like Codex 0.171 writes them (not copied from one): no user_message event,
     the prompt only in response_item and item_completed/UserMessage, exec_command {"cmd"}, results with a
     "Chunk ID / Wall time / Process exited with code N" header and an item_completed/CommandExecution."""
     sid = "019f0000-0000-7000-8000-000000000171"
