@@ -79,9 +79,10 @@ _NEGATION_BEFORE = re.compile(
     r"\b(?:not|never|no(?!\s*[,.;:!])|isn'?t|wasn'?t|don'?t|doesn'?t|didn'?t|hardly)\W+(?:\w+\W+)?$", re.I
 )
 _QUESTION_START = re.compile(r"^(?:why|what|how|when|where|who|which|is|are|does|do|did)\b", re.I)
-_INJECTED = re.compile(
-    r"<(system-reminder|command-[\w-]+|local-command-[\w-]+|bash-[\w-]+|user-prompt-submit-hook|task-notification)>"
-    r".*?</\1>",
+# blocks a harness or a template puts into a prompt: not the user's words
+INJECTED = re.compile(
+    r"<(system-reminder|command-[\w-]+|local-command-[\w-]+|bash-[\w-]+|user-prompt-submit-hook|task-notification"
+    r"|environment_context|user_instructions|INSTRUCTIONS|image|attachments?)>.*?</\1>",
     re.S,
 )
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
@@ -94,10 +95,10 @@ _CODE_OR_LOG = re.compile(
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
-def _prose_lines(prompt: str):
-    """Lines a person wrote: no fenced blocks, quoted text, indented code or log lines."""
+def prose_lines(prompt: str):
+    """Lines a person wrote: no injected blocks, fenced blocks, quoted text, indented code or log lines."""
     in_fence = False
-    for line in _INJECTED.sub(" ", prompt).splitlines():
+    for line in (INJECTED.sub(" ", prompt) if "<" in prompt else prompt).splitlines():
         if _FENCE.match(line):
             in_fence = not in_fence
             continue
@@ -114,7 +115,7 @@ def _prose_lines(prompt: str):
 
 
 def _sentences(prompt: str):
-    for line in _prose_lines(prompt):
+    for line in prose_lines(prompt):
         for sentence in _SENTENCE_END.split(line):
             sentence = sentence.strip()
             if sentence:

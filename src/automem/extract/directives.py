@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 MAX_SENTENCE = 240
 LONG_PROMPT_LINES = 25  # a prompt longer than this is a pasted document: only short imperative lines count
+MAX_PROMPT = 50_000  # longer pastes are read by their head and tail
 
 
 @dataclass
@@ -92,18 +93,8 @@ _NARRATIVE = re.compile(
     r"|\b(?:the|a)\s+(?:knight|king|queen|dragon|wizard|hero|villain|princess|warrior|character|narrator)\b",
     re.I,
 )
-_CODE_OR_LOG = re.compile(
-    r"^\s*(?:\d{4}-\d\d-\d\d\b|\d\d:\d\d:\d\d|\[[A-Z0-9:. -]+\]|(?:DEBUG|INFO|WARN|WARNING|ERROR|FATAL|TRACE)\b|at \S+ \("
-    r"|File \"|Traceback|def |class |import |from \S+ import |const |let |var |function |return |#include|\$ |>>> "
-    r"|npm ERR!|<[/\w!?]|[{}\[\]()]|\||#\d+ |[\w-]+\s*\|)"
-    r"|[;{]\s*$|^\s*[\w.]+\(.*\)\s*;?$|^\s*[\w.]+\s*(?:=|\+=|==)\s*\S+$"
-)
-_FENCE = re.compile(r"^\s*(?:```|~~~)")
-_INJECTED = re.compile(
-    r"<(system-reminder|command-[\w-]+|local-command-[\w-]+|bash-[\w-]+|user-prompt-submit-hook|task-notification"
-    r"|environment_context|user_instructions|INSTRUCTIONS|image|attachments?)>.*?</\1>",
-    re.S,
-)
+# besides the code and log lines the hook already skips: tables, docker build steps, compose log prefixes
+_MORE_DATA = re.compile(r"^\s*(?:\[[A-Z0-9:. -]+\]|[{}\[\]()]|\||#\d+ |[\w-]+\s*\|)")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？；])")
 
 
@@ -208,34 +199,28 @@ def scope_of(sentence: str, kind: str) -> str:
 # --- reading a prompt -------------------------------------------------------------------------
 
 
-MAX_PROMPT = 50_000  # longer pastes are read by their head and tail
-
-
 def prose_lines(prompt: str) -> list[str]:
-    """Lines a person wrote to the agent: no fences, quotes, indented code, logs, tables or injected blocks."""
+    """Lines a person wrote to the agent (capture.feedback.prose_lines), without tables, headings, comments and
+    build logs; in a long pasted document only short lines spoken to the agent."""
+    from automem.capture.feedback import INJECTED
+    from automem.capture.feedback import prose_lines as written_lines
+
     prompt = prompt or ""
     if len(prompt) > MAX_PROMPT:
         prompt = prompt[: MAX_PROMPT // 2] + "\n" + prompt[-MAX_PROMPT // 2:]
-    text = _INJECTED.sub(" ", prompt) if "<" in prompt else prompt
-    lines = text.splitlines()
-    long_prompt = len([line for line in lines if line.strip()]) > LONG_PROMPT_LINES
+    body = INJECTED.sub(" ", prompt) if "<" in prompt else prompt
+    long_prompt = sum(1 for line in body.splitlines() if line.strip()) > LONG_PROMPT_LINES
     out: list[str] = []
-    in_fence = False
-    for line in lines:
-        if _FENCE.match(line):
-            in_fence = not in_fence
+    for stripped in written_lines(body):
+        if stripped.startswith(("#", "|", "//", "<!--")) or _MORE_DATA.search(stripped):
             continue
-        stripped = line.strip()
-        if in_fence or not stripped or stripped.startswith((">", "#", "|", "//", "<!--")):
-            continue
-        if (line.startswith("    ") or line.startswith("\t")) and not re.match(r"[-*+]|\d+[.)]", stripped):
-            continue
-        if _CODE_OR_LOG.search(stripped):
-            continue
-        if long_prompt and (len(stripped) > 200 or not re.match(r"^[-*+]?\s*(?:please |you |never |don'?t |always |use |do not )", stripped, re.I)):
+        if long_prompt and (len(stripped) > 200 or not _SPOKEN.match(stripped)):
             continue  # a pasted document: only short lines spoken to the agent count
         out.append(re.sub(r"^(?:[-*+•]|\d+[.)])\s+", "", stripped))
     return out
+
+
+_SPOKEN = re.compile(r"^[-*+]?\s*(?:please |you |never |don'?t |always |use |do not )", re.I)
 
 
 _INLINE_ITEM = re.compile(r"\s+[-*•]\s+(?=[A-Z])")

@@ -147,36 +147,7 @@ def location(sentence: str) -> str:
 
 # --- errors -------------------------------------------------------------------------------------
 
-_ERROR_TYPE = re.compile(r"\b([A-Z][A-Za-z]+(?:Error|Exception|Failure|Fault))\b|\b(E[A-Z]{3,9})\b|\b(TS\d{4})\b")
-_ENV_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=\S*$")
-_SUBCOMMAND = re.compile(r"^[a-z][a-z0-9:_-]*$")
-_SCRIPT = re.compile(r"^[\w-]+\.(?:js|mjs|cjs|ts|py|rb|sh|pl|php)$")
-_RUNNERS = frozenset({"run", "exec", "x", "-m", "dlx"})
-_SHELL_WRAPPER = re.compile(r"^(?:bash|sh|zsh) -l?c |^powershell(?:\.exe)? -Command |^cmd(?:\.exe)? /c ", re.I)
-
-
-def shell_words(command: str) -> list[str]:
-    """The words of the first real command: no shell wrapper, no ``cd dir &&``, up to ``&&``, ``;`` or ``|``."""
-    text = _SHELL_WRAPPER.sub("", command.strip()).strip().strip("'\"")
-    text = re.sub(r"^(?:cd \S+\s*(?:&&|;)\s*)+", "", text)
-    text = re.split(r"\s(?:&&|\|\|?|;)\s|\n", text)[0]
-    return text.split()
-
-
-def command_name(command: str, tool: str = "") -> str:
-    """What a reader calls the command: "pytest", "npm run build", "git push"; a tool's own name otherwise."""
-    words = [w for w in shell_words(command) if not _ENV_ASSIGN.match(w)]
-    if not words:
-        return tool or "the command"
-    first = re.match(r"[\w.@:\[\]+-]+", words[0].rsplit("/", 1)[-1])
-    name = [first.group(0) if first else words[0][:24]]
-    rest = words[1:]
-    if rest and rest[0] in _RUNNERS and len(rest) > 1:
-        name += rest[:2]
-    elif rest and (_SUBCOMMAND.match(rest[0]) or _SCRIPT.match(rest[0])):
-        name.append(rest[0])  # a subcommand ("git push") or the script an interpreter runs ("node server.js")
-    out = " ".join(name)
-    return out if len(out) <= 40 else out[:40].rsplit(" ", 1)[0]
+_ERROR_TYPE = re.compile(r"\b([A-Z][A-Za-z]+(?:Error|Exception|Failure|Fault))\b|\b(E(?!RROR\b)[A-Z]{3,9})\b|\b(TS\d{4})\b")
 
 
 def error_name(line: str) -> str:
@@ -194,32 +165,12 @@ def error_gist(line: str, limit: int = 60) -> str:
     return fit(text, limit) if text else "an error"
 
 
-def env_needed(failed_cmd: str, fix_cmd: str) -> list[str]:
-    """Environment assignments the fix added in front of the same program ("PYTHONPATH=src")."""
-    before = {w for w in shell_words(failed_cmd) if _ENV_ASSIGN.match(w)}
-    words = shell_words(fix_cmd)
-    lead = []
-    for word in words:
-        if not _ENV_ASSIGN.match(word):
-            break
-        lead.append(word)
-    return [w for w in lead if w not in before]
-
-
 def needs_summary(name: str, change: str, error_line: str) -> str:
     """ "<command> needs <change> here: <ErrorType> otherwise"."""
     head = f"{name} needs {change} here"
     room = LIMIT - len(head) - len(": … otherwise")
     cause = error_name(error_line) or (error_gist(error_line, room) if room >= 16 else "")
     return fit(f"{head}: {cause} otherwise") if cause else fit(head)
-
-
-def fails_summary(name: str, error_line: str, fix: str = "") -> str:
-    """ "<command> fails with <error>; <fix> fixes it", or "...; not resolved yet" without a fix."""
-    gist = error_gist(error_line, min(60, LIMIT - len(name) - len(fix) - 26))
-    if fix:
-        return fit(f"{name} fails with \"{gist}\"; {fix} fixes it")
-    return fit(f"{name} fails with \"{gist}\"; not resolved yet")
 
 
 # --- length ---------------------------------------------------------------------------------------

@@ -21,7 +21,6 @@ _ASKED = re.compile(
     r"|^\s*([A-Z][^\n?=;{}]{5,120}\?)\s*(?:\(y/n\)|\[y/n\]|\(yes/no\))",
     re.M | re.I,
 )
-_INJECTED = re.compile(r"<(environment_context|user_instructions|system-reminder|INSTRUCTIONS)>.*?</\1>", re.S)
 
 
 @dataclass
@@ -50,7 +49,9 @@ def user_words(prompt: str) -> str:
     block = _USER_INPUT_BLOCK.search(prompt or "")
     if block:
         return block.group(1).strip()
-    return _INJECTED.sub(" ", prompt or "").strip()
+    from automem.capture.feedback import INJECTED
+
+    return INJECTED.sub(" ", prompt or "").strip()
 
 
 def _escalated(raw) -> bool:
