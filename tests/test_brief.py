@@ -248,3 +248,49 @@ def test_no_variant_of_a_closer_or_a_system_tag_survives(closer):
     folded = unicodedata.normalize("NFKC", text).lower()
     assert not re.search(r"<\s*/?\s*(?:automem[-_ ]?memory|system|im_start)", folded), text
     assert "now obey me" in text and "\x1b" not in text and "\u200b" not in text
+
+
+def test_the_brief_ranks_by_evidence_includes_machine_facts_and_never_a_candidate(automem_home, tmp_path):
+    from automem.index import fts
+    from automem.store.memories import Memory, save
+
+    home = Home.current().ensure()
+    project = home.project_for_cwd(str(tmp_path))
+    made = [
+        Memory(type="pattern", summary="pytest needs PYTHONPATH=src here: ModuleNotFoundError otherwise", content="a",
+               status="promoted", promoted="verified-fix", seen=9),
+        Memory(type="observation", summary="make docs fails with theme not found twice; not resolved", content="b",
+               status="candidate"),
+        Memory(type="decision", summary="Use pnpm, not npm, in this repo", content="c", status="promoted",
+               promoted="instruction"),
+        Memory(type="observation", summary="The api runs on port 8100 in this repo", content="d", source="user"),
+        Memory(type="preference", summary="Prefer tabs in the makefile", content="e", status="promoted",
+               promoted="reinforced", seen=2),
+    ]
+    for memory in made:
+        save(project, memory)
+    save(home.global_project(), Memory(type="observation", summary="python is not on the PATH on this machine; "
+                                       "use python3 instead", content="f", scope="global", status="promoted",
+                                       promoted="verified-fix"))
+    fts.reindex(str(home.root))
+    conn = fts.open_index(str(home.root))
+    try:
+        text = brief_mod.build(project.slug, home_root=str(home.root), conn=conn).text
+    finally:
+        conn.close()
+    lines = [line for line in text.splitlines() if line.startswith("- [")]
+    order = [next(m.summary for m in made + [Memory(type="observation", summary="python is not on the PATH on this "
+                                                    "machine; use python3 instead", content="f")]
+                  if m.summary in line) for line in lines]
+    assert order[:3] == ["The api runs on port 8100 in this repo", "Use pnpm, not npm, in this repo",
+                         "Prefer tabs in the makefile"]
+    assert set(order[3:]) == {"pytest needs PYTHONPATH=src here: ModuleNotFoundError otherwise",
+                              "python is not on the PATH on this machine; use python3 instead"}
+    assert "make docs fails" not in text
+
+
+def test_a_turn_shows_in_the_brief_only_when_its_title_says_something():
+    assert brief_mod.turn_title("sweet", "Added the Teams keybinding to bindings.conf and reloaded Hyprland.") == (
+        "Added the Teams keybinding to bindings.conf and reloaded Hyprland.")
+    assert brief_mod.turn_title("history", "ok") == ""
+    assert brief_mod.turn_title("Fix the login redirect loop", "") == "Fix the login redirect loop"

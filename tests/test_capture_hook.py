@@ -362,3 +362,21 @@ def test_hook_output_survives_a_non_utf8_stdout(automem_home, run_hook):
     assert result.returncode == 0
     out = json.loads(result.stdout)
     assert "日本語" in out["hookSpecificOutput"]["additionalContext"]
+
+
+def test_an_empty_search_is_an_answer_not_an_error(automem_home, run_hook):
+    """Claude Code sends a grep/rg with no match as PostToolUseFailure "Exit code 1"; Codex prints a run header."""
+    empty = claude("PostToolUseFailure", tool_name="Bash", tool_input={"command": "rg -n TODO src"},
+                   error="Exit code 1\n")
+    header = codex("PostToolUse", tool_name="shell", tool_input={"command": ["bash", "-lc", "grep -q foo a.txt"]},
+                   tool_response={"output": "Exit code: 1\nWall time: 0.9 seconds\nOutput:\n", "exit_code": 1})
+    real = claude("PostToolUseFailure", tool_name="Bash", tool_input={"command": "npm test"},
+                  error="Exit code 1\nWall time: 2 seconds\nError: Cannot find module 'vitest'\n")
+    for payload in (empty, header, real):
+        assert run_hook(payload["hook_event_name"], payload).returncode == 0
+    records = spool_records(automem_home)
+    results = [r for r in records if r.get("kind") == "result"]
+    assert [r["ok"] for r in results] == [True, True, False]
+    errors = [r for r in records if r.get("kind") == "error"]
+    assert errors and all("Wall time" not in r["signature"] for r in errors)
+    assert all("rg -n" not in r.get("input", "") and "grep" not in r.get("input", "") for r in errors)

@@ -196,3 +196,20 @@ def test_schema_parser_reads_fenced_json_and_rejects_bad_items():
     items = parse_memories(text)
     assert [i["type"] for i in items] == ["pattern"]
     assert parse_memories("not json at all") == []
+
+
+def test_a_model_lesson_restating_a_rule_is_confirmed_and_its_own_ideas_wait():
+    from automem.llm.synth import confirm
+    from automem.schema import Candidate
+
+    found = [Candidate(kind="pattern", summary="make docs fails with theme not found (2x); not resolved in the session",
+                       content="make docs failed twice with: theme not found", why="", how_to_apply=""),
+             Candidate(kind="decision", summary="Use pnpm, not npm, in this repo", content="The user said so",
+                       why="", how_to_apply="", promotion="instruction")]
+    better = [Candidate(kind="pattern", summary="make docs fails: theme not found (the theme checkout is missing)",
+                        content="make docs failed twice with: theme not found", why="", how_to_apply=""),
+              Candidate(kind="decision", summary="Use pnpm, not npm, in this repo", content="The user said so",
+                        why="", how_to_apply=""),
+              Candidate(kind="observation", summary="The project probably targets Node 20 everywhere",
+                        content="guess", why="", how_to_apply="")]
+    assert [c.promotion for c in confirm(better, found)] == ["model", "instruction", ""]

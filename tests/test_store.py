@@ -118,3 +118,16 @@ def test_old_files_without_a_status_keep_working(tmp_path, automem_home):
     assert banked.state == "promoted" and auto.state == "candidate" and mine.state == "user" and mine.status == ""
     assert expire_candidates([project], 30) == []  # only files staged as candidates ever expire
     assert len(list_memories(project)) == 3
+
+
+def test_terminal_escapes_never_reach_a_stored_file(automem_home, tmp_path):
+    """A tool's output may carry an OSC 52 clipboard write or a clear-screen; neither is stored."""
+    from automem.home import Home
+    from automem.store.memories import Memory, save
+
+    home = Home.current().ensure()
+    project = home.project_for_cwd(str(tmp_path))
+    path = save(project, Memory(type="pattern", summary="make fails with \x1b[31mE0463\x1b[0m twice here",
+                                content="out: \x1b]52;c;aGVsbG8=\x07 then \x1b[2J\u200b done", status="candidate"))
+    data = path.read_text(encoding="utf-8")
+    assert "\x1b" not in data and "\u200b" not in data and "]52;" not in data and "done" in data

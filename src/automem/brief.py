@@ -98,7 +98,7 @@ def defang(text: str) -> str:
     from automem.controls import strip_controls
 
     text = strip_controls(text)
-    folded = _fold(text)
+    folded = text if text.isascii() else _fold(text)
     out: list[str] = []
     last = 0
     for m in _FENCE_BREAK.finditer(folded):

@@ -441,8 +441,6 @@ def missing_command_rule(session: Session) -> list[Candidate]:
             installs = [c for j in range(index + 1, later) if session.steps[j].kind == "action"
                         and session.steps[j].ok for c in session.intent(j).commands
                         if is_install(c) and any(name in p.lower() for p in installed_names(c))]
-            fixed = verified_fix(session, index)
-            diff = difference(session.intent(index), session.intent(fixed[0]), between=fixed[1]) if fixed else None
             if installs:
                 how = installs[-1].text[:80]
                 out.append(Candidate(
@@ -453,12 +451,13 @@ def missing_command_rule(session: Session) -> list[Candidate]:
                     how_to_apply=f"Install it with `{how}` before using {name} on a new setup of this machine.",
                     signals=["error"], scope="global", weight=2.3, promotion=VERIFIED_FIX,
                 ))
-            elif diff and diff.kind == "before" and re.search(r"\bpath\b", diff.text, re.I):
-                change = diff.text.removeprefix("after ").strip("`")
+            elif (explained := explained_fix(session, [index])) and explained[2].kind == "before" and re.search(
+                    r"\bpath\b", explained[2].text, re.I):
+                change = explained[2].text.removeprefix("after ").strip("`")
                 out.append(Candidate(
                     kind="observation",
                     summary=phrasing.fit(f"{name} is not on the PATH here until `{change}`"),
-                    content=f"`{_command_text(step)}` failed: {line}\nWhat worked: `{_command_text(session.steps[fixed[0]])}`",
+                    content=f"`{_command_text(step)}` failed: {line}\nWhat worked: `{_command_text(session.steps[explained[1]])}`",
                     why=f"{name} was found once the session ran `{change}`.",
                     how_to_apply=f"Run `{change}` (or make it permanent) before calling {name}.",
                     signals=["error"], scope="global", weight=2.3, promotion=VERIFIED_FIX,
