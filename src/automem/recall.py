@@ -34,6 +34,7 @@ import time
 from dataclasses import asdict, dataclass
 
 from automem.index import fts
+from automem.schema import INJECTABLE
 
 MEMORY_TYPES = ("pattern", "decision", "preference", "observation")
 KIND_TYPES = ("memory", "bank", "journal", "main")
@@ -218,8 +219,6 @@ def _ranked(conn, table, terms, scope, type, since, harness, limit, candidates=F
 
 def injectable(doc: dict) -> bool:
     """May this index row be handed to an agent? Memories only when promoted or the user's own."""
-    from automem.schema import INJECTABLE
-
     return doc["kind"] != "memory" or doc.get("status") in INJECTABLE
 
 
