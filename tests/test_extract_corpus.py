@@ -237,3 +237,11 @@ def test_no_brief_built_from_the_corpus_holds_junk_or_a_candidate(briefs):
                 if item["file"] in files:  # a junk item is junk for its own user's sessions
                     assert not all(k.lower() in low for k in item["keywords"]), (name, line, item["text"])
         assert "candidate" not in text
+
+
+def test_a_clearer_statement_later_in_the_session_replaces_the_vague_one(extracted):
+    """omarchy: the first rejection ("set that as super shift alt t") points into the plan; the second says it."""
+    omarchy = {m.summary: m for m in extracted[_file(3)]}
+    assert "Super shift alt t should open btop" in omarchy
+    assert omarchy["Super shift alt t should open btop"].promoted == "instruction"
+    assert not any(s.startswith("On the plan") for s in omarchy)

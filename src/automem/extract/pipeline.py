@@ -196,7 +196,11 @@ def _store(home, project, found, result, state, state_path, session_id, family, 
                     known.promote(cand.promotion)  # the user's instruction or a verified fix says more than "seen again"
                 reinforce(known, now_iso())
                 result.reinforced.append(known)
-            elif known.path is not None and cand.promotion and known.promote(cand.promotion):
+            elif known.path is not None and cand.promotion and known.state == "candidate":
+                # the same session said it again, as a rule this time: the later, clearer statement wins
+                known.summary, known.content = memory.summary, memory.content
+                known.why, known.how_to_apply, known.rule = memory.why, memory.how_to_apply, memory.rule
+                known.promote(cand.promotion)
                 save_status(known)
                 _index(known, home)
             continue
