@@ -40,25 +40,17 @@ def _file(index: int) -> str:
 @pytest.fixture(scope="module")
 def extracted(tmp_path_factory) -> dict[str, list]:
     """Every labelled transcript extracted into its own empty home, as score_lessons.py asks."""
-    import os
-
     root = tmp_path_factory.mktemp("corpus")
-    saved = os.environ.get("AUTOMEM_HOME")
     out: dict[str, list] = {}
-    try:
+    with pytest.MonkeyPatch.context() as env:
         for index, entry in enumerate(_manifest()):
             home = Home(root / f"h{index}")
-            os.environ["AUTOMEM_HOME"] = str(home.root)
+            env.setenv("AUTOMEM_HOME", str(home.root))
             home.ensure()
             consent.write(home.root, "yes")
             result = extract(home, transcript=CORPUS / entry["file"], use_model=False)
             assert not result.skipped
             out[entry["file"]] = result.stored
-    finally:
-        if saved is None:
-            os.environ.pop("AUTOMEM_HOME", None)
-        else:
-            os.environ["AUTOMEM_HOME"] = saved
     return out
 
 
@@ -189,21 +181,18 @@ def test_every_memory_is_born_a_candidate_unless_its_evidence_is_already_enough(
 @pytest.fixture(scope="module")
 def briefs(tmp_path_factory) -> dict[str, tuple[str, list[str]]]:
     """Each user's sessions (one origin repository) in a home of their own: the brief every project of theirs gets."""
-    import os
-
     from automem import brief as brief_mod
     from automem.index import fts
 
     root = tmp_path_factory.mktemp("briefs")
-    saved = os.environ.get("AUTOMEM_HOME")
     out: dict[str, tuple[str, list[str]]] = {}
-    try:
-        users: dict[str, list[str]] = {}
-        for entry in _manifest():
-            users.setdefault(entry["origin_repo"], []).append(entry["file"])
+    users: dict[str, list[str]] = {}
+    for entry in _manifest():
+        users.setdefault(entry["origin_repo"], []).append(entry["file"])
+    with pytest.MonkeyPatch.context() as env:
         for n, (user, files) in enumerate(sorted(users.items())):
             home = Home(root / f"u{n}")
-            os.environ["AUTOMEM_HOME"] = str(home.root)
+            env.setenv("AUTOMEM_HOME", str(home.root))
             home.ensure()
             consent.write(home.root, "yes")
             for rel in files:
@@ -212,17 +201,11 @@ def briefs(tmp_path_factory) -> dict[str, tuple[str, list[str]]]:
             try:
                 fts.sync(conn, str(home.root), deep=True)
                 for project in home.projects():
-                    if project.slug != "_global":
-                        text = brief_mod.build(project.slug, home_root=str(home.root), conn=conn).text
-                        if text:
-                            out[f"{user}:{project.slug}"] = (text, files)
+                    text = brief_mod.build(project.slug, home_root=str(home.root), conn=conn).text
+                    if project.slug != "_global" and text:
+                        out[f"{user}:{project.slug}"] = (text, files)
             finally:
                 conn.close()
-    finally:
-        if saved is None:
-            os.environ.pop("AUTOMEM_HOME", None)
-        else:
-            os.environ["AUTOMEM_HOME"] = saved
     return out
 
 
