@@ -222,6 +222,8 @@ def test_an_old_index_is_upgraded_once_even_when_opened_at_once(automem_home):
 
     home = Home.current().ensure()
     conn = db.connect(home)
+    for index in ("fts_docs_mem_recent", "fts_docs_mem_seen"):  # a version-1 index had neither
+        conn.execute(f"DROP INDEX {index}")
     conn.execute("ALTER TABLE fts_docs DROP COLUMN status")
     conn.execute("ALTER TABLE fts_docs DROP COLUMN promoted")
     conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
@@ -265,3 +267,52 @@ def test_per_prompt_recall_finds_a_promoted_memory_among_many_candidates(tree):
     finally:
         conn.close()
     assert [d["ref"] for d in picked] == ["p-1"]
+
+
+def test_the_hooks_quick_look_stats_folders_not_files(tree, monkeypatch):
+    """The hooks' sync costs the same for 5 memories or 500: one stat per folder, none per file."""
+    home, project_dir = tree
+    for n in range(200):
+        put_memory(project_dir, f"memory number {n} about widgets", f"m-{n}")
+    conn = fts.open_index(str(home.root))
+    try:
+        fts.sync(conn, str(home.root))
+        calls = []
+        real_stat = os.stat
+        monkeypatch.setattr(fts.os, "stat", lambda *a, **kw: calls.append(a[0]) or real_stat(*a, **kw))
+        report = fts.sync(conn, str(home.root), ["proj-1"], quick=True)
+    finally:
+        monkeypatch.undo()
+        conn.close()
+    assert report.indexed == 0 and len(calls) <= 4  # MAIN.md and the memories/bank/journal folders
+
+
+def test_in_place_edits_wait_for_the_workers_sweep_while_new_files_are_seen_at_once(tree, run_hook):
+    """A person's in-place edit does not move the folder's mtime: the hooks leave it to the Stop worker's full sync,
+    so it reaches the brief one turn later; a file added (an atomic write moves the folder) reaches the next hook."""
+    from automem.extract.worker import sweep_index
+
+    home, project_dir = tree
+    cwd = str(home.root.parent / "work" / "proj")
+    slug = home.project_for_cwd(cwd).slug
+    project_dir = home.project_dir(slug)
+    (project_dir / "memories").mkdir(parents=True, exist_ok=True)
+    memory = put_memory(project_dir, "pipenv locks the dependency graph", "m-pip", type="preference")
+    fts.reindex(str(home.root))
+    payload = {"session_id": "s1", "cwd": cwd, "transcript_path": "/x", "hook_event_name": "SessionStart",
+               "source": "startup"}
+
+    def brief_text() -> str:
+        done = run_hook("SessionStart", payload)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"] if done.stdout.strip() else ""
+
+    assert "pipenv locks" in brief_text()
+    time.sleep(0.01)
+    _edit_in_place(memory.path, "pipenv locks the dependency graph", "uv replaces pipenv for dependency locking")
+    assert "pipenv locks" in brief_text()  # not yet: the hook looked at the folder only
+    put_memory(project_dir, "ruff formats the code before commit", "m-ruff", type="preference")
+    assert "ruff formats" in brief_text()  # a new file moves the folder's mtime
+    sweep_index()
+    text = brief_text()
+    assert "uv replaces pipenv" in text and "pipenv locks" not in text

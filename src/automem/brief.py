@@ -49,6 +49,10 @@ TYPE_ORDER = ("preference", "decision", "pattern", "observation")
 # after the user's own (written or kept): why an automatic memory was promoted, strongest first
 EVIDENCE_ORDER = ("kept", "instruction", "reinforced", "verified-fix", "agent", "model")
 PER_TYPE_CAP = {"preference": 6, "decision": 6, "pattern": 5, "observation": 5}
+# the brief's evidence tiers, in order: the user's own, then each promotion reason, then promoted with no reason
+# recorded (files from before promotions were; the index files an unknown reason under none)
+_TIERS = (("status = 'user'", ()),
+          *(("status = 'promoted' AND promoted = ?", (reason,)) for reason in (*EVIDENCE_ORDER, "")))
 GLOBAL = "_global"
 DEFAULT_MAIN_MARKER = "Everything above the markers is yours: automem never changes it."
 TAG = "automem-memory"
@@ -251,17 +255,30 @@ def _main_human(project_dir: str) -> str:
 
 
 def _memory_rows(conn: sqlite3.Connection, slug: str, now: float) -> list[tuple]:
-    """The memories the brief may show, strongest evidence first (EVIDENCE_ORDER), then reinforced and recent."""
-    order = " ".join(f"WHEN '{reason}' THEN {i + 1}" for i, reason in enumerate(EVIDENCE_ORDER))
-    # reinforcement (capped) plus recency: +10 today, +5 a week ago, ~+2 a month ago
-    return conn.execute(
-        f"SELECT ref, type, title, snippet, seen, last_seen, project FROM fts_docs "
-        f"WHERE kind = 'memory' AND status IN ('user', 'promoted') "
-        f"AND project IN (?, ?) "
-        f"ORDER BY CASE WHEN status = 'user' THEN 0 ELSE CASE promoted {order} ELSE 9 END END, "
-        f"min(seen, 10) + 10.0 / (1.0 + max(0.0, ? - last_seen) / 604800.0) DESC LIMIT ?",
-        (slug, GLOBAL, now, MAX_MEMORIES * 3),
-    ).fetchall()
+    """The memories the brief may show, strongest evidence first (EVIDENCE_ORDER), then reinforced and recent.
+
+    A few small queries per evidence tier and project, each walking a partial index of the memories from the newest
+    and from the most seen: the cost does not grow with the number of memories."""
+    want = MAX_MEMORIES * 3
+    rows: list[tuple] = []
+    for where, params in _TIERS:
+        tier: dict[str, tuple] = {}
+        for project in (slug, GLOBAL):
+            for order in ("last_seen", "seen"):
+                for row in conn.execute(
+                        f"SELECT ref, type, title, snippet, seen, last_seen, project, path FROM fts_docs "
+                        f"WHERE kind = 'memory' AND project = ? AND {where} ORDER BY {order} DESC LIMIT ?",
+                        (project, *params, want)):
+                    tier[row[7]] = row[:7]
+        rows += sorted(tier.values(), key=lambda r: -_freshness(r[4], r[5], now))
+        if len(rows) >= want:
+            break
+    return rows[:want]
+
+
+def _freshness(seen: int, last_seen: float, now: float) -> float:
+    """Reinforcement (capped) plus recency: +10 today, +5 a week ago, ~+2 a month ago."""
+    return min(seen or 0, 10) + 10.0 / (1.0 + max(0.0, now - (last_seen or 0)) / 604800.0)
 
 
 def _memory_section(rows: list[tuple], room: int) -> tuple[str, list[str]]:

@@ -191,7 +191,8 @@ def _sync_or_defer(conn, root: str, slugs: list[str], kinds: tuple[str, ...] | N
     from automem.index import fts
 
     try:
-        report = fts.sync(conn, root, slugs, max_new=SYNC_MAX_NEW, max_listing=SYNC_MAX_LISTING, kinds=kinds)
+        report = fts.sync(conn, root, slugs, max_new=SYNC_MAX_NEW, max_listing=SYNC_MAX_LISTING, kinds=kinds,
+                          quick=True)
     except sqlite3.OperationalError as exc:
         try:
             if conn.in_transaction:

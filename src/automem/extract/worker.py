@@ -9,6 +9,7 @@ itself also holds an flock on ``<session>.lock``). A time limit ends it, so no p
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 
@@ -117,6 +118,26 @@ def _work(args, log_error) -> None:
         run_extraction(args.session, args.transcript, args.harness, args.cwd)
     except BaseException as exc:  # noqa: BLE001
         log_error("extract-worker", f"{type(exc).__name__}: {exc}")
+    try:
+        sweep_index()
+    except BaseException as exc:  # noqa: BLE001
+        log_error("extract-worker", f"index sweep: {type(exc).__name__}: {exc}")
+
+
+def sweep_index() -> None:
+    """A full sync after each round: the hooks only look at folder mtimes, so a memory a person edited in place,
+    and the bank folder this round wrote, are caught up here, before the next prompt or session."""
+    from automem.capture.paths import automem_home
+    from automem.index import fts
+
+    root = automem_home()
+    if not os.path.exists(os.path.join(root, "index.db")):
+        return
+    conn = fts.open_index(root)
+    try:
+        fts.sync(conn, root)
+    finally:
+        conn.close()
 
 
 STATE_KEEP_DAYS = 30

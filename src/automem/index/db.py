@@ -131,6 +131,14 @@ def _move_aside(path: Path) -> None:
                 part.unlink(missing_ok=True)
 
 
+# The brief's queries walk these from the newest and the most seen memory of one evidence tier
+# (partial: memories only, a small fraction of the rows). Created after an upgrade has added the columns.
+_MEMORY_INDEXES = """
+CREATE INDEX IF NOT EXISTS fts_docs_mem_recent ON fts_docs (project, status, promoted, last_seen) WHERE kind = 'memory';
+CREATE INDEX IF NOT EXISTS fts_docs_mem_seen ON fts_docs (project, status, promoted, seen) WHERE kind = 'memory';
+"""
+
+
 def _migrate(conn: sqlite3.Connection, home: Home) -> None:
     conn.executescript(_SCHEMA)
     row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
@@ -139,6 +147,9 @@ def _migrate(conn: sqlite3.Connection, home: Home) -> None:
         recover_banked_keys(conn, home)
     elif row[0].isdigit() and int(row[0]) < SCHEMA_VERSION:
         _upgrade(conn)  # a newer index (another install) is left alone, never downgraded
+    if conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name LIKE 'fts_docs_mem_%'"
+                    ).fetchone()[0] < 2:
+        conn.executescript(_MEMORY_INDEXES)
 
 
 def _upgrade(conn: sqlite3.Connection) -> None:

@@ -100,7 +100,9 @@ def index_file(path, home_root=None, conn: sqlite3.Connection | None = None) -> 
         except OSError:
             _remove_rel(conn, rel)
             return False
+        known = conn.execute("SELECT 1 FROM fts_docs WHERE path = ?", (rel,)).fetchone() is not None
         _upsert(conn, rel, project, kind, text, st)
+        _note_folder(conn, root, rel, 0 if known else 1)
         return True
     finally:
         if own:
@@ -115,10 +117,30 @@ def remove_file(path, home_root=None, conn: sqlite3.Connection | None = None) ->
         root = _home_str(home_root)
         where = _classify(root, str(path))
         rel = where[0] if where else os.path.relpath(str(path), root).replace(os.sep, "/")
-        return _remove_rel(conn, rel)
+        removed = _remove_rel(conn, rel)
+        if removed:
+            _note_folder(conn, root, rel, -1)
+        return removed
     finally:
         if own:
             conn.close()
+
+
+def _note_folder(conn: sqlite3.Connection, root: str, rel: str, added: int) -> None:
+    """A writer that indexed its own change records the folder's new mtime, so the hooks' quick look (folder
+    mtimes only) does not re-list a folder for a change the index already holds.
+
+    Only memories/ and journal/: there the full sync compares every file's stat sum with the one it stored,
+    so a file some other program added meanwhile (and this note hides from the quick look) is still found.
+    bank/ is only written by bank passes, and the Stop worker's sweep re-lists it after each pass."""
+    rel_dir, _, _name = rel.rpartition("/")
+    if not rel_dir.endswith(("/memories", "/journal")):
+        return
+    try:
+        mtime = os.stat(os.path.join(root, rel_dir)).st_mtime_ns
+    except OSError:
+        return
+    conn.execute("UPDATE fts_dirs SET mtime_ns = ?, files = max(0, files + ?) WHERE path = ?", (mtime, added, rel_dir))
 
 
 def _classify(root: str, path: str) -> tuple[str, str, str] | None:
@@ -205,10 +227,11 @@ def parse_doc(kind: str, text: str, name: str, mtime: float) -> dict:
         except (TypeError, ValueError):
             doc["seen"] = 1
         doc["source"] = doc["source"] or "user"
-        from automem.schema import memory_state
+        from automem.schema import PROMOTIONS, memory_state
 
         doc["status"] = memory_state(doc["source"], str(meta.get("status") or ""), doc["seen"])
-        doc["promoted"] = str(meta.get("promoted") or "")
+        promoted = str(meta.get("promoted") or "")
+        doc["promoted"] = promoted if promoted in PROMOTIONS else ""  # a reason this version does not know ranks last
     elif kind == "bank":
         sections = _sections(body)
         doc["title"] = str(meta.get("title") or name[:-3])
@@ -322,13 +345,17 @@ def iso_epoch(value, default: float) -> float:
 
 
 def sync(conn: sqlite3.Connection, home_root=None, slugs: list[str] | None = None, *, deep: bool = False,
-         max_new: int | None = None, max_listing: int | None = None, kinds: tuple[str, ...] | None = None) -> SyncReport:
+         max_new: int | None = None, max_listing: int | None = None, kinds: tuple[str, ...] | None = None,
+         quick: bool = False) -> SyncReport:
     """Bring the index up to date with the tree (folders whose mtime moved; every folder when deep).
 
     A hook passes limits: ``max_new`` files to read and ``max_listing`` files a
     changed folder may hold to be re-listed; a folder over either is left for
     a detached sync and listed in ``deferred``. ``kinds`` limits the folders
-    (e.g. only ``memory`` for per-prompt recall).
+    (e.g. only ``memory`` for per-prompt recall). ``quick`` (the hooks) looks
+    only at each folder's mtime, a cost that does not grow with the tree: a
+    file added or removed moves it, a file edited in place does not, and is
+    found by the next full sync (the Stop worker runs one after every turn).
     """
     root = _home_str(home_root)
     projects_dir = os.path.join(root, "projects")
@@ -358,7 +385,7 @@ def sync(conn: sqlite3.Connection, home_root=None, slugs: list[str] | None = Non
                 if changed:
                     report.deferred.append(rel_dir)
                 continue
-            _sync_dir(conn, root, rel_dir, kind, slug, recorded, deep, max_new, report)
+            _sync_dir(conn, root, rel_dir, kind, slug, recorded, deep, max_new, report, quick)
     return report
 
 
@@ -396,7 +423,7 @@ def _sync_main(conn, root: str, slug: str, report: SyncReport) -> None:
             pass
 
 
-def _sync_dir(conn, root, rel_dir, kind, slug, recorded, deep, max_new, report: SyncReport) -> None:
+def _sync_dir(conn, root, rel_dir, kind, slug, recorded, deep, max_new, report: SyncReport, quick: bool = False) -> None:
     full_dir = os.path.join(root, rel_dir)
     try:
         dir_mtime = os.stat(full_dir).st_mtime_ns
@@ -407,7 +434,7 @@ def _sync_dir(conn, root, rel_dir, kind, slug, recorded, deep, max_new, report: 
             conn.execute("DELETE FROM meta WHERE key = ?", (STATS_KEY + rel_dir,))
         return
     same_listing = not deep and recorded is not None and recorded[0] == dir_mtime
-    if same_listing and (kind == "bank" or _checked_lately(conn, rel_dir)):
+    if same_listing and (kind == "bank" or quick or _checked_lately(conn, rel_dir)):
         return
     try:
         names = [n for n in os.listdir(full_dir) if n.endswith(".md") and not n.startswith(".")]
@@ -420,7 +447,7 @@ def _sync_dir(conn, root, rel_dir, kind, slug, recorded, deep, max_new, report: 
         if stored is not None and stored == _quick_sums(full_dir, names):
             _mark_checked(conn, rel_dir)
             return
-    if kind != "bank" or deep:
+    if (kind != "bank" and not quick) or deep:
         stats = _stat_files(full_dir, names)
         sums = _stat_sums(stats)
     known = {
