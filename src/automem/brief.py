@@ -31,7 +31,6 @@ import os
 import re
 import sqlite3
 import time
-from dataclasses import dataclass, field
 
 from automem.index import fts
 
@@ -77,12 +76,15 @@ _LOOKALIKES = str.maketrans({
 _JOURNAL_HEAD = re.compile(r"^## ", re.M)
 
 
-@dataclass
 class Brief:
-    text: str
-    tokens: int
-    sections: list[str] = field(default_factory=list)
-    memory_ids: list[str] = field(default_factory=list)
+    """What ``build`` made: the text, its token estimate, the sections it holds and the memories it shows."""
+
+    __slots__ = ("text", "tokens", "sections", "memory_ids")
+
+    def __init__(self, text: str, tokens: int, sections: list[str] | None = None, memory_ids: list[str] | None = None):
+        self.text, self.tokens = text, tokens
+        self.sections = sections or []
+        self.memory_ids = memory_ids or []
 
     def as_dict(self) -> dict:
         return {"text": self.text, "tokens": self.tokens, "chars": len(self.text), "sections": self.sections,

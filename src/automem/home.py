@@ -8,10 +8,9 @@ which spell the same folder differently, all land in one folder.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
-from dataclasses import dataclass
+from collections import namedtuple
 from pathlib import Path
 
 from automem.capture.paths import automem_home, log_path, safe_session_id, spool_dir, spool_path
@@ -89,6 +88,8 @@ def project_slug(path: str) -> str:
     else:
         base = norm.rstrip("/").rsplit("/", 1)[-1]
     name = _SLUG_CHARS.sub("-", base.lower()).strip("-")[:40].strip("-") or "project"
+    import hashlib  # here, not at the top: loading OpenSSL costs a hook ~2.5 ms when no slug is needed
+
     digest = hashlib.sha256(norm.encode("utf-8")).hexdigest()[:8]
     return f"{name}-{digest}"
 
@@ -157,11 +158,12 @@ def _worktree_main(git_file: Path) -> Path | None:
     return None
 
 
-@dataclass(frozen=True)
-class Home:
-    """The memory tree rooted at AUTOMEM_HOME."""
+class Home(namedtuple("Home", "root")):
+    """The memory tree rooted at AUTOMEM_HOME (a value: two Homes of one root are equal).
 
-    root: Path
+    A named tuple rather than a dataclass: the hooks import this module, and ``dataclasses`` costs them ~8 ms."""
+
+    __slots__ = ()
 
     @classmethod
     def current(cls) -> "Home":
@@ -233,11 +235,10 @@ class Home:
         return self
 
 
-@dataclass(frozen=True)
-class Project:
-    home: Home
-    slug: str
-    root: str
+class Project(namedtuple("Project", "home slug root")):
+    """One project's folder of the tree: ``root`` is its checkout ("" when not known, e.g. listed from the tree)."""
+
+    __slots__ = ()
 
     @property
     def dir(self) -> Path:

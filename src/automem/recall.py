@@ -31,7 +31,6 @@ import os
 import re
 import sqlite3
 import time
-from dataclasses import asdict, dataclass
 
 from automem.index import fts
 from automem.schema import INJECTABLE
@@ -47,27 +46,24 @@ _LINKED_LINE = re.compile(r"^\s*linked\s*:\s*(.+)$", re.I | re.M)
 _LINKED_HEADING = re.compile(r"^#{1,6}\s*linked projects\s*$", re.I)
 
 
-@dataclass
 class Hit:
-    kind: str
-    project: str
-    id: str
-    type: str
-    title: str
-    snippet: str
-    path: str
-    score: float
-    created: float
-    last_seen: float
-    seen: int
-    harness: str
-    source: str
-    tags: str
-    session_id: str
-    status: str = ""  # memories: user | promoted | candidate
+    """One search result; ``status`` is set for memories (user | promoted | candidate)."""
+
+    __slots__ = ("kind", "project", "id", "type", "title", "snippet", "path", "score", "created", "last_seen", "seen",
+                 "harness", "source", "tags", "session_id", "status")
+
+    def __init__(self, *, kind: str, project: str, id: str, type: str, title: str, snippet: str, path: str,
+                 score: float, created: float, last_seen: float, seen: int, harness: str, source: str, tags: str,
+                 session_id: str, status: str = "") -> None:
+        values = locals()
+        for name in self.__slots__:
+            setattr(self, name, values[name])
+
+    def __repr__(self) -> str:
+        return f"Hit(kind={self.kind!r}, id={self.id!r}, title={self.title!r}, score={self.score:.4f})"
 
     def as_dict(self) -> dict:
-        data = asdict(self)
+        data = {name: getattr(self, name) for name in self.__slots__}
         data["score"] = round(self.score, 4)
         data["created"] = _iso(self.created)
         data["last_seen"] = _iso(self.last_seen)

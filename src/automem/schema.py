@@ -1,12 +1,11 @@
 """The shapes every part agrees on: memory types, caps, statuses, and a lesson candidate.
 
 Standard library only, imported by store/, extract/, llm/, recall and the brief alike, so none of
-them has to import another to know what a memory looks like.
+them has to import another to know what a memory looks like. No ``dataclasses`` here: the hooks import
+this module, and that import (with ``inspect``) costs them ~8 ms.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass, field
 
 TYPES = ("pattern", "decision", "preference", "observation")
 SUMMARY_CAP = 120
@@ -49,20 +48,34 @@ AGENT = "agent"  # the agent recorded it on purpose (MCP memory_bank)
 PROMOTIONS = (INSTRUCTION, REINFORCED, VERIFIED_FIX, KEPT, MODEL, AGENT)
 
 
-@dataclass
 class Candidate:
-    """A lesson the rules found, before redaction, caps and dedupe turn it into a stored memory."""
+    """A lesson the rules found, before redaction, caps and dedupe turn it into a stored memory.
 
-    kind: str  # pattern | decision | preference | observation
-    summary: str
-    content: str
-    why: str
-    how_to_apply: str
-    signals: list[str] = field(default_factory=list)  # correction | confirmation | preference | rule | error
-    scope: str = "project"
-    weight: float = 1.0  # ordering when more candidates qualify than are kept
-    promotion: str = ""  # one of PROMOTIONS when the evidence is already enough to inject it; "" = candidate
-    rule: str = ""  # the rule that found it (shown by `automem why`)
+    ``kind``: pattern | decision | preference | observation; ``signals``: correction | confirmation | preference |
+    rule | error; ``weight`` orders candidates when more qualify than are kept; ``promotion`` is one of PROMOTIONS
+    when the evidence already suffices to inject it ("" = candidate); ``rule`` names the rule that found it (shown by
+    `automem why`)."""
+
+    __slots__ = ("kind", "summary", "content", "why", "how_to_apply", "signals", "scope", "weight", "promotion",
+                 "rule")
+
+    def __init__(self, kind: str, summary: str, content: str, why: str, how_to_apply: str,
+                 signals: list[str] | None = None, scope: str = "project", weight: float = 1.0, promotion: str = "",
+                 rule: str = "") -> None:
+        self.kind, self.summary, self.content, self.why, self.how_to_apply = kind, summary, content, why, how_to_apply
+        self.signals = list(signals) if signals is not None else []
+        self.scope, self.weight, self.promotion, self.rule = scope, weight, promotion, rule
+
+    def _values(self) -> tuple:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Candidate) and self._values() == other._values()
+
+    __hash__ = None  # mutable, like the dataclass it replaces
+
+    def __repr__(self) -> str:
+        return "Candidate(" + ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__) + ")"
 
     def text(self) -> str:
         return f"{self.summary}\n{self.content}"

@@ -27,7 +27,6 @@ import os
 import re
 import sqlite3
 import time
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 KINDS = {"memories": "memory", "bank": "bank", "journal": "journal"}
@@ -44,12 +43,14 @@ RECHECK_SECONDS = 2.0  # one connection re-stats a quiet memories/ or journal/ f
 _HEADING = re.compile(r"^## (.+)$", re.M)
 
 
-@dataclass
 class SyncReport:
-    indexed: int = 0
-    removed: int = 0
-    dirs_scanned: int = 0
-    deferred: list[str] = field(default_factory=list)  # folders too big to scan within a hook's budget
+    """What a sync did; ``deferred`` holds the folders too big to scan within a hook's budget."""
+
+    __slots__ = ("indexed", "removed", "dirs_scanned", "deferred")
+
+    def __init__(self) -> None:
+        self.indexed = self.removed = self.dirs_scanned = 0
+        self.deferred: list[str] = []
 
     def as_dict(self) -> dict:
         return {"indexed": self.indexed, "removed": self.removed, "dirs_scanned": self.dirs_scanned,
