@@ -111,3 +111,30 @@ def test_spool_locks_go_with_their_captures(tmp_path):
         os.utime(spool / name, (old, old))
     consent.prune_spool(str(home))
     assert sorted(p.name for p in spool.iterdir()) == ["live.jsonl", "live.jsonl.lock"]
+
+
+def test_captures_made_before_consent_are_extracted_when_it_arrives(tmp_path, automem_home, run_hook):
+    """The hooks spool a session while the question is open; `consent yes` extracts it, once."""
+    project = tmp_path / "shop"
+    (project / ".git").mkdir(parents=True)
+    payload = {"session_id": "before-consent", "cwd": str(project), "transcript_path": str(tmp_path / "gone.jsonl")}
+    prompt = {**payload, "hook_event_name": "UserPromptSubmit", "prompt": "Use pnpm, not npm, in this repo."}
+    assert run_hook("UserPromptSubmit", prompt).returncode == 0
+    assert run_hook("Stop", {**payload, "hook_event_name": "Stop"}).returncode == 0
+    claim = automem_home / "state" / "extract" / "before-consent.worker"
+    deadline = time.monotonic() + 60
+    while claim.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)  # the Stop's worker (which finds no consent) must be done before the answer changes
+    memories = automem_home / "projects"
+    assert not list(memories.glob("*/memories/*.md"))  # no consent: nothing extracted, the capture waits
+    assert list((automem_home / "spool").glob("*.jsonl"))
+
+    granted = cli("consent", "yes")
+    assert granted.returncode == 0, granted.stderr
+    assert "extracted 1 session(s) captured before consent: 1 new memory" in granted.stdout
+    stored = list(memories.glob("*/memories/*.md"))
+    assert len(stored) == 1 and "pnpm" in stored[0].read_text()
+
+    assert cli("consent", "no").returncode == 0
+    again = json.loads(cli("consent", "yes", "--json").stdout)
+    assert again["sessions_extracted"] == 0 and len(list(memories.glob("*/memories/*.md"))) == 1

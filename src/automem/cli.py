@@ -534,17 +534,29 @@ def consent(answer: str, as_json: bool) -> None:
     from automem import consent as gate
     from automem.home import Home
 
-    root = Home.current().root
+    home = Home.current()
+    root = home.root
+    before = gate.read(root)
     if answer != "status":
         gate.write(root, answer)
         if answer == "ask":
             gate.forget_asked(root)
     value = gate.read(root)
     state = {True: "yes", False: "no", "ask": "ask"}.get(value, "not answered")  # type: ignore[arg-type]
+    caught_up = []
+    if value is True and before is not True:
+        from automem.extract.pending import extract_pending
+
+        caught_up = extract_pending(home)  # what the hooks spooled while the question was open
+    stored = sum(len(r.stored) for r in caught_up)
     if as_json:
-        _echo_json({"consented": value, "state": state, "path": str(root / "consent.json")})
-    else:
-        click.echo(f"consent: {state}")
+        _echo_json({"consented": value, "state": state, "path": str(root / "consent.json"),
+                    "sessions_extracted": len(caught_up), "memories_stored": stored})
+        return
+    click.echo(f"consent: {state}")
+    if caught_up:
+        click.echo(f"extracted {len(caught_up)} session(s) captured before consent: {stored} new memor"
+                   f"{'y' if stored == 1 else 'ies'}")
 
 
 @cli.command()
