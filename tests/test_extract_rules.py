@@ -163,8 +163,22 @@ def test_not_installed_only_when_nothing_later_ran_it():
     python = _fail("python a.py", "bash: python: command not found")
     [alt] = _run(errors.missing_command_rule, [python, _ok("python3 a.py")])
     assert alt.summary == "python is not on the PATH on this machine; use python3 instead" and alt.promotion
-    zsh = _fail("nvm use 20", "zsh:1: command not found: nvm")
-    assert _run(errors.missing_command_rule, [zsh])[0].summary.startswith("nvm is not installed")  # not "1"
+    zsh = _fail("fd -e py", "zsh:1: command not found: fd")
+    assert _run(errors.missing_command_rule, [zsh])[0].summary.startswith("fd is not installed")  # not "1"
+
+
+def test_a_profile_loaded_tool_is_not_loaded_rather_than_not_installed():
+    """nvm, rvm, sdk, conda ... are shell functions or hooks from the profile an agent's shell never reads."""
+    nvm = _fail("nvm use 20", "zsh:1: command not found: nvm")
+    [cand] = _run(errors.missing_command_rule, [nvm])
+    assert cand.summary == "nvm is not loaded in the agent's non-interactive shell; `source ~/.nvm/nvm.sh` before calling it"
+    assert "not installed" not in cand.summary and "Node version manager" in cand.content and not cand.promotion
+    sdk = _fail("sdk use java 21", "bash: sdk: command not found")
+    assert "sdkman-init.sh" in _run(errors.missing_command_rule, [sdk])[0].summary
+    loaded = _run(errors.missing_command_rule, [nvm, _ok("source ~/.nvm/nvm.sh && nvm use 20")])
+    assert [c.summary for c in loaded] == ["nvm is not loaded in the agent's non-interactive shell until "
+                                           "`source ~/.nvm/nvm.sh`"] and loaded[0].promotion == VERIFIED_FIX
+    assert _run(errors.missing_command_rule, [nvm, _ok("nvm use 20")]) == []  # it ran later as it was
 
 
 def test_a_missing_package_is_named_and_a_missing_file_is_not():

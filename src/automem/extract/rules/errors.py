@@ -424,6 +424,52 @@ def _alternative(session: Session, index: int, name: str) -> str:
     return ""
 
 
+# Tools that are shell functions (or need a shell hook) loaded from the user's profile: an agent's non-interactive
+# shell never reads that profile, so "command not found" says the tool is not loaded, not that it is missing.
+SHELL_FUNCTIONS = {
+    "nvm": ("nvm, the Node version manager", "source ~/.nvm/nvm.sh"),
+    "rvm": ("rvm, the Ruby version manager", "source ~/.rvm/scripts/rvm"),
+    "sdk": ("sdk, SDKMAN's command", "source ~/.sdkman/bin/sdkman-init.sh"),
+    "pyenv": ("pyenv, the Python version manager", 'export PATH="$HOME/.pyenv/bin:$PATH" && eval "$(pyenv init -)"'),
+    "rbenv": ("rbenv, the Ruby version manager", 'eval "$(rbenv init -)"'),
+    "conda": ("conda", "source <conda install>/etc/profile.d/conda.sh"),
+    "mamba": ("mamba", "source <mamba install>/etc/profile.d/mamba.sh"),
+    "micromamba": ("micromamba", 'eval "$(micromamba shell hook --shell bash)"'),
+    "jenv": ("jenv, the Java version manager", 'eval "$(jenv init -)"'),
+    "goenv": ("goenv, the Go version manager", 'eval "$(goenv init -)"'),
+    "fnm": ("fnm, the Node version manager", 'eval "$(fnm env)"'),
+}
+_LOADS = re.compile(r"^(?:source|\.)\s+\S|^eval\b.*\b(?:init|hook|env)\b")
+
+
+def _shell_function_lesson(session: Session, index: int, name: str, line: str, count: int) -> Candidate:
+    """A profile-loaded tool the agent's shell did not have: not loaded, rather than not installed."""
+    what, init = SHELL_FUNCTIONS[name]
+    step = session.steps[index]
+    return Candidate(
+        kind="observation",
+        summary=phrasing.fit(f"{name} is not loaded in the agent's non-interactive shell; `{init}` before calling it"),
+        content=(f"`{_command_text(step)}` failed: {line}" + (f" ({count}x)" if count > 1 else "") + "\n"
+                 f"{what} is set up by the user's shell profile (a shell function or hook), which the agent's shell does"
+                 f" not read; that the command was not found does not mean it is not installed."),
+        why=f"The agent's shell could not find {name}, a tool loaded from the shell profile.",
+        how_to_apply=f"Run `{init} && {name} ...` in the same command, or call the tool it selects by its full path.",
+        signals=["error"], scope="global", weight=1.7,
+    )
+
+
+def _loaded_by(session: Session, index: int, later: int, name: str) -> str:
+    """The init command (``source ~/.nvm/nvm.sh``, ``eval "$(pyenv init -)"``) the later successful call ran first."""
+    from automem.extract.intent import unwrap
+
+    text = unwrap(session.steps[later].input)
+    head = re.split(rf"(?:^|[;&|]\s*|\s)(?:command\s+)?{re.escape(name)}\b", text, maxsplit=1)[0]
+    for part in re.split(r"\s*(?:&&|;|\|\|)\s*", head.rstrip(" &;|")):
+        if _LOADS.search(part.strip()):
+            return part.strip()[:100]
+    return ""
+
+
 def missing_command_rule(session: Session) -> list[Candidate]:
     """A program that is not there: stated only when nothing later in the session ran it after all."""
     out: list[Candidate] = []
@@ -437,6 +483,17 @@ def missing_command_rule(session: Session) -> list[Candidate]:
         count = sum(1 for i in failures(session) if _missing_name(session, i) == name)
         later = _later_success_with(session, index, name)
         line = _line(step)
+        if later is not None and name in SHELL_FUNCTIONS and (init := _loaded_by(session, index, later, name)):
+            out.append(Candidate(
+                kind="observation",
+                summary=phrasing.fit(f"{name} is not loaded in the agent's non-interactive shell until `{init}`"),
+                content=f"`{_command_text(step)}` failed: {line}\nWhat worked: `{_command_text(session.steps[later])}`",
+                why=f"{name} is loaded by the shell profile, which the agent's shell does not read; it ran once the "
+                    f"session ran `{init}` first.",
+                how_to_apply=f"Run `{init}` in the same command before calling {name}.",
+                signals=["error"], scope="global", weight=2.3, promotion=VERIFIED_FIX,
+            ))
+            continue
         if later is not None:
             installs = [c for j in range(index + 1, later) if session.steps[j].kind == "action"
                         and session.steps[j].ok for c in session.intent(j).commands
@@ -463,6 +520,9 @@ def missing_command_rule(session: Session) -> list[Candidate]:
                     signals=["error"], scope="global", weight=2.3, promotion=VERIFIED_FIX,
                 ))
             continue  # it ran later: whatever the first failure was, "not installed" would be wrong
+        if name in SHELL_FUNCTIONS:
+            out.append(_shell_function_lesson(session, index, name, line, count))
+            continue
         alt = _alternative(session, index, name)
         if alt:
             out.append(Candidate(
