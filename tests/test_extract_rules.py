@@ -357,6 +357,17 @@ def test_repeated_requests_skip_questions_and_count_note_taking():
     assert "progress" in cand.summary.lower() and "journal" in cand.summary.lower()
 
 
+def test_a_repeated_request_acting_on_it_names_the_file_the_other_asks_named():
+    """'Read it in full' out of context says nothing; the user's other asks named files there."""
+    reads = [_prompt("read src/app/main.ts in full, then plan"), _prompt("ok, read lexer.py in full first"),
+             _prompt("now read it in full")]
+    [cand] = _run(said.repeated_request_rule, reads)
+    assert cand.summary == "Read the file in full"
+    vague = [_prompt("check the parser and fix it properly"), _prompt("check the lexer again, fix it properly"),
+             _prompt("fix it properly")]
+    assert all("fix it" not in c.summary.lower() for c in find_candidates(Session(vague)))
+
+
 def test_the_file_the_user_picks_for_a_plan_is_a_decision():
     [cand] = _run(said.doc_file_rule, [_prompt("now write the migration plan in docs/migrate.md with checkboxes")])
     assert "docs/migrate.md" in cand.summary
@@ -400,6 +411,7 @@ def test_paths_escapes_and_cut_words_never_reach_a_summary():
     assert summary_text("C:\\Users\\ana\\app\\x.py fails", "") == "~\\app\\x.py fails"
     assert not readable("npm run build fails with E0463]") and not readable("Run the tests in the fol…")
     assert readable("Use pnpm, not npm, for the frontend")
+    assert not readable("Read it in full") and not readable("Fix that one too") and readable("Read the file in full")
 
 
 def test_an_install_or_a_lookalike_counts_only_when_it_is_the_missing_program():

@@ -320,6 +320,22 @@ def _informative(sentence: str) -> bool:
     return len(words) >= 2
 
 
+_OBJECT_PRONOUN = re.compile(r"(?<![\w'])(?:it|them|this|that)(?![\w'])", re.I)
+_FILE_TOKEN = re.compile(r"@?[\w.-]*/[\w./-]+|\b[\w-]+\.[a-z]{1,5}\b")
+
+
+def _named_object(clean: str, pair: tuple[str, str], examples: list[str]) -> str:
+    """"Read it in full" becomes "Read the file in full" when the user's other asks named a file in that place."""
+    pronoun = _OBJECT_PRONOUN.search(clean)
+    if not pronoun:
+        return clean
+    between = re.compile(rf"\b{re.escape(pair[0])}\b(.*?)\b{re.escape(pair[1])}\b", re.I)
+    named = sum(1 for e in examples if (m := between.search(e)) and _FILE_TOKEN.search(m.group(1)))
+    if not named:
+        return clean
+    return clean[:pronoun.start()] + "the file" + clean[pronoun.end():]
+
+
 def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int = 2) -> list[Candidate]:
     """A request the user makes in three prompts or more is a habit, however they phrase it.
 
@@ -364,7 +380,7 @@ def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int
         sentence = min(options, key=len)
         clause = next((c for c in re.split(r",\s+|;\s+", sentence) if pair[0] in c.lower() and pair[1] in c.lower()),
                       sentence)
-        clean = _clean(clause)
+        clean = _named_object(_clean(clause), pair, options)
         tokens = [t.strip(",.;:!").lower() for t in clean.split()]
         if any(t in topics or _NOISE_TOKEN.match(t) for t in tokens):
             continue
