@@ -311,6 +311,22 @@ def test_directives_in_other_languages():
     assert _run(said.directive_rule, [_prompt("这个文档和当前代码实现符合吗")]) == []  # a question
 
 
+def test_an_instruction_the_agent_applied_names_the_files_it_changed_in_that_turn():
+    """A directive in the user's language gains the file it took effect in (as written, not lowered)."""
+    steps = [_prompt("以后不要用 npm，改用 pnpm"), _ok("cat package.json"),
+             _ok('{"file_path": "/w/shop/scripts/Build.sh", "old_string": "npm", "new_string": "pnpm"}', tool="Edit"),
+             _prompt("再检查一下"), _ok('{"file_path": "/w/shop/README.md"}', tool="Edit")]
+    [cand] = _run(said.directive_rule, steps, root="/w/shop")
+    assert "Applied to: /w/shop/scripts/Build.sh" in cand.content and "README" not in cand.content
+    [portable] = find_candidates(Session(steps, root="/w/shop"))
+    assert "Applied to: ./scripts/Build.sh" in portable.content
+    mixed = [_prompt("Fix the login page and add a logout button. Never use sudo in this repo."),
+             _ok('{"file_path": "/w/shop/login.tsx"}', tool="Edit")]
+    assert "Applied to" not in _run(said.directive_rule, mixed)[0].content  # the turn did more than apply the rule
+    many = [steps[0]] + [_ok(f'{{"file_path": "/w/shop/f{n}.sh"}}', tool="Edit") for n in range(4)]
+    assert "Applied to" not in _run(said.directive_rule, many)[0].content
+
+
 def test_narrative_role_play_questions_and_pasted_logs_are_never_directives():
     """Failure class 5: role-play and lore are not preferences."""
     for text in ("The knight draws his sword and says: never trust the king.",
