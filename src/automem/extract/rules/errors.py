@@ -470,19 +470,48 @@ def _loaded_by(session: Session, index: int, later: int, name: str) -> str:
     return ""
 
 
+def _installs_between(session: Session, index: int, later: int, name: str) -> list:
+    """The successful install commands between two calls that name a package containing ``name``."""
+    return [c for j in range(index + 1, later) if session.steps[j].kind == "action"
+            and session.steps[j].ok for c in session.intent(j).commands
+            if is_install(c) and any(_provides(p, name) for p in installed_names(c))]
+
+
+def _provides(package: str, name: str) -> bool:
+    """Does an installed package plausibly provide program ``name`` (openssh -> ssh, python3-pip -> pip)?"""
+    package = re.sub(r"^@[\w.-]+/|@[\w.^~<>=*-]+$|[<>=]=?.*$", "", package.lower())
+    return package == name or (len(name) >= 2 and re.search(rf"(?:^|[\w-]){re.escape(name)}$|^{re.escape(name)}(?:[\d.-]|$)",
+                                                          package) is not None)
+
+
+def _masked_missing(session: Session) -> list[int]:
+    """Calls that passed although a program they ran was not found (``ssh -V 2>&1 | head -1`` exits 0)."""
+    out = []
+    for i, step in enumerate(session.steps):
+        if step.kind == "action" and step.ok and re.search(r"not found|not recognized|which: no ", step.result_head):
+            if _missing_name(session, i):
+                out.append(i)
+    return out
+
+
 def missing_command_rule(session: Session) -> list[Candidate]:
     """A program that is not there: stated only when nothing later in the session ran it after all."""
     out: list[Candidate] = []
     done: set[str] = set()
-    for index in failures(session):
+    masked = _masked_missing(session)
+    for index in sorted(failures(session) + masked):
         name = _missing_name(session, index)
         if not name or name in done:
             continue
-        done.add(name)
         step = session.steps[index]
-        count = sum(1 for i in failures(session) if _missing_name(session, i) == name)
         later = _later_success_with(session, index, name)
-        line = _line(step)
+        if index in masked and (later is None or not _installs_between(session, index, later, name)):
+            continue  # a "not found" a pipe hid says no more than that: only an install and a run make it a lesson
+        done.add(name)
+        count = sum(1 for i in failures(session) if _missing_name(session, i) == name)
+        line = _line(step) if not step.ok else next(
+            (" ".join(m.group(0).split()) for p in _MISSING for m in p.finditer(step.result_head) if name in m.group(0).lower()),
+            _line(step))
         if later is not None and name in SHELL_FUNCTIONS and (init := _loaded_by(session, index, later, name)):
             out.append(Candidate(
                 kind="observation",
@@ -495,11 +524,9 @@ def missing_command_rule(session: Session) -> list[Candidate]:
             ))
             continue
         if later is not None:
-            installs = [c for j in range(index + 1, later) if session.steps[j].kind == "action"
-                        and session.steps[j].ok for c in session.intent(j).commands
-                        if is_install(c) and any(name in p.lower() for p in installed_names(c))]
+            installs = _installs_between(session, index, later, name)
             if installs:
-                how = installs[-1].text[:80]
+                how = re.sub(r"\s+(?:\d?>>?|&>)\s*\S+|\s+\d?>&\d", "", installs[-1].text)[:80]
                 out.append(Candidate(
                     kind="observation",
                     summary=phrasing.fit(f"{name} is not preinstalled on this machine; `{how}` installs it"),
