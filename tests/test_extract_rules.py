@@ -179,6 +179,18 @@ def test_an_install_after_a_not_found_a_pipe_hid_is_a_verified_lesson():
     assert _run(errors.missing_command_rule, [probe, _ok("pkg install openjdk-17"), run]) == []  # not what provides ssh
 
 
+def test_a_host_lookup_failing_in_a_sandboxed_session_is_no_network_there():
+    offline = _fail("npm install left-pad", "npm error network request to https://registry.example.org/left-pad failed, "
+                    "reason: getaddrinfo ENOTFOUND registry.example.org")
+    sandboxed = _ok("git commit -m x", escalated=True)
+    [cand] = _run(errors.offline_sandbox_rule, [sandboxed, offline])
+    assert cand.summary.startswith("npm has no network access in the agent's sandbox here")
+    assert "registry.example.org" in cand.summary and not cand.promotion
+    assert _run(errors.offline_sandbox_rule, [offline]) == []  # no sign of a sandbox: maybe an outage
+    assert _run(errors.offline_sandbox_rule, [sandboxed, offline, _ok("npm install left-pad", escalated=True)]) == []
+    assert _run(errors.offline_sandbox_rule, [sandboxed, offline, _ok("npm install left-pad")]) == []  # transient
+
+
 def test_a_profile_loaded_tool_is_not_loaded_rather_than_not_installed():
     """nvm, rvm, sdk, conda ... are shell functions or hooks from the profile an agent's shell never reads."""
     nvm = _fail("nvm use 20", "zsh:1: command not found: nvm")

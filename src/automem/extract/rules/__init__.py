@@ -58,6 +58,7 @@ def _rules() -> list[Rule]:
         errors.missing_module_rule,
         errors.stated_requirement_rule,
         errors.interactive_rule,
+        errors.offline_sandbox_rule,
         reports.diagnosis_rule,
         reports.reported_problem_rule,
         reports.answered_question_rule,

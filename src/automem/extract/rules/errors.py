@@ -684,3 +684,43 @@ def stated_requirement_rule(session: Session) -> list[Candidate]:
             signals=["error"], scope="project", weight=1.5,
         ))
     return out
+
+
+_NO_DNS = re.compile(r"getaddrinfo (?:ENOTFOUND|EAI_AGAIN)\s*([\w.-]*)|Could not resolve host(?:name)?:?\s*([\w.-]*)"
+                     r"|Temporary failure in name resolution|Name or service not known|nodename nor servname provided",
+                     re.I)
+
+
+def offline_sandbox_rule(session: Session) -> list[Candidate]:
+    """A network call that could not even resolve its host, in a sandboxed session, and never went through later.
+
+    Sandboxed agents (Codex's workspace sandbox, for one) have no network unless a call is escalated; a session shows
+    it runs sandboxed when some call was escalated. Without that, a failed lookup may be a passing outage: no memory.
+    A later successful call with the same intent (escalated or not) is a fix other rules state, or says it was transient.
+    """
+    if not any(s.kind == "action" and s.escalated for s in session.steps):
+        return []
+    out: list[Candidate] = []
+    done: set[str] = set()
+    for index in failures(session):
+        step = session.steps[index]
+        match = _NO_DNS.search(_error_text(step))
+        intent = session.intent(index)
+        if not match or intent.main is None or step.escalated:
+            continue
+        name = intent.main.program
+        if name in done or verified_fix(session, index, through_user=True) is not None:
+            continue
+        done.add(name)
+        host = next((g for g in match.groups() if g), "")
+        gist = f"its host{' ' + host if host else ''} did not resolve"
+        out.append(Candidate(
+            kind="observation",
+            summary=phrasing.fit(f"{name} has no network access in the agent's sandbox here ({gist})"),
+            content=f"`{_command_text(step)}` failed: {_line(step)}\nNothing later in the session ran it successfully.",
+            why="The session runs sandboxed (other calls needed escalated permissions) and this network call could not "
+                "resolve its host.",
+            how_to_apply=f"Run {name} network calls with escalated permissions, or ask the user to run them.",
+            signals=["error"], scope="global", weight=1.6,
+        ))
+    return out
