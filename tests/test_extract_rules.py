@@ -191,6 +191,17 @@ def test_a_host_lookup_failing_in_a_sandboxed_session_is_no_network_there():
     assert _run(errors.offline_sandbox_rule, [sandboxed, offline, _ok("npm install left-pad")]) == []  # transient
 
 
+def test_an_error_naming_a_newer_python_feature_dates_the_interpreter():
+    subscript = _fail("python tools/report.py", "TypeError: 'type' object is not subscriptable")
+    future = _fail("python tools/report.py", "SyntaxError: future feature annotations is not defined")
+    [cand] = _run(errors.old_python_rule, [subscript, _ok("python -V"), future])
+    assert cand.summary.startswith("`python` here predates Python 3.7") and "typing" in cand.summary
+    [later] = _run(errors.old_python_rule, [subscript])
+    assert "predates Python 3.9" in later.summary and not later.promotion
+    node = _fail("node tools/report.js", "TypeError: 'type' object is not subscriptable")
+    assert _run(errors.old_python_rule, [node]) == []  # only an interpreter the call ran can be dated
+
+
 def test_a_profile_loaded_tool_is_not_loaded_rather_than_not_installed():
     """nvm, rvm, sdk, conda ... are shell functions or hooks from the profile an agent's shell never reads."""
     nvm = _fail("nvm use 20", "zsh:1: command not found: nvm")

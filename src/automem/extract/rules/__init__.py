@@ -59,6 +59,7 @@ def _rules() -> list[Rule]:
         errors.stated_requirement_rule,
         errors.interactive_rule,
         errors.offline_sandbox_rule,
+        errors.old_python_rule,
         reports.diagnosis_rule,
         reports.reported_problem_rule,
         reports.answered_question_rule,

@@ -724,3 +724,41 @@ def offline_sandbox_rule(session: Session) -> list[Candidate]:
             signals=["error"], scope="global", weight=1.6,
         ))
     return out
+
+
+# Errors that name a Python feature the interpreter is too old for: (pattern, "older than", what fails, what works)
+_OLD_PYTHON = (
+    (re.compile(r"future feature annotations is not defined"), "3.7",
+     "`from __future__ import annotations`", "typing's Optional/Tuple"),
+    (re.compile(r"'type' object is not subscriptable"), "3.9",
+     "tuple[...]/list[...] hints", "typing's Tuple/List"),
+    (re.compile(r"unsupported operand type\(s\) for \|: 'type' and '(?:NoneType|type)'"), "3.10",
+     "`X | None` annotations", "typing's Optional/Union"),
+)
+
+
+def old_python_rule(session: Session) -> list[Candidate]:
+    """An interpreter too old for a feature the error names: a fact about this machine's python, said once."""
+    found: dict[str, tuple] = {}  # program -> (bound, what fails, what works, index)
+    for index in failures(session):
+        text = _error_text(session.steps[index])
+        intent = session.intent(index)
+        program = next((p for p in intent.programs if re.fullmatch(r"python[\d.]*", p)), "")
+        if not program:
+            continue
+        for pattern, bound, fails, works in _OLD_PYTHON:
+            if pattern.search(text) and (program not in found or float(bound) < float(found[program][0])):
+                found[program] = (bound, fails, works, index)
+    out = []
+    for program, (bound, fails, works, index) in found.items():
+        step = session.steps[index]
+        out.append(Candidate(
+            kind="observation",
+            summary=phrasing.fit(f"`{program}` here predates Python {bound}: {fails} fails; use {works}"),
+            content=f"`{_command_text(step)}` failed: {_line(step)}",
+            why=f"The error names a feature Python {bound} brought, so this interpreter predates it.",
+            how_to_apply=f"Write code for `{program}` without features newer than its version, or call a newer "
+                         "interpreter if the machine has one.",
+            signals=["error"], scope="global", weight=1.8,
+        ))
+    return out
