@@ -202,6 +202,22 @@ def test_an_error_naming_a_newer_python_feature_dates_the_interpreter():
     assert _run(errors.old_python_rule, [node]) == []  # only an interpreter the call ran can be dated
 
 
+def test_a_commit_failing_inside_a_hook_that_runs_the_checks_says_so():
+    out = "\n> shop@1.2.0 verify\n> eslint . && tsc --noEmit\n\nsrc/a.ts(3,1): error TS2304: Cannot find name 'x'.\n"
+    commit = _fail('git commit -m "Add cart"', "src/a.ts(3,1): error TS2304: Cannot find name 'x'.")
+    commit.result_head = out
+    [cand] = _run(errors.commit_hook_rule, [commit])
+    assert cand.summary == ("git commit runs `npm run verify` (eslint . && tsc --noEmit) as a hook here; "
+                            "make npm run verify pass before committing")
+    assert cand.scope == "project" and not cand.promotion
+    husky = _fail("git commit -m x", "husky - pre-commit hook exited with code 1 (error)")
+    assert "husky" in _run(errors.commit_hook_rule, [husky])[0].summary
+    plain = _fail("git commit -m x", "error: pathspec 'x' did not match any file(s) known to git")
+    build = _fail("npm run build", "error TS2304")
+    build.result_head = out
+    assert _run(errors.commit_hook_rule, [plain, build]) == []  # no hook in a commit's output; not a commit
+
+
 def test_a_profile_loaded_tool_is_not_loaded_rather_than_not_installed():
     """nvm, rvm, sdk, conda ... are shell functions or hooks from the profile an agent's shell never reads."""
     nvm = _fail("nvm use 20", "zsh:1: command not found: nvm")

@@ -60,6 +60,7 @@ def _rules() -> list[Rule]:
         errors.interactive_rule,
         errors.offline_sandbox_rule,
         errors.old_python_rule,
+        errors.commit_hook_rule,
         reports.diagnosis_rule,
         reports.reported_problem_rule,
         reports.answered_question_rule,

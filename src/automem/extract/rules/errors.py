@@ -762,3 +762,38 @@ def old_python_rule(session: Session) -> list[Candidate]:
             signals=["error"], scope="global", weight=1.8,
         ))
     return out
+
+
+_NPM_SCRIPT = re.compile(r"^> [\w@/.-]+@[\w.+-]+ ([\w:.-]+)\r?\n> (.+)$", re.M)
+_HOOK_SAYS = re.compile(r"husky - (pre-commit|commit-msg|pre-push)\b|\b(lint-staged)\b|^[\w .()/-]{3,}?\.{4,}(?:Failed|Passed)$",
+                        re.M)
+
+
+def commit_hook_rule(session: Session) -> list[Candidate]:
+    """`git commit` failed inside a hook that runs the project's checks: commit only once those checks pass."""
+    for index in failures(session):
+        intent = session.intent(index)
+        main = intent.main
+        if main is None or main.program != "git" or main.subcommand != "commit":
+            continue
+        text = session.steps[index].result_head
+        script = _NPM_SCRIPT.search(text)
+        hook = _HOOK_SAYS.search(text)
+        if script:
+            runs = f"`npm run {script.group(1)}` ({phrasing.fit(script.group(2).strip(), 60)})"
+            check = f"npm run {script.group(1)}"
+        elif hook:
+            runs = "a husky hook" if hook.group(1) else "lint-staged" if hook.group(2) else "the pre-commit framework's hooks"
+            check = "those checks"
+        else:
+            continue
+        step = session.steps[index]
+        return [Candidate(
+            kind="observation",
+            summary=phrasing.fit(f"git commit runs {runs} as a hook here; make {check} pass before committing"),
+            content=f"`{_command_text(step)}` failed in its hook: {_line(step)}",
+            why="The commit's own output shows a hook running the project's checks, and the commit failed with them.",
+            how_to_apply=f"Run {check} and fix what it reports (in tests too) before `git commit`.",
+            signals=["error"], scope="project", weight=1.9,
+        )]
+    return []
