@@ -479,6 +479,8 @@ def test_paths_escapes_and_cut_words_never_reach_a_summary():
     assert not readable("npm run build fails with E0463]") and not readable("Run the tests in the fol…")
     assert readable("Use pnpm, not npm, for the frontend")
     assert not readable("Read it in full") and not readable("Fix that one too") and readable("Read the file in full")
+    assert not readable("这个改为整个 config 目录") and not readable("それを全部削除してください")
+    assert readable("这个项目以后不要用 npm，改用 pnpm")
 
 
 def test_an_install_or_a_lookalike_counts_only_when_it_is_the_missing_program():

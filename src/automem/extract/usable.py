@@ -85,6 +85,9 @@ _DANGLING = re.compile(
 )
 _PRONOUN_START = re.compile(r"^(?:they|them|it|its|it's|this|that|these|those|he|she|him|her|there|here|close|same|or|and|but)"
                             r"(?![A-Za-z])(?!\s+(?:repo|repository|project|folder|directory|machine|session|file named))", re.I)
+_PRONOUN_START_CJK = re.compile(  # "这个改为…" ("change this to…"), "それを…": the referent stayed in the session
+    r"^(?:这个|这些|这里|那个|那些|它们?|他们|她们|此|これ|それ|あれ|この|その|あの|이거|이것|이건|그거|그것|그건|저것)"
+    r"(?!\s*(?:项目|仓库|目录|文件夹|工程|仓|プロジェクト|リポジトリ|フォルダ|프로젝트|저장소|폴더))")
 _BARE_OBJECT = re.compile(r"(?<![\w'])(?:it|them|this|that|these|those)(?![\w'])", re.I)
 _WORD = re.compile(r"[^\W\d_]{2,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
@@ -98,7 +101,7 @@ def readable(summary: str) -> bool:
         return False  # cut inside a word or a clause
     if _DANGLING.search(re.sub(r";\s*…$", "", text).rstrip(".!")):
         return False
-    if _PRONOUN_START.match(text):
+    if _PRONOUN_START.match(text) or _PRONOUN_START_CJK.match(text):
         return False
     if _BARE_OBJECT.search(text) and len(text.split()) <= 5:
         return False  # "Read it in full", "Fix that too": what "it" is stayed in the session
