@@ -435,6 +435,17 @@ def test_a_repeated_request_acting_on_it_names_the_file_the_other_asks_named():
     assert all("fix it" not in c.summary.lower() for c in find_candidates(Session(vague)))
 
 
+def test_a_how_question_answered_with_a_command_reads_as_a_goal_not_a_quote():
+    steps = steps_from_turns([
+        Turn(harness="claude-code", session_id="s", turn_id="1",
+             prompt="so when the build breaks how am i supposed to clear the cache",
+             answer="Run this from the project root.\n```bash\nnpm run clean\n```\nIt removes .next and dist."),
+    ])
+    [cand] = _run(reports.answered_question_rule, steps)
+    assert cand.summary == "To clear the cache, when the build breaks: `npm run clean`"
+    assert 'The user asked: "so when the build breaks how am i supposed to clear the cache"' in cand.content
+
+
 def test_the_file_the_user_picks_for_a_plan_is_a_decision():
     [cand] = _run(said.doc_file_rule, [_prompt("now write the migration plan in docs/migrate.md with checkboxes")])
     assert "docs/migrate.md" in cand.summary

@@ -269,6 +269,21 @@ _CODE_LINE = re.compile(r"```[\w-]*\n\s*([^\n`]{3,80})\n")
 _INLINE_COMMAND = re.compile(r"`((?:[a-z][\w.-]*)(?: (?:--?[\w-]+|[\w./:=-]+)){1,4})`")
 
 
+_HOW_TO = re.compile(r"^(?P<lead>.*?)\bhow (?:do|can|could|should|would|am|are) (?:i|we)\s+(?:be\s+)?"
+                     r"(?:(?:supposed|suposed|able|meant) to\s+)?(?P<goal>.{6,})$|^(?P<lead2>.*?)\bhow to\s+(?P<goal2>.{6,})$", re.I)
+
+
+def _as_goal(question: str) -> str:
+    """"so if i close you how am i supposed to pick back up" -> "To pick back up, if I close you": a heading, not a quote."""
+    match = _HOW_TO.match(question)
+    if not match:
+        return phrasing._cap(question)
+    lead = re.sub(r"^(?:(?:so|ok(?:ay)?|and|but)[,\s]+)+", "", (match["lead"] or match["lead2"] or "").strip(" ,"), flags=re.I)
+    goal = (match["goal"] or match["goal2"]).strip(" ,")
+    text = f"To {goal}" + (f", {lead}" if re.match(r"(?:if|when)\b", lead, re.I) else "")
+    return re.sub(r"\bi\b", "I", text)
+
+
 def answered_question_rule(session: Session) -> list[Candidate]:
     """The user asks how to do something (or why it happens) and the agent answers with a command to run."""
     out: list[Candidate] = []
@@ -287,7 +302,7 @@ def answered_question_rule(session: Session) -> list[Candidate]:
         first = next((s for s in _sentences(answer) if len(s) >= 20 and not s.endswith(":")), "")
         command = code.group(1).strip()
         out.append(Candidate(
-            kind="observation", summary=phrasing.fit(f"{phrasing._cap(question)}: `{command}`"),
+            kind="observation", summary=phrasing.fit(f"{_as_goal(question)}: `{command}`"),
             content=f"The user asked: \"{question}\"\nThe agent answered: {first[:300]}\nCommand: `{command}`",
             why="The user asked how to do this; the agent's answer gave the command.",
             how_to_apply="Offer the same command when the question comes up again.",
