@@ -311,6 +311,17 @@ def test_a_problem_the_user_reported_then_fixed_with_a_stated_cause():
     assert _run(reports.reported_problem_rule, again) == []  # reported again at once: not fixed
 
 
+def test_a_stated_cause_loses_its_lead_in_and_a_browser_console_label():
+    assert reports._cause("Two issues: `cartStore` was removed during the refactor.") == (
+        "`cartStore` was removed during the refactor")
+    assert reports._cause("I found why it's not loading: nginx only serves `dist/`") == "Nginx only serves `dist/`"
+    report = _prompt("GET http://localhost:5173/pages/Cart net::ERR_ABORTED 404 (Not Found)Understand this error",
+                     answer="Those 404s are because the browser requests extensionless module paths. I fixed server.js.")
+    steps = [report, _ok('{"file_path": "/w/app/server.js"}', tool="Edit"), _prompt("next: the lobby")]
+    [cand] = _run(reports.reported_problem_rule, steps)
+    assert "Understand this" not in cand.summary and "extensionless" in cand.summary
+
+
 def test_the_same_pasted_error_in_several_prompts_is_one_pattern():
     def report(module: str) -> list[Step]:
         return [_prompt(f'Uncaught TypeError: Failed to resolve module specifier "{module}". Relative references must '

@@ -160,6 +160,8 @@ def diagnosis_rule(session: Session) -> list[Candidate]:
 
 _CAUSE_LEAD = re.compile(
     r"^(?:(?:ok(?:ay)?|ah|i see|got it|found it|good|great|yes)[,.!:]*\s+)*"
+    r"(?:(?:i(?:'ve)?\s+)?found (?:it|why\b[^:—–]{0,60}|the (?:issue|problem|cause|bug))\s*[:—–-]\s*"
+    r"|(?:two|three|several|a few|\d+) (?:issues|problems|things|bugs)\s*:\s*)?"
     r"(?:(?:the|this|that|main|real|root)\s+(?:issue|problem|error|failure|cause|culprit|reason)\s+"
     r"(?:here\s+)?(?:is|was|seems to be|appears to be)\s*(?:that\s+)?[:,-]?\s*)?",
     re.I,
@@ -178,6 +180,7 @@ def _pasted(prompt: str) -> str:
     from automem.capture.signals import detect_errors
 
     text = re.sub(r"(?m)^[\w.-]+(?:-\d+)?\s+\|\s?", "", prompt)  # docker compose log prefixes ("ui-1  | ")
+    text = re.sub(r"\s*Understand this (?:error|warning)\b", "\n", text)  # the label a browser console copies along
     found = detect_errors(text, is_error=False, exit_code=None)
     if found:
         return " ".join(found[0].get("line", "").split())[:300]
