@@ -173,7 +173,7 @@ def test_an_install_after_a_not_found_a_pipe_hid_is_a_verified_lesson():
     install, run = _ok("pkg install openssh -y 2>&1 | tail -3"), _ok("ssh -V")
     [cand] = _run(errors.missing_command_rule, [probe, install, run])
     assert cand.summary == "ssh is not preinstalled on this machine; `pkg install openssh -y` installs it"
-    assert cand.promotion == VERIFIED_FIX and "ssh: command not found" in cand.content
+    assert cand.promotion == VERIFIED_FIX and "said: ssh: command not found" in cand.content
     assert _run(errors.missing_command_rule, [probe]) == []  # a hidden "not found" alone is not a memory
     assert _run(errors.missing_command_rule, [probe, run]) == []  # it ran later without an install
     assert _run(errors.missing_command_rule, [probe, _ok("pkg install openjdk-17"), run]) == []  # not what provides ssh

@@ -530,7 +530,8 @@ def missing_command_rule(session: Session) -> list[Candidate]:
                 out.append(Candidate(
                     kind="observation",
                     summary=phrasing.fit(f"{name} is not preinstalled on this machine; `{how}` installs it"),
-                    content=f"`{_command_text(step)}` failed: {line}\nAfter `{how}` it ran.",
+                    content=(f"`{_command_text(step)}` " + ("said" if step.ok else "failed") + f": {line}\n"
+                             f"After `{how}` it ran."),
                     why=f"{name} was missing until it was installed in this session.",
                     how_to_apply=f"Install it with `{how}` before using {name} on a new setup of this machine.",
                     signals=["error"], scope="global", weight=2.3, promotion=VERIFIED_FIX,
