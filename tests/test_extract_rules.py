@@ -163,8 +163,73 @@ def test_not_installed_only_when_nothing_later_ran_it():
     python = _fail("python a.py", "bash: python: command not found")
     [alt] = _run(errors.missing_command_rule, [python, _ok("python3 a.py")])
     assert alt.summary == "python is not on the PATH on this machine; use python3 instead" and alt.promotion
-    zsh = _fail("nvm use 20", "zsh:1: command not found: nvm")
-    assert _run(errors.missing_command_rule, [zsh])[0].summary.startswith("nvm is not installed")  # not "1"
+    zsh = _fail("fd -e py", "zsh:1: command not found: fd")
+    assert _run(errors.missing_command_rule, [zsh])[0].summary.startswith("fd is not installed")  # not "1"
+
+
+def test_an_install_after_a_not_found_a_pipe_hid_is_a_verified_lesson():
+    """`ssh -V 2>&1 | head -1` exits 0 with "ssh: command not found"; the install and a later run make it a lesson."""
+    probe = _ok("ssh -V 2>&1 | head -1", result_head="bash: line 1: ssh: command not found\n")
+    install, run = _ok("pkg install openssh -y 2>&1 | tail -3"), _ok("ssh -V")
+    [cand] = _run(errors.missing_command_rule, [probe, install, run])
+    assert cand.summary == "ssh is not preinstalled on this machine; `pkg install openssh -y` installs it"
+    assert cand.promotion == VERIFIED_FIX and "said: ssh: command not found" in cand.content
+    assert _run(errors.missing_command_rule, [probe]) == []  # a hidden "not found" alone is not a memory
+    assert _run(errors.missing_command_rule, [probe, run]) == []  # it ran later without an install
+    assert _run(errors.missing_command_rule, [probe, _ok("pkg install openjdk-17"), run]) == []  # not what provides ssh
+
+
+def test_a_host_lookup_failing_in_a_sandboxed_session_is_no_network_there():
+    offline = _fail("npm install left-pad", "npm error network request to https://registry.example.org/left-pad failed, "
+                    "reason: getaddrinfo ENOTFOUND registry.example.org")
+    sandboxed = _ok("git commit -m x", escalated=True)
+    [cand] = _run(errors.offline_sandbox_rule, [sandboxed, offline])
+    assert cand.summary.startswith("npm has no network access in the agent's sandbox here")
+    assert "registry.example.org" in cand.summary and not cand.promotion
+    assert _run(errors.offline_sandbox_rule, [offline]) == []  # no sign of a sandbox: maybe an outage
+    assert _run(errors.offline_sandbox_rule, [sandboxed, offline, _ok("npm install left-pad", escalated=True)]) == []
+    assert _run(errors.offline_sandbox_rule, [sandboxed, offline, _ok("npm install left-pad")]) == []  # transient
+
+
+def test_an_error_naming_a_newer_python_feature_dates_the_interpreter():
+    subscript = _fail("python tools/report.py", "TypeError: 'type' object is not subscriptable")
+    future = _fail("python tools/report.py", "SyntaxError: future feature annotations is not defined")
+    [cand] = _run(errors.old_python_rule, [subscript, _ok("python -V"), future])
+    assert cand.summary.startswith("`python` here predates Python 3.7") and "typing" in cand.summary
+    [later] = _run(errors.old_python_rule, [subscript])
+    assert "predates Python 3.9" in later.summary and not later.promotion
+    node = _fail("node tools/report.js", "TypeError: 'type' object is not subscriptable")
+    assert _run(errors.old_python_rule, [node]) == []  # only an interpreter the call ran can be dated
+
+
+def test_a_commit_failing_inside_a_hook_that_runs_the_checks_says_so():
+    out = "\n> shop@1.2.0 verify\n> eslint . && tsc --noEmit\n\nsrc/a.ts(3,1): error TS2304: Cannot find name 'x'.\n"
+    commit = _fail('git commit -m "Add cart"', "src/a.ts(3,1): error TS2304: Cannot find name 'x'.")
+    commit.result_head = out
+    [cand] = _run(errors.commit_hook_rule, [commit])
+    assert cand.summary == ("git commit runs `npm run verify` (eslint . && tsc --noEmit) as a hook here; "
+                            "make npm run verify pass before committing")
+    assert cand.scope == "project" and not cand.promotion
+    husky = _fail("git commit -m x", "husky - pre-commit hook exited with code 1 (error)")
+    assert "husky" in _run(errors.commit_hook_rule, [husky])[0].summary
+    plain = _fail("git commit -m x", "error: pathspec 'x' did not match any file(s) known to git")
+    build = _fail("npm run build", "error TS2304")
+    build.result_head = out
+    assert _run(errors.commit_hook_rule, [plain, build]) == []  # no hook in a commit's output; not a commit
+
+
+def test_a_profile_loaded_tool_is_not_loaded_rather_than_not_installed():
+    """nvm, rvm, sdk, conda ... are shell functions or hooks from the profile an agent's shell never reads."""
+    nvm = _fail("nvm use 20", "zsh:1: command not found: nvm")
+    [cand] = _run(errors.missing_command_rule, [nvm])
+    assert cand.summary == "nvm is not loaded in the agent's non-interactive shell; `source ~/.nvm/nvm.sh` before calling it"
+    assert "not installed" not in cand.summary and "Node version manager" in cand.content and not cand.promotion
+    sdk = _fail("sdk use java 21", "bash: sdk: command not found")
+    assert "sdkman-init.sh" in _run(errors.missing_command_rule, [sdk])[0].summary
+    loaded = _run(errors.missing_command_rule, [nvm, _ok("source ~/.nvm/nvm.sh && nvm use 20")])
+    assert [c.summary for c in loaded] == ["nvm is not loaded in the agent's non-interactive shell until "
+                                           "`source ~/.nvm/nvm.sh`"] and loaded[0].promotion == VERIFIED_FIX
+    assert _run(errors.missing_command_rule, [nvm, _ok("nvm use 20")]) == []  # it ran later as it was
 
 
 def test_a_missing_package_is_named_and_a_missing_file_is_not():
@@ -246,6 +311,17 @@ def test_a_problem_the_user_reported_then_fixed_with_a_stated_cause():
     assert _run(reports.reported_problem_rule, again) == []  # reported again at once: not fixed
 
 
+def test_a_stated_cause_loses_its_lead_in_and_a_browser_console_label():
+    assert reports._cause("Two issues: `cartStore` was removed during the refactor.") == (
+        "`cartStore` was removed during the refactor")
+    assert reports._cause("I found why it's not loading: nginx only serves `dist/`") == "Nginx only serves `dist/`"
+    report = _prompt("GET http://localhost:5173/pages/Cart net::ERR_ABORTED 404 (Not Found)Understand this error",
+                     answer="Those 404s are because the browser requests extensionless module paths. I fixed server.js.")
+    steps = [report, _ok('{"file_path": "/w/app/server.js"}', tool="Edit"), _prompt("next: the lobby")]
+    [cand] = _run(reports.reported_problem_rule, steps)
+    assert "Understand this" not in cand.summary and "extensionless" in cand.summary
+
+
 def test_the_same_pasted_error_in_several_prompts_is_one_pattern():
     def report(module: str) -> list[Step]:
         return [_prompt(f'Uncaught TypeError: Failed to resolve module specifier "{module}". Relative references must '
@@ -297,6 +373,22 @@ def test_directives_in_other_languages():
     assert _run(said.directive_rule, [_prompt("这个文档和当前代码实现符合吗")]) == []  # a question
 
 
+def test_an_instruction_the_agent_applied_names_the_files_it_changed_in_that_turn():
+    """A directive in the user's language gains the file it took effect in (as written, not lowered)."""
+    steps = [_prompt("以后不要用 npm，改用 pnpm"), _ok("cat package.json"),
+             _ok('{"file_path": "/w/shop/scripts/Build.sh", "old_string": "npm", "new_string": "pnpm"}', tool="Edit"),
+             _prompt("再检查一下"), _ok('{"file_path": "/w/shop/README.md"}', tool="Edit")]
+    [cand] = _run(said.directive_rule, steps, root="/w/shop")
+    assert "Applied to: /w/shop/scripts/Build.sh" in cand.content and "README" not in cand.content
+    [portable] = find_candidates(Session(steps, root="/w/shop"))
+    assert "Applied to: ./scripts/Build.sh" in portable.content
+    mixed = [_prompt("Fix the login page and add a logout button. Never use sudo in this repo."),
+             _ok('{"file_path": "/w/shop/login.tsx"}', tool="Edit")]
+    assert "Applied to" not in _run(said.directive_rule, mixed)[0].content  # the turn did more than apply the rule
+    many = [steps[0]] + [_ok(f'{{"file_path": "/w/shop/f{n}.sh"}}', tool="Edit") for n in range(4)]
+    assert "Applied to" not in _run(said.directive_rule, many)[0].content
+
+
 def test_narrative_role_play_questions_and_pasted_logs_are_never_directives():
     """Failure class 5: role-play and lore are not preferences."""
     for text in ("The knight draws his sword and says: never trust the king.",
@@ -343,6 +435,28 @@ def test_repeated_requests_skip_questions_and_count_note_taking():
     assert "progress" in cand.summary.lower() and "journal" in cand.summary.lower()
 
 
+def test_a_repeated_request_acting_on_it_names_the_file_the_other_asks_named():
+    """'Read it in full' out of context says nothing; the user's other asks named files there."""
+    reads = [_prompt("read src/app/main.ts in full, then plan"), _prompt("ok, read lexer.py in full first"),
+             _prompt("now read it in full")]
+    [cand] = _run(said.repeated_request_rule, reads)
+    assert cand.summary == "Read the file in full"
+    vague = [_prompt("check the parser and fix it properly"), _prompt("check the lexer again, fix it properly"),
+             _prompt("fix it properly")]
+    assert all("fix it" not in c.summary.lower() for c in find_candidates(Session(vague)))
+
+
+def test_a_how_question_answered_with_a_command_reads_as_a_goal_not_a_quote():
+    steps = steps_from_turns([
+        Turn(harness="claude-code", session_id="s", turn_id="1",
+             prompt="so when the build breaks how am i supposed to clear the cache",
+             answer="Run this from the project root.\n```bash\nnpm run clean\n```\nIt removes .next and dist."),
+    ])
+    [cand] = _run(reports.answered_question_rule, steps)
+    assert cand.summary == "To clear the cache, when the build breaks: `npm run clean`"
+    assert 'The user asked: "so when the build breaks how am i supposed to clear the cache"' in cand.content
+
+
 def test_the_file_the_user_picks_for_a_plan_is_a_decision():
     [cand] = _run(said.doc_file_rule, [_prompt("now write the migration plan in docs/migrate.md with checkboxes")])
     assert "docs/migrate.md" in cand.summary
@@ -386,6 +500,9 @@ def test_paths_escapes_and_cut_words_never_reach_a_summary():
     assert summary_text("C:\\Users\\ana\\app\\x.py fails", "") == "~\\app\\x.py fails"
     assert not readable("npm run build fails with E0463]") and not readable("Run the tests in the fol…")
     assert readable("Use pnpm, not npm, for the frontend")
+    assert not readable("Read it in full") and not readable("Fix that one too") and readable("Read the file in full")
+    assert not readable("这个改为整个 config 目录") and not readable("それを全部削除してください")
+    assert readable("这个项目以后不要用 npm，改用 pnpm")
 
 
 def test_an_install_or_a_lookalike_counts_only_when_it_is_the_missing_program():

@@ -8,7 +8,8 @@ the session. So the extractor's text goes through here before it is stored:
   user name is not a lesson), temp folders become ``<tmp>`` in the body and leave the summary;
 - a summary must read as a sentence out of context: a few real words, not ending in a cut word
   or a dangling "the"/"to"/"--", not opening on a pronoun whose referent stayed in the session
-  ("They must never...", "Close -- it's at..."). Anything else is not stored.
+  ("They must never...", "Close -- it's at...") nor, when it is a few words, acting on one ("Read it in full").
+  Anything else is not stored.
 """
 
 from __future__ import annotations
@@ -84,6 +85,10 @@ _DANGLING = re.compile(
 )
 _PRONOUN_START = re.compile(r"^(?:they|them|it|its|it's|this|that|these|those|he|she|him|her|there|here|close|same|or|and|but)"
                             r"(?![A-Za-z])(?!\s+(?:repo|repository|project|folder|directory|machine|session|file named))", re.I)
+_PRONOUN_START_CJK = re.compile(  # "这个改为…" ("change this to…"), "それを…": the referent stayed in the session
+    r"^(?:这个|这些|这里|那个|那些|它们?|他们|她们|此|これ|それ|あれ|この|その|あの|이거|이것|이건|그거|그것|그건|저것)"
+    r"(?!\s*(?:项目|仓库|目录|文件夹|工程|仓|プロジェクト|リポジトリ|フォルダ|프로젝트|저장소|폴더))")
+_BARE_OBJECT = re.compile(r"(?<![\w'])(?:it|them|this|that|these|those)(?![\w'])", re.I)
 _WORD = re.compile(r"[^\W\d_]{2,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
@@ -96,8 +101,10 @@ def readable(summary: str) -> bool:
         return False  # cut inside a word or a clause
     if _DANGLING.search(re.sub(r";\s*…$", "", text).rstrip(".!")):
         return False
-    if _PRONOUN_START.match(text):
+    if _PRONOUN_START.match(text) or _PRONOUN_START_CJK.match(text):
         return False
+    if _BARE_OBJECT.search(text) and len(text.split()) <= 5:
+        return False  # "Read it in full", "Fix that too": what "it" is stayed in the session
     if text.count("`") % 2 or text.count('"') % 2 or text.count("(") != text.count(")") or text.count("[") != text.count("]"):
         return False  # a quote or parenthesis opened and never closed: a cut
     return True

@@ -424,29 +424,114 @@ def _alternative(session: Session, index: int, name: str) -> str:
     return ""
 
 
+# Tools that are shell functions (or need a shell hook) loaded from the user's profile: an agent's non-interactive
+# shell never reads that profile, so "command not found" says the tool is not loaded, not that it is missing.
+SHELL_FUNCTIONS = {
+    "nvm": ("nvm, the Node version manager", "source ~/.nvm/nvm.sh"),
+    "rvm": ("rvm, the Ruby version manager", "source ~/.rvm/scripts/rvm"),
+    "sdk": ("sdk, SDKMAN's command", "source ~/.sdkman/bin/sdkman-init.sh"),
+    "pyenv": ("pyenv, the Python version manager", 'export PATH="$HOME/.pyenv/bin:$PATH" && eval "$(pyenv init -)"'),
+    "rbenv": ("rbenv, the Ruby version manager", 'eval "$(rbenv init -)"'),
+    "conda": ("conda", "source <conda install>/etc/profile.d/conda.sh"),
+    "mamba": ("mamba", "source <mamba install>/etc/profile.d/mamba.sh"),
+    "micromamba": ("micromamba", 'eval "$(micromamba shell hook --shell bash)"'),
+    "jenv": ("jenv, the Java version manager", 'eval "$(jenv init -)"'),
+    "goenv": ("goenv, the Go version manager", 'eval "$(goenv init -)"'),
+    "fnm": ("fnm, the Node version manager", 'eval "$(fnm env)"'),
+}
+_LOADS = re.compile(r"^(?:source|\.)\s+\S|^eval\b.*\b(?:init|hook|env)\b")
+
+
+def _shell_function_lesson(session: Session, index: int, name: str, line: str, count: int) -> Candidate:
+    """A profile-loaded tool the agent's shell did not have: not loaded, rather than not installed."""
+    what, init = SHELL_FUNCTIONS[name]
+    step = session.steps[index]
+    return Candidate(
+        kind="observation",
+        summary=phrasing.fit(f"{name} is not loaded in the agent's non-interactive shell; `{init}` before calling it"),
+        content=(f"`{_command_text(step)}` failed: {line}" + (f" ({count}x)" if count > 1 else "") + "\n"
+                 f"{what} is set up by the user's shell profile (a shell function or hook), which the agent's shell does"
+                 f" not read; that the command was not found does not mean it is not installed."),
+        why=f"The agent's shell could not find {name}, a tool loaded from the shell profile.",
+        how_to_apply=f"Run `{init} && {name} ...` in the same command, or call the tool it selects by its full path.",
+        signals=["error"], scope="global", weight=1.7,
+    )
+
+
+def _loaded_by(session: Session, index: int, later: int, name: str) -> str:
+    """The init command (``source ~/.nvm/nvm.sh``, ``eval "$(pyenv init -)"``) the later successful call ran first."""
+    from automem.extract.intent import unwrap
+
+    text = unwrap(session.steps[later].input)
+    head = re.split(rf"(?:^|[;&|]\s*|\s)(?:command\s+)?{re.escape(name)}\b", text, maxsplit=1)[0]
+    for part in re.split(r"\s*(?:&&|;|\|\|)\s*", head.rstrip(" &;|")):
+        if _LOADS.search(part.strip()):
+            return part.strip()[:100]
+    return ""
+
+
+def _installs_between(session: Session, index: int, later: int, name: str) -> list:
+    """The successful install commands between two calls that name a package containing ``name``."""
+    return [c for j in range(index + 1, later) if session.steps[j].kind == "action"
+            and session.steps[j].ok for c in session.intent(j).commands
+            if is_install(c) and any(_provides(p, name) for p in installed_names(c))]
+
+
+def _provides(package: str, name: str) -> bool:
+    """Does an installed package plausibly provide program ``name`` (openssh -> ssh, python3-pip -> pip)?"""
+    package = re.sub(r"^@[\w.-]+/|@[\w.^~<>=*-]+$|[<>=]=?.*$", "", package.lower())
+    return package == name or (len(name) >= 2 and re.search(rf"(?:^|[\w-]){re.escape(name)}$|^{re.escape(name)}(?:[\d.-]|$)",
+                                                          package) is not None)
+
+
+def _masked_missing(session: Session) -> list[int]:
+    """Calls that passed although a program they ran was not found (``ssh -V 2>&1 | head -1`` exits 0)."""
+    out = []
+    for i, step in enumerate(session.steps):
+        if step.kind == "action" and step.ok and re.search(r"not found|not recognized|which: no ", step.result_head):
+            if _missing_name(session, i):
+                out.append(i)
+    return out
+
+
 def missing_command_rule(session: Session) -> list[Candidate]:
     """A program that is not there: stated only when nothing later in the session ran it after all."""
     out: list[Candidate] = []
     done: set[str] = set()
-    for index in failures(session):
+    masked = _masked_missing(session)
+    for index in sorted(failures(session) + masked):
         name = _missing_name(session, index)
         if not name or name in done:
             continue
-        done.add(name)
         step = session.steps[index]
-        count = sum(1 for i in failures(session) if _missing_name(session, i) == name)
         later = _later_success_with(session, index, name)
-        line = _line(step)
+        if index in masked and (later is None or not _installs_between(session, index, later, name)):
+            continue  # a "not found" a pipe hid says no more than that: only an install and a run make it a lesson
+        done.add(name)
+        count = sum(1 for i in failures(session) if _missing_name(session, i) == name)
+        line = _line(step) if not step.ok else next(
+            (" ".join(m.group(0).split()) for p in _MISSING for m in p.finditer(step.result_head) if name in m.group(0).lower()),
+            _line(step))
+        if later is not None and name in SHELL_FUNCTIONS and (init := _loaded_by(session, index, later, name)):
+            out.append(Candidate(
+                kind="observation",
+                summary=phrasing.fit(f"{name} is not loaded in the agent's non-interactive shell until `{init}`"),
+                content=f"`{_command_text(step)}` failed: {line}\nWhat worked: `{_command_text(session.steps[later])}`",
+                why=f"{name} is loaded by the shell profile, which the agent's shell does not read; it ran once the "
+                    f"session ran `{init}` first.",
+                how_to_apply=f"Run `{init}` in the same command before calling {name}.",
+                signals=["error"], scope="global", weight=2.3, promotion=VERIFIED_FIX,
+            ))
+            continue
         if later is not None:
-            installs = [c for j in range(index + 1, later) if session.steps[j].kind == "action"
-                        and session.steps[j].ok for c in session.intent(j).commands
-                        if is_install(c) and any(name in p.lower() for p in installed_names(c))]
+            installs = _installs_between(session, index, later, name)
             if installs:
-                how = installs[-1].text[:80]
+                how = re.sub(r"\s+(?:\d?>>?|&>)\s*\S+|\s+\d?>&\d", "", installs[-1].text)[:80]
                 out.append(Candidate(
                     kind="observation",
                     summary=phrasing.fit(f"{name} is not preinstalled on this machine; `{how}` installs it"),
-                    content=f"`{_command_text(step)}` failed: {line}\nAfter `{how}` it ran.",
+                    content=(f"`{_command_text(step)}` " + ("said" if step.ok else "failed") + f": {line}\n"
+                             f"After `{how}` it ran."),
                     why=f"{name} was missing until it was installed in this session.",
                     how_to_apply=f"Install it with `{how}` before using {name} on a new setup of this machine.",
                     signals=["error"], scope="global", weight=2.3, promotion=VERIFIED_FIX,
@@ -463,6 +548,9 @@ def missing_command_rule(session: Session) -> list[Candidate]:
                     signals=["error"], scope="global", weight=2.3, promotion=VERIFIED_FIX,
                 ))
             continue  # it ran later: whatever the first failure was, "not installed" would be wrong
+        if name in SHELL_FUNCTIONS:
+            out.append(_shell_function_lesson(session, index, name, line, count))
+            continue
         alt = _alternative(session, index, name)
         if alt:
             out.append(Candidate(
@@ -597,3 +685,116 @@ def stated_requirement_rule(session: Session) -> list[Candidate]:
             signals=["error"], scope="project", weight=1.5,
         ))
     return out
+
+
+_NO_DNS = re.compile(r"getaddrinfo (?:ENOTFOUND|EAI_AGAIN)\s*([\w.-]*)|Could not resolve host(?:name)?:?\s*([\w.-]*)"
+                     r"|Temporary failure in name resolution|Name or service not known|nodename nor servname provided",
+                     re.I)
+
+
+def offline_sandbox_rule(session: Session) -> list[Candidate]:
+    """A network call that could not even resolve its host, in a sandboxed session, and never went through later.
+
+    Sandboxed agents (Codex's workspace sandbox, for one) have no network unless a call is escalated; a session shows
+    it runs sandboxed when some call was escalated. Without that, a failed lookup may be a passing outage: no memory.
+    A later successful call with the same intent (escalated or not) is a fix other rules state, or says it was transient.
+    """
+    if not any(s.kind == "action" and s.escalated for s in session.steps):
+        return []
+    out: list[Candidate] = []
+    done: set[str] = set()
+    for index in failures(session):
+        step = session.steps[index]
+        match = _NO_DNS.search(_error_text(step))
+        intent = session.intent(index)
+        if not match or intent.main is None or step.escalated:
+            continue
+        name = intent.main.program
+        if name in done or verified_fix(session, index, through_user=True) is not None:
+            continue
+        done.add(name)
+        host = next((g for g in match.groups() if g), "")
+        gist = f"its host{' ' + host if host else ''} did not resolve"
+        out.append(Candidate(
+            kind="observation",
+            summary=phrasing.fit(f"{name} has no network access in the agent's sandbox here ({gist})"),
+            content=f"`{_command_text(step)}` failed: {_line(step)}\nNothing later in the session ran it successfully.",
+            why="The session runs sandboxed (other calls needed escalated permissions) and this network call could not "
+                "resolve its host.",
+            how_to_apply=f"Run {name} network calls with escalated permissions, or ask the user to run them.",
+            signals=["error"], scope="global", weight=1.6,
+        ))
+    return out
+
+
+# Errors that name a Python feature the interpreter is too old for: (pattern, "older than", what fails, what works)
+_OLD_PYTHON = (
+    (re.compile(r"future feature annotations is not defined"), "3.7",
+     "`from __future__ import annotations`", "typing's Optional/Tuple"),
+    (re.compile(r"'type' object is not subscriptable"), "3.9",
+     "tuple[...]/list[...] hints", "typing's Tuple/List"),
+    (re.compile(r"unsupported operand type\(s\) for \|: 'type' and '(?:NoneType|type)'"), "3.10",
+     "`X | None` annotations", "typing's Optional/Union"),
+)
+
+
+def old_python_rule(session: Session) -> list[Candidate]:
+    """An interpreter too old for a feature the error names: a fact about this machine's python, said once."""
+    found: dict[str, tuple] = {}  # program -> (bound, what fails, what works, index)
+    for index in failures(session):
+        text = _error_text(session.steps[index])
+        intent = session.intent(index)
+        program = next((p for p in intent.programs if re.fullmatch(r"python[\d.]*", p)), "")
+        if not program:
+            continue
+        for pattern, bound, fails, works in _OLD_PYTHON:
+            if pattern.search(text) and (program not in found or float(bound) < float(found[program][0])):
+                found[program] = (bound, fails, works, index)
+    out = []
+    for program, (bound, fails, works, index) in found.items():
+        step = session.steps[index]
+        out.append(Candidate(
+            kind="observation",
+            summary=phrasing.fit(f"`{program}` here predates Python {bound}: {fails} fails; use {works}"),
+            content=f"`{_command_text(step)}` failed: {_line(step)}",
+            why=f"The error names a feature Python {bound} brought, so this interpreter predates it.",
+            how_to_apply=f"Write code for `{program}` without features newer than its version, or call a newer "
+                         "interpreter if the machine has one.",
+            signals=["error"], scope="global", weight=1.8,
+        ))
+    return out
+
+
+_NPM_SCRIPT = re.compile(r"^> [\w@/.-]+@[\w.+-]+ ([\w:.-]+)\r?\n> (.+)$", re.M)
+_HOOK_SAYS = re.compile(r"husky - (pre-commit|commit-msg|pre-push)\b|\b(lint-staged)\b|^[\w .()/-]{3,}?\.{4,}(?:Failed|Passed)$",
+                        re.M)
+
+
+def commit_hook_rule(session: Session) -> list[Candidate]:
+    """`git commit` failed inside a hook that runs the project's checks: commit only once those checks pass."""
+    for index in failures(session):
+        intent = session.intent(index)
+        main = intent.main
+        if main is None or main.program != "git" or main.subcommand != "commit":
+            continue
+        text = session.steps[index].result_head
+        script = _NPM_SCRIPT.search(text)
+        hook = _HOOK_SAYS.search(text)
+        if script:
+            runs = f"`npm run {script.group(1)}` ({phrasing.fit(script.group(2).strip(), 60)})"
+            check = f"npm run {script.group(1)}"
+        elif hook:
+            runs = "a husky hook" if hook.group(1) else "lint-staged" if hook.group(2) else "the pre-commit framework's hooks"
+            check = "those checks"
+        else:
+            continue
+        step = session.steps[index]
+        return [Candidate(
+            kind="observation",
+            summary=phrasing.fit(f"git commit runs {runs} as a hook here; make {check} pass before committing"),
+            content=f"`{_command_text(step)}` failed in its hook: {_line(step)}",
+            why="The commit's own output shows a hook running the project's checks, and the commit failed with them.",
+            how_to_apply=f"Run {check} and fix what it reports (in tests too) before `git commit`.",
+            signals=["error"], scope="project", weight=1.9,
+        )]
+    return []

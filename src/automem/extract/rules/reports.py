@@ -160,6 +160,8 @@ def diagnosis_rule(session: Session) -> list[Candidate]:
 
 _CAUSE_LEAD = re.compile(
     r"^(?:(?:ok(?:ay)?|ah|i see|got it|found it|good|great|yes)[,.!:]*\s+)*"
+    r"(?:(?:i(?:'ve)?\s+)?found (?:it|why\b[^:—–]{0,60}|the (?:issue|problem|cause|bug))\s*[:—–-]\s*"
+    r"|(?:two|three|several|a few|\d+) (?:issues|problems|things|bugs)\s*:\s*)?"
     r"(?:(?:the|this|that|main|real|root)\s+(?:issue|problem|error|failure|cause|culprit|reason)\s+"
     r"(?:here\s+)?(?:is|was|seems to be|appears to be)\s*(?:that\s+)?[:,-]?\s*)?",
     re.I,
@@ -178,6 +180,7 @@ def _pasted(prompt: str) -> str:
     from automem.capture.signals import detect_errors
 
     text = re.sub(r"(?m)^[\w.-]+(?:-\d+)?\s+\|\s?", "", prompt)  # docker compose log prefixes ("ui-1  | ")
+    text = re.sub(r"\s*Understand this (?:error|warning)\b", "\n", text)  # the label a browser console copies along
     found = detect_errors(text, is_error=False, exit_code=None)
     if found:
         return " ".join(found[0].get("line", "").split())[:300]
@@ -269,6 +272,21 @@ _CODE_LINE = re.compile(r"```[\w-]*\n\s*([^\n`]{3,80})\n")
 _INLINE_COMMAND = re.compile(r"`((?:[a-z][\w.-]*)(?: (?:--?[\w-]+|[\w./:=-]+)){1,4})`")
 
 
+_HOW_TO = re.compile(r"^(?P<lead>.*?)\bhow (?:do|can|could|should|would|am|are) (?:i|we)\s+(?:be\s+)?"
+                     r"(?:(?:supposed|suposed|able|meant) to\s+)?(?P<goal>.{6,})$|^(?P<lead2>.*?)\bhow to\s+(?P<goal2>.{6,})$", re.I)
+
+
+def _as_goal(question: str) -> str:
+    """"so if i close you how am i supposed to pick back up" -> "To pick back up, if I close you": a heading, not a quote."""
+    match = _HOW_TO.match(question)
+    if not match:
+        return phrasing._cap(question)
+    lead = re.sub(r"^(?:(?:so|ok(?:ay)?|and|but)[,\s]+)+", "", (match["lead"] or match["lead2"] or "").strip(" ,"), flags=re.I)
+    goal = (match["goal"] or match["goal2"]).strip(" ,")
+    text = f"To {goal}" + (f", {lead}" if re.match(r"(?:if|when)\b", lead, re.I) else "")
+    return re.sub(r"\bi\b", "I", text)
+
+
 def answered_question_rule(session: Session) -> list[Candidate]:
     """The user asks how to do something (or why it happens) and the agent answers with a command to run."""
     out: list[Candidate] = []
@@ -287,7 +305,7 @@ def answered_question_rule(session: Session) -> list[Candidate]:
         first = next((s for s in _sentences(answer) if len(s) >= 20 and not s.endswith(":")), "")
         command = code.group(1).strip()
         out.append(Candidate(
-            kind="observation", summary=phrasing.fit(f"{phrasing._cap(question)}: `{command}`"),
+            kind="observation", summary=phrasing.fit(f"{_as_goal(question)}: `{command}`"),
             content=f"The user asked: \"{question}\"\nThe agent answered: {first[:300]}\nCommand: `{command}`",
             why="The user asked how to do this; the agent's answer gave the command.",
             how_to_apply="Offer the same command when the question comes up again.",

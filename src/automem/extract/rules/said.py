@@ -109,10 +109,43 @@ def _list_context(text: str, sentence: str) -> str:
     return first if 12 <= len(first) <= 240 and sentence not in first else ""
 
 
+APPLIED_MAX = 3  # more files changed after an instruction than this: the turn did more than apply it
+
+
+def _changed_after(session: Session, index: int) -> list[str]:
+    """The files the agent changed after prompt ``index`` and before the user's next prompt (its turn), in order."""
+    files: list[str] = []
+    for j in range(index + 1, len(session.steps)):
+        step = session.steps[j]
+        if step.kind in ("prompt", "interrupt", "rejection"):
+            break
+        if step.kind != "action" or not step.ok:
+            continue
+        intent = session.intent(j)
+        if intent.kind == "edit":
+            written = (step.raw or step.input).replace("\\", "/")
+            for target in intent.targets:
+                at = written.lower().find(target)
+                path = written[at:at + len(target)] if at >= 0 else target  # as the call wrote it (targets are lowered)
+                if path not in files:
+                    files.append(path)
+    return files
+
+
+def _sole_request(prompt: str, sentence: str) -> bool:
+    """Is the instruction (nearly) all the prompt says, so that what the agent did next was doing it?"""
+    words = lambda text: len(re.findall(r"\w+", text)) + len(re.findall(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]", text))
+    return words(sentence) >= 0.7 * words(prompt)
+
+
 def directive_rule(session: Session) -> list[Candidate]:
-    """A rule the user gave the agent in a prompt: promoted at once, the user's words kept in the body."""
+    """A rule the user gave the agent in a prompt: promoted at once, the user's words kept in the body.
+
+    When the instruction is all the prompt asked and the agent then changed one to three files in the same turn,
+    the body names them: where the rule took effect is context a later session (and the user) can check.
+    """
     out: list[Candidate] = []
-    for step in session.steps:
+    for index, step in enumerate(session.steps):
         if step.kind != "prompt" or not step.text:
             continue
         document = len(step.text) > DOCUMENT_CHARS
@@ -122,8 +155,11 @@ def directive_rule(session: Session) -> list[Candidate]:
             summary = _summary(d)
             context = _context_before(step.text, d.sentence) or _list_context(step.text, d.sentence)
             done = _first_sentence(step.answer)
+            changed = _changed_after(session, index) if _sole_request(step.text, d.sentence) else []
+            applied = ", ".join(changed) if 0 < len(changed) <= APPLIED_MAX else ""
             content = (f"The user said: \"{d.sentence}\""
                        + (f"\nJust before: \"{context}\"" if context else "")
+                       + (f"\nApplied to: {applied}" if applied else "")
                        + (f"\nThe agent then: {done}" if done else ""))
             out.append(Candidate(
                 kind=d.kind, summary=summary, content=content,
@@ -320,6 +356,22 @@ def _informative(sentence: str) -> bool:
     return len(words) >= 2
 
 
+_OBJECT_PRONOUN = re.compile(r"(?<![\w'])(?:it|them|this|that)(?![\w'])", re.I)
+_FILE_TOKEN = re.compile(r"@?[\w.-]*/[\w./-]+|\b[\w-]+\.[a-z]{1,5}\b")
+
+
+def _named_object(clean: str, pair: tuple[str, str], examples: list[str]) -> str:
+    """"Read it in full" becomes "Read the file in full" when the user's other asks named a file in that place."""
+    pronoun = _OBJECT_PRONOUN.search(clean)
+    if not pronoun:
+        return clean
+    between = re.compile(rf"\b{re.escape(pair[0])}\b(.*?)\b{re.escape(pair[1])}\b", re.I)
+    named = sum(1 for e in examples if (m := between.search(e)) and _FILE_TOKEN.search(m.group(1)))
+    if not named:
+        return clean
+    return clean[:pronoun.start()] + "the file" + clean[pronoun.end():]
+
+
 def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int = 2) -> list[Candidate]:
     """A request the user makes in three prompts or more is a habit, however they phrase it.
 
@@ -364,7 +416,7 @@ def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int
         sentence = min(options, key=len)
         clause = next((c for c in re.split(r",\s+|;\s+", sentence) if pair[0] in c.lower() and pair[1] in c.lower()),
                       sentence)
-        clean = _clean(clause)
+        clean = _named_object(_clean(clause), pair, options)
         tokens = [t.strip(",.;:!").lower() for t in clean.split()]
         if any(t in topics or _NOISE_TOKEN.match(t) for t in tokens):
             continue
