@@ -317,3 +317,20 @@ def test_a_lower_case_password_never_reaches_a_memory_or_its_file_name(tmp_path,
     found = [p for p in automem_home.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
     named = [p for p in automem_home.rglob("*") if secret in p.name]
     assert found == [] and named == []
+
+
+def test_detect_secrets_loads_without_requests_and_can_never_go_online():
+    """The full pass loads every detect-secrets plugin without importing ``requests`` (its online checks), and the
+    same plugins as with the real module; the stand-in they hold refuses any request."""
+    import subprocess
+    import sys
+
+    probe = ("import sys, automem.redact.full as f; plugins = f._plugins(); "
+             "print(len(plugins), 'requests' in sys.modules); "
+             "import detect_secrets.plugins.base as base\n"
+             "try:\n    base.requests.get('https://example.com')\nexcept Exception as exc:\n    print(type(exc).__name__)")
+    lazy = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    real = subprocess.run([sys.executable, "-c", "import requests, automem.redact.full as f; print(len(f._plugins()))"],
+                          capture_output=True, text=True, timeout=60)
+    count, loaded, refused = lazy.stdout.split()
+    assert loaded == "False" and refused == "_Refused" and int(count) == int(real.stdout) > 20, lazy.stderr

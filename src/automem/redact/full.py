@@ -20,6 +20,7 @@ import base64
 import binascii
 import math
 import re
+from contextlib import contextmanager
 from functools import lru_cache
 
 from automem.redact.rules import (
@@ -64,9 +65,43 @@ _PUBLIC_KEYS = frozenset(
 @lru_cache(maxsize=1)
 def _plugins() -> list:
     """One instance of every detect-secrets plugin (the 1.5 in-process API)."""
-    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+    with _offline_requests():
+        from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 
-    return [cls() for cls in get_mapping_from_secret_type_to_class().values()]
+        return [cls() for cls in get_mapping_from_secret_type_to_class().values()]
+
+
+@contextmanager
+def _offline_requests():
+    """detect-secrets imports ``requests`` (~0.1 s, most of its start-up) only to verify a secret online, which
+    automem never does: a secret must not leave the machine. While its plugins load, and unless the process already
+    has the real ``requests``, a stand-in takes its place; it can name the types the plugins' signatures mention and
+    refuses any request. The real module is left importable for anything else."""
+    import sys
+    import types
+
+    if "requests" in sys.modules:
+        yield
+        return
+
+    class _Refused(Exception):
+        pass
+
+    def _refuse(*_args, **_kwargs):
+        raise _Refused("automem never verifies a secret over the network")
+
+    stand_in = types.ModuleType("requests", "automem's offline stand-in for detect-secrets' online checks")
+    stand_in.Response = type("Response", (), {})
+    stand_in.exceptions = types.SimpleNamespace(RequestException=_Refused)
+    stand_in.RequestException = _Refused
+    for verb in ("get", "post", "put", "head", "request"):
+        setattr(stand_in, verb, _refuse)
+    sys.modules["requests"] = stand_in
+    try:
+        yield
+    finally:
+        if sys.modules.get("requests") is stand_in:
+            del sys.modules["requests"]
 
 
 def _required_literals(seq) -> set[str] | None:
