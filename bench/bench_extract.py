@@ -5,6 +5,10 @@
 2. Extraction of a 2 MB transcript, in process (budget: <= 1 s).
 3. One dedupe check against 10,000 memories (budget: <= 20 ms): SQLite FTS5 (what extract uses)
    against rank-bm25, on the same texts.
+4. The Stop worker, whole process (bank + extract + index sweep), in CPU-seconds, on real corpus
+   transcripts with their timestamps moved to the last hour (so the bank window takes them), against
+   two floors: json.loads of every line of the transcript (in process), and a Python that starts,
+   imports nothing of automem and does that same json.loads.
 
     .venv/bin/python bench/bench_extract.py
 """
@@ -117,11 +121,75 @@ def bench_dedupe() -> None:
           f"FTS5 is {bm_ms / fts_ms:.1f}x faster")
 
 
+_STAMP = None
+
+
+def _fresh_copy(src: Path, dst: Path) -> None:
+    """The transcript with every ISO timestamp moved so that its last one was half an hour ago."""
+    import re
+    from datetime import datetime, timedelta, timezone
+
+    global _STAMP
+    _STAMP = _STAMP or re.compile(r'"timestamp":\s*"(\d{4}-\d\d-\d\dT[\d:.]+Z)"')
+    text = src.read_text(encoding="utf-8")
+    stamps = [datetime.fromisoformat(s.replace("Z", "+00:00")) for s in _STAMP.findall(text)]
+    delta = datetime.now(timezone.utc) - timedelta(minutes=30) - max(stamps)
+
+    def shift(match):
+        moved = datetime.fromisoformat(match.group(1).replace("Z", "+00:00")) + delta
+        return f'"timestamp":"{moved.strftime("%Y-%m-%dT%H:%M:%S")}.{moved.microsecond // 1000:03d}Z"'
+
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    dst.write_text(_STAMP.sub(shift, text), encoding="utf-8")
+
+
+def _child_cpu(argv: list[str], env: dict) -> float:
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def bench_worker(tmp: Path, runs: int = 3) -> None:
+    corpus_dir = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "transcripts" / "claude"
+    sources = sorted(corpus_dir.glob("*/projects/*/*.jsonl"), key=lambda p: p.stat().st_size)[-3:]
+    if not sources:
+        print("worker: no corpus transcripts found (../shared/corpus), skipped")
+        return
+    parse = "import json, sys\nfor line in open(sys.argv[1], 'rb'):\n    json.loads(line)"
+    for src in sources:
+        rows = []
+        for run in range(runs):
+            base = tmp / f"worker-{src.stem[:8]}-{run}"
+            transcript = base / ".claude" / "projects" / "-work-proj" / src.name
+            _fresh_copy(src, transcript)
+            env = {**os.environ, "AUTOMEM_HOME": str(base / "home"), "HOME": str(base)}
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
+            subprocess.run([sys.executable, "-m", "automem", "consent", "yes"], env=env, capture_output=True)
+            start = time.process_time()
+            with open(transcript, "rb") as handle:
+                for line in handle:
+                    json.loads(line)
+            floor = time.process_time() - start
+            process_floor = _child_cpu([sys.executable, "-c", parse, str(transcript)], env)
+            worker = _child_cpu([sys.executable, "-m", "automem.extract.worker", "--session", src.stem, "--transcript",
+                                 str(transcript), "--harness", "claude-code", "--cwd", str(base / "proj")], env)
+            banked = len(list((base / "home" / "projects").glob("*/bank/*.md")))
+            rows.append((worker, floor, process_floor, banked))
+        worker, floor, process_floor = (statistics.median(r[i] for r in rows) for i in range(3))
+        print(f"worker on {src.stat().st_size / 1e6:.1f} MB ({rows[-1][3]} turns banked): {worker:.3f} CPU-s; "
+              f"json.loads floor {floor:.3f} s ({worker / floor:.0f}x), python + json.loads {process_floor:.3f} s "
+              f"({worker / process_floor:.1f}x)")
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="automem-bench-") as tmp:
         bench_stop_hook(Path(tmp))
         bench_extract(Path(tmp))
         bench_dedupe()
+        bench_worker(Path(tmp))
 
 
 if __name__ == "__main__":

@@ -70,18 +70,39 @@ def _main(args) -> int:
         args.transcript = None
     if not args.transcript and args.session:
         args.transcript = find_transcript(args.harness, args.session)  # Codex may send transcript_path: null
-    while True:
-        _work(args, log_error)
-        try:
-            from automem import consent
+    keeper = _hold_index(automem_home())
+    try:
+        while True:
+            _work(args, log_error)
+            try:
+                from automem import consent
 
-            consent.prune_spool(automem_home())  # growth is bounded: old sessions' captures go after spool_days
-            prune_session_state(automem_home())
-            expire_candidates(automem_home())
-        except BaseException as exc:  # noqa: BLE001
-            log_error("extract-worker", f"pruning the spool: {type(exc).__name__}: {exc}")
-        if not _run_again(automem_home(), args.session):
-            return 0  # let go last: nothing of this worker runs beside the next one
+                consent.prune_spool(automem_home())  # growth is bounded: old sessions' captures go after spool_days
+                prune_session_state(automem_home())
+                expire_candidates(automem_home())
+            except BaseException as exc:  # noqa: BLE001
+                log_error("extract-worker", f"pruning the spool: {type(exc).__name__}: {exc}")
+            if not _run_again(automem_home(), args.session):
+                return 0  # let go last: nothing of this worker runs beside the next one
+    finally:
+        if keeper is not None:
+            keeper.close()
+
+
+def _hold_index(home: str):
+    """One connection to index.db held for the whole run. The bank pass, each memory written and the sweep open
+    their own; whichever closes last checkpoints the WAL into the database (fsyncs included), so without this
+    the worker paid that once per connection instead of once."""
+    import sqlite3
+
+    from automem.index.db import connect
+    from automem.home import Home
+    from pathlib import Path
+
+    try:
+        return connect(Home(Path(home)))
+    except (OSError, sqlite3.Error):
+        return None
 
 
 def _run_again(home: str, session_id: str) -> bool:
