@@ -69,7 +69,7 @@ def throughput(base: Path) -> None:
     took = time.perf_counter() - start
     print(f"throughput: {size / 1e6:.1f} MB, {report.banked} turns banked")
     print(f"  readers alone  {size / 1e6 / floor:8.1f} MB/s (floor)")
-    print(f"  autobank pass  {size / 1e6 / took:8.1f} MB/s  ({took / floor:.2f}x floor; budget >= 20 MB/s)")
+    print(f"  autobank pass  {size / 1e6 / took:8.1f} MB/s  ({took / floor:.2f}x floor; budget >= 50 MB/s)")
     return size / 1e6 / took
 
 
@@ -145,7 +145,7 @@ def main() -> int:
         rate = throughput(base)
         idle = idle_pass(base)
         memory(base)
-    ok = rate >= 20 and idle <= 100
+    ok = rate >= 50 and idle <= 100
     print("within budget" if ok else "OVER BUDGET")
     return 0 if ok or not strict else 1
 

@@ -169,3 +169,14 @@ def test_header_over_the_cap_or_too_deep_reads_as_none(tmp_path):
     assert base.read_first_record(path) is None
     path.write_bytes(b'{"h": 1}\n')
     assert base.read_first_record(path) == {"h": 1}
+
+
+def test_timestamps_already_canonical_pass_through_and_others_are_normalised():
+    from automem.harness.model import iso_utc
+
+    assert iso_utc("2025-06-01T12:00:00.123Z") == "2025-06-01T12:00:00.123Z"
+    assert iso_utc("2025-06-01T12:00:00Z") == "2025-06-01T12:00:00.000Z"
+    assert iso_utc("2025-06-01T12:00:00.123456Z") == "2025-06-01T12:00:00.123Z"
+    assert iso_utc("2025-06-01T12:00:00.123+02:00") == "2025-06-01T10:00:00.123Z"
+    assert iso_utc("2025-13-01T12:00:00.123Z") is None and iso_utc("2025-06-01T24:00:00.000Z") is None
+    assert iso_utc(1_700_000_000_000) == "2023-11-14T22:13:20.000Z"
