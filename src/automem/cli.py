@@ -263,8 +263,33 @@ def bank_status(as_json: bool) -> None:
 @click.option("--batch", is_flag=True, help='JSONL in ({"id","text"} per line), JSONL out, one line per input line.')
 @click.option("--tier", type=click.Choice(["full", "fast"]), default="full", hidden=True,
               help="Which tier to run (fast = the hooks' stdlib rules; for measuring).")
-def redact(batch: bool, tier: str) -> None:
-    """Redact secrets: text on stdin -> text on stdout, secrets as [REDACTED:<rule>]."""
+@click.option("--rescan", is_flag=True, help="Apply today's rules to everything already stored under AUTOMEM_HOME.")
+@click.option("--dry-run", is_flag=True, help="With --rescan: report what would change, write nothing.")
+@click.option("--json", "as_json", is_flag=True, help="With --rescan: machine-readable output.")
+def redact(batch: bool, tier: str, rescan: bool, dry_run: bool, as_json: bool) -> None:
+    """Redact secrets: text on stdin -> text on stdout, secrets as [REDACTED:<rule>].
+
+    With --rescan, the stored tree itself: memories, bank, journal, summaries, state, MAIN.md's generated part,
+    spool, log and index.db are scrubbed with the current rules (a memory named after a secret is renamed)."""
+    if dry_run and not rescan:
+        _fail("--dry-run goes with --rescan")
+    if rescan:
+        from automem.home import Home
+        from automem.redact.rescan import rescan as run_rescan
+
+        home = Home.current()
+        changes = run_rescan(home, dry_run=dry_run)
+        if as_json:
+            _echo_json({"dry_run": dry_run, "files": [c.as_dict() for c in changes]})
+            return
+        verb = "would change" if dry_run else "changed"
+        for change in changes:
+            rel = change.path.relative_to(home.root)
+            moved = f" -> {change.renamed_to.name}" if change.renamed_to else ""
+            click.echo(f"{rel}: {change.secrets} secret(s) ({', '.join(change.kinds) or 'redacted'}){moved}")
+        click.echo(f"rescan: {verb} {len(changes)} file(s)" + ("" if dry_run or not changes else
+                                                              "; index.db updated and compacted"))
+        return
     from automem.redact.cli import run_batch, run_text
 
     if batch:

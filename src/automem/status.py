@@ -354,9 +354,25 @@ def run_doctor(home: Home | None = None) -> list[Check]:
         check_dependencies(),
         check_sizes(home),
         check_index(home),
+        check_rescan(home),
         check_codex_wired(report),
     ]
     return checks
+
+
+def check_rescan(home: Home) -> Check:
+    """What was stored under older redaction rules was scrubbed by those rules only."""
+    from automem.redact.rescan import rules_changed
+
+    changed = rules_changed(home)
+    if changed:
+        return Check("redaction", "warn", "the redaction rules changed since the last rescan of the stored tree",
+                     "run `automem redact --rescan --dry-run` to see what older rules missed, then "
+                     "`automem redact --rescan`")
+    if changed is None:
+        return Check("redaction", "ok", "no rescan yet: everything was redacted as it was written "
+                                        "(`automem redact --rescan` applies the current rules to it again)")
+    return Check("redaction", "ok", "the stored tree was rescanned with the current rules")
 
 
 def check_index(home: Home) -> Check:
