@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -43,3 +44,21 @@ def test_readme_test_command_is_what_ci_runs():
     ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
     assert ".venv/bin/python -m pytest" in README.read_text(encoding="utf-8")
     assert ".venv/bin/python -m pytest" in ci
+
+
+def test_the_readme_python_example_runs_as_written(tmp_path):
+    """The README's Python API block, run as it stands in a fresh home: the remembered line reaches the brief and
+    recall; and importing automem alone loads none of it."""
+    import subprocess
+    import sys
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"## Python API.*?```python\n(.*?)```", text, re.S).group(1)
+    env = {**os.environ, "AUTOMEM_HOME": str(tmp_path / "home"), "HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", block], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "<automem-memory" in done.stdout and "Use pnpm, not npm" in done.stdout
+    assert "['Use pnpm, not npm, in this repo.']" in done.stdout
+    bare = subprocess.run([sys.executable, "-c", "import sys, automem; print('automem.api' in sys.modules)"],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert bare.stdout.strip() == "False"
