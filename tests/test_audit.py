@@ -161,3 +161,26 @@ def test_an_unconfirmed_candidate_expires_to_trash_and_may_be_learned_again(work
     from automem.extract.pipeline import _existing
 
     assert old.summary not in {m.summary for m in _existing(project, home)}  # not "forgotten": it may come back
+
+
+def test_remember_dedupes_a_candidate_becomes_the_users_and_a_repeat_adds_nothing(work):
+    """`automem remember` goes through the same deduped store path as MCP memory_bank."""
+    home, project = work
+    from automem.store.memories import save
+
+    found = Memory(type="preference", summary="Use pnpm, not npm, in this repo",
+                   content="The user said: use pnpm, not npm, in this repo.", status="candidate", session_id="s1",
+                   family="s1", rule="directive")
+    save(project, found)
+    fts.index_file(found.path, str(home.root))
+    made = invoke("remember", "Use", "pnpm,", "not", "npm,", "in", "this", "repo", "--type", "preference")
+    assert made["outcome"] == "kept" and made["id"] == found.id
+    assert len(list(project.memories_dir.glob("*.md"))) == 1
+    info = invoke("why", found.id)
+    assert (info["status"], info["promoted"], info["injected"]) == ("user", "kept", True)
+
+    again = CliRunner().invoke(cli, ["remember", "Use pnpm, not npm, in this repo"])
+    assert again.exit_code == 0 and "already remembered as " + found.id in again.output
+    assert len(list(project.memories_dir.glob("*.md"))) == 1
+    other = invoke("remember", "Deploys", "go", "through", "staging", "first")
+    assert other["outcome"] == "stored" and len(list(project.memories_dir.glob("*.md"))) == 2

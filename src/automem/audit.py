@@ -107,7 +107,10 @@ def why(home: Home, memory_id: str, slug: str | None = None) -> dict:
 
 def remember(home: Home, project: Project, text: str, *, type: str = "observation", summary: str | None = None,
              why: str = "", how_to_apply: str = "") -> store.Memory:
-    """A memory written by hand (source ``user``), saved through the store and indexed at once."""
+    """A memory written by hand (source ``user``), saved through the store and indexed at once.
+
+    When automem already holds the same lesson, nothing is added: an automatic one becomes the user's own (kept),
+    one the user wrote is returned as it is. The memory returned carries ``outcome``: stored | kept | exists."""
     from automem.store import redacted
 
     # redact before the Memory caps its fields (a cut secret is unrecognisable) and before a file name is made
@@ -122,9 +125,56 @@ def remember(home: Home, project: Project, text: str, *, type: str = "observatio
     memory = store.Memory(type=type, summary=summary or first_line, content=text, why=why, how_to_apply=how_to_apply,
                           tags=["remembered", type], scope="global" if project.slug == GLOBAL_PROJECT else "project",
                           source=KEPT_SOURCE)
-    store.save(project, memory)
-    fts.index_file(memory.path, str(home.root))
-    return memory
+    outcome, kept = store_deduped(home, project, memory, [project.slug, GLOBAL_PROJECT],
+                                  confirm=lambda known: _make_own(home, known))
+    kept.outcome = outcome
+    return kept
+
+
+def _make_own(home: Home, known: store.Memory) -> str:
+    """The user wrote by hand what the rules (or an agent) had found: it is theirs now."""
+    from automem.schema import KEPT, PROMOTED
+
+    if not known.is_automatic:
+        return "exists"
+    known.source = KEPT_SOURCE
+    known.status, known.promoted, known.promoted_at = PROMOTED, KEPT, store.now_iso()
+    store.save(_project_of(home, known), known)
+    return "kept"
+
+
+def store_deduped(home: Home, target: Project, memory: store.Memory, slugs: list[str], *, confirm) -> tuple:
+    """The one way a single memory enters the tree from outside the extractor (``automem remember``, MCP
+    ``memory_bank``, the Python API): deduped against what these projects hold, under the memory lock, then stored
+    and indexed. ``confirm(known)`` decides what a duplicate becomes and returns its outcome; the new memory's
+    outcome is ``stored``. Returns (outcome, the memory stored or matched)."""
+    from automem.extract.dedupe import Deduper
+    from automem.store import memory_lock
+
+    root = str(home.root)
+    slugs = list(dict.fromkeys(slugs))
+    conn = fts.open_index(root)
+    try:
+        with memory_lock(root):  # concurrent writers (and the extractor) dedupe against each other
+            fts.sync(conn, root, slugs)
+            rows = fts.memory_texts(conn, slugs)
+            deduper = Deduper([f"{title}\n{_content_of(body)}" for _path, title, body in rows])
+            match = deduper.duplicate_of(memory.summary + "\n" + memory.content)
+            if match is not None:
+                known = store.parse(home.root / rows[match][0])
+                outcome = confirm(known)
+                fts.index_file(known.path, root, conn)
+                return outcome, known
+            store.save(target, memory)
+            fts.index_file(memory.path, root, conn)
+            return "stored", memory
+    finally:
+        conn.close()
+
+
+def _content_of(body: str) -> str:
+    """A memory's indexed body without its Why / How to apply sections (what dedupe compares)."""
+    return body.split("**Why:**", 1)[0].split("**How to apply:**", 1)[0].strip()
 
 
 def _project_of(home: Home, memory: store.Memory) -> Project:

@@ -514,10 +514,15 @@ def remember(text, type_, summary, is_global, as_json) -> None:
     if is_global:
         project = home.global_project()
     memory = _audit_call(run_remember, home, project, " ".join(text), type=type_, summary=summary)
+    outcome = getattr(memory, "outcome", "stored")
     if as_json:
-        _echo_json(memory.as_dict())
-    else:
+        _echo_json({**memory.as_dict(), "outcome": outcome})
+    elif outcome == "stored":
         click.echo(f"remembered {memory.id} [{memory.type}] {memory.summary}")
+    elif outcome == "kept":
+        click.echo(f"already learned as {memory.id} [{memory.type}] {memory.summary}: it is yours now (kept)")
+    else:
+        click.echo(f"already remembered as {memory.id} [{memory.type}] {memory.summary}")
 
 
 # ---------------------------------------------------------------- extract / consent / demo (issue 7)

@@ -176,9 +176,9 @@ def _path_for_id(home, slug: str, entry_id: str) -> str:
 def bank(*, type: str, summary: str, content: str, why: str = "", how_to_apply: str = "",
          tags: list[str] | None = None, scope: str = "project", cwd: str | None = None, client: str = "") -> dict:
     """Store an agent's lesson (redacted, capped), or reinforce the memory it duplicates."""
+    from automem.audit import store_deduped
     from automem.home import GLOBAL_PROJECT
-    from automem.index import fts
-    from automem.store import memory_lock, redacted
+    from automem.store import redacted
     from automem.store.memories import Memory
 
     home, project = _project(cwd)
@@ -199,57 +199,28 @@ def bank(*, type: str, summary: str, content: str, why: str = "", how_to_apply: 
                     tags=list(dict.fromkeys(["mcp", type, *clean_tags[:MAX_TAGS]])), scope=scope, source=source,
                     harness=harness_of(client), status=PROMOTED, promoted=AGENT, promoted_at=now_iso())
     target = home.global_project() if scope == "global" else project
-    root = str(home.root)
-    slugs = list(dict.fromkeys([target.slug, project.slug, GLOBAL_PROJECT]))
-    conn = fts.open_index(root)
-    try:
-        with memory_lock(root):  # concurrent memory_bank calls (and the extractor) dedupe against each other
-            return _bank_locked(conn, root, slugs, memory, target)
-    finally:
-        conn.close()
+    outcome, known = store_deduped(home, target, memory, [target.slug, project.slug, GLOBAL_PROJECT],
+                                   confirm=_agent_confirms)
+    messages = {
+        "stored": f"stored as {known.id}. {MORE}",
+        "promoted": f"already known as {known.id}: promoted (it will be recalled from now on). {MORE}",
+        "reinforced": f"already known as {known.id}: reinforced (seen {known.seen}x). {MORE}",
+        "exists": f"already known as {known.id} (the user's own memory, left as it is). {MORE}",
+    }
+    return {"status": outcome, "id": known.id, "type": known.type, "summary": known.summary, "seen": known.seen,
+            "project": Path(known.path).parent.parent.name, "message": messages[outcome]}
 
 
-def _bank_locked(conn, root: str, slugs: list[str], memory, target) -> dict:
-    """Dedupe against what the index holds now, then reinforce the match or store the new memory."""
-    from automem.extract.dedupe import Deduper
-    from automem.index import fts
-    from automem.store.memories import now_iso, parse, reinforce, save
+def _agent_confirms(known) -> str:
+    """What an agent's memory_bank of a lesson automem already holds does to it."""
+    from automem.schema import AGENT
+    from automem.store.memories import now_iso, reinforce, save_status
 
-    fts.sync(conn, root, slugs)
-    rows = conn.execute(
-        f"SELECT d.path, d.title, m.body FROM fts_docs d JOIN fts_mem m ON m.rowid = d.id "
-        f"WHERE d.kind = 'memory' AND d.project IN ({','.join('?' * len(slugs))}) ORDER BY d.id", slugs).fetchall()
-    deduper = Deduper([f"{title}\n{_content_of(body)}" for _path, title, body in rows])
-    match = deduper.duplicate_of(memory.summary + "\n" + memory.content)
-    if match is not None:
-        known = parse(Path(root) / rows[match][0])
-        if known.state == "candidate":
-            from automem.schema import AGENT
-            from automem.store.memories import save_status
-
-            known.promote(AGENT)  # the agent confirms what the rules found; not a second session's evidence
-            save_status(known)
-            fts.index_file(known.path, root, conn)
-            return {"status": "promoted", "id": known.id, "type": known.type, "summary": known.summary,
-                    "seen": known.seen, "project": known.path.parent.parent.name,
-                    "message": f"already known as {known.id}: promoted (it will be recalled from now on). {MORE}"}
-        if reinforce(known, now_iso()) is not None:
-            fts.index_file(known.path, root, conn)
-            status = "reinforced"
-            message = f"already known as {known.id}: reinforced (seen {known.seen}x). {MORE}"
-        else:
-            status = "exists"
-            message = f"already known as {known.id} (the user's own memory, left as it is). {MORE}"
-        return {"status": status, "id": known.id, "type": known.type, "summary": known.summary,
-                "seen": known.seen, "project": known.path.parent.parent.name, "message": message}
-    save(target, memory)
-    fts.index_file(memory.path, root, conn)
-    return {"status": "stored", "id": memory.id, "type": memory.type, "summary": memory.summary, "seen": 1,
-            "project": target.slug, "message": f"stored as {memory.id}. {MORE}"}
-
-
-def _content_of(body: str) -> str:
-    return body.split("**Why:**", 1)[0].split("**How to apply:**", 1)[0].strip()
+    if known.state == "candidate":
+        known.promote(AGENT)  # the agent confirms what the rules found; not a second session's evidence
+        save_status(known)
+        return "promoted"
+    return "reinforced" if reinforce(known, now_iso()) is not None else "exists"
 
 
 def brief(budget_tokens: int | None = None, *, cwd: str | None = None) -> dict:

@@ -750,6 +750,14 @@ def search_injectable_memories(conn: sqlite3.Connection, expr: str, pool: int) -
         return []
 
 
+def memory_texts(conn: sqlite3.Connection, slugs: list[str]) -> list[tuple[str, str, str]]:
+    """(path, summary, body) of every memory of these projects, oldest first (what a new memory is deduped against)."""
+    marks = ",".join("?" * len(slugs))
+    return conn.execute(
+        f"SELECT d.path, d.title, m.body FROM fts_docs d JOIN fts_mem m ON m.rowid = d.id "
+        f"WHERE d.kind = 'memory' AND d.project IN ({marks}) ORDER BY d.id", slugs).fetchall()
+
+
 def docs_by_id(conn: sqlite3.Connection, ids: list[int]) -> dict[int, dict]:
     if not ids:
         return {}
