@@ -48,9 +48,9 @@ class Memory:
 
     def brief(self, *, cwd: str | None = None, budget: int | None = None) -> str:
         """The fenced brief a new session in the folder's project is given ("" when nothing is remembered)."""
-        from automem.jobs import memory_block
+        from automem import brief
 
-        return memory_block(self.home, self.project(cwd), budget)
+        return brief.current(self.home, self.project(cwd).slug, budget).text
 
     def why(self, memory_id: str) -> dict:
         """Where a memory came from and why it is (or is not) injected."""

@@ -129,6 +129,27 @@ def _fold(text: str) -> str:
     return "".join(chars).translate(_LOOKALIKES)
 
 
+def current(home, slug: str, budget_tokens: int | None = None) -> Brief:
+    """The brief of project ``slug`` now: the index caught up with the tree first (a full sync, so an edit made in
+    place is in it), the budget from config.yml when not given. What `automem brief`, MCP context_brief, `automem
+    run` and the Python API give; the SessionStart hook builds its own with the hooks' quick sync."""
+    from automem.config import load
+
+    budget = budget_tokens or load(home, strict=False).brief_budget_tokens
+    root = str(home.root)
+    try:
+        conn = fts.open_index(root)
+    except Exception:  # noqa: BLE001 - no usable index: the brief still has MAIN.md and the journal
+        conn = None
+    try:
+        if conn is not None:
+            fts.sync(conn, root, [slug, GLOBAL])
+        return build(slug, home_root=root, budget_tokens=budget, conn=conn)
+    finally:
+        if conn is not None:
+            conn.close()
+
+
 def build(
     slug: str,
     *,

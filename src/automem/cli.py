@@ -364,16 +364,10 @@ def brief(budget, as_json) -> None:
     """The brief a new session in this folder gets at SessionStart (empty when nothing is remembered)."""
     from automem import brief as brief_mod
     from automem.config import load
-    from automem.index import fts
 
     home, project = _here()
     budget = budget or load(home).brief_budget_tokens
-    conn = fts.open_index(str(home.root))
-    try:
-        fts.sync(conn, str(home.root), [project.slug, brief_mod.GLOBAL])
-        result = brief_mod.build(project.slug, home_root=str(home.root), budget_tokens=budget, conn=conn)
-    finally:
-        conn.close()
+    result = brief_mod.current(home, project.slug, budget)
     if as_json:
         _echo_json({"project": project.slug, "budget_tokens": budget, **result.as_dict()})
     elif result.text:

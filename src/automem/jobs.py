@@ -79,21 +79,8 @@ class JobOutcome:
 def memory_block(home: Home, project: Project, budget_tokens: int | None = None) -> str:
     """The fenced brief of the project ("" when it has no memory), with the index brought up to date."""
     from automem import brief
-    from automem.config import load
-    from automem.index import fts
 
-    budget = budget_tokens or load(home, strict=False).brief_budget_tokens
-    try:
-        conn = fts.open_index(str(home.root))
-    except Exception:  # noqa: BLE001 - no index: the brief still has MAIN.md and the journal
-        conn = None
-    try:
-        if conn is not None:
-            fts.sync(conn, str(home.root), [project.slug, brief.GLOBAL])
-        return brief.build(project.slug, home_root=str(home.root), budget_tokens=budget, conn=conn).text
-    finally:
-        if conn is not None:
-            conn.close()
+    return brief.current(home, project.slug, budget_tokens).text
 
 
 def place_memory(command: list[str], block: str) -> tuple[list[str], bool]:

@@ -227,17 +227,10 @@ def brief(budget_tokens: int | None = None, *, cwd: str | None = None) -> dict:
     """The brief a new session in the project gets, within ``budget_tokens``."""
     from automem import brief as brief_mod
     from automem.config import load
-    from automem.index import fts
 
     home, project = _project(cwd)
     budget = budget_tokens or load(home).brief_budget_tokens
-    root = str(home.root)
-    conn = fts.open_index(root)
-    try:
-        fts.sync(conn, root, [project.slug, brief_mod.GLOBAL])
-        result = brief_mod.build(project.slug, home_root=root, budget_tokens=budget, conn=conn)
-    finally:
-        conn.close()
+    result = brief_mod.current(home, project.slug, budget)
     return {"project": project.slug, "budget_tokens": budget, "tokens": result.tokens, "sections": result.sections,
             "memory_ids": result.memory_ids, "text": result.text,
             "more": (MORE if result.text else "Nothing remembered for this project yet: memory_bank stores a lesson.")}
