@@ -89,10 +89,23 @@ def window_start(conn: sqlite3.Connection, harness: str, now: float, first_days:
     return fresh
 
 
-def widen_window(conn: sqlite3.Connection, harness: str, start: float) -> None:
-    """Backfill: bank from ``start`` on, and read every transcript of the harness once more."""
-    conn.execute("UPDATE harnesses SET window_start = min(window_start, ?) WHERE harness = ?", (start, harness))
-    conn.execute("DELETE FROM cursors WHERE harness = ?", (harness,))
+def widen_window(conn: sqlite3.Connection, harness: str, start: float) -> bool:
+    """Backfill: bank from ``start`` on. When that is earlier than the window so far, every transcript of the
+    harness is read once more (True); a window already that wide keeps its cursors (False), so a backfill run
+    again goes on from where the last one stopped."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        row = conn.execute("SELECT window_start FROM harnesses WHERE harness = ?", (harness,)).fetchone()
+        wider = row is not None and start < row[0]
+        if wider:
+            conn.execute("UPDATE harnesses SET window_start = ? WHERE harness = ?", (start, harness))
+            conn.execute("DELETE FROM cursors WHERE harness = ?", (harness,))
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return wider
 
 
 def counts(conn: sqlite3.Connection) -> tuple[dict[str, int], dict[str, int], dict[str, float]]:
