@@ -170,14 +170,16 @@ def _one_pass(home, cfg, harnesses, paths, now, budget_bytes, progress, stop) ->
                     progress(seen)
             if report.interrupted:
                 break
-        for slug in sorted(report.projects):
+        # every project this pass wrote entries of, and any a killed pass left unfinished
+        for slug in sorted(report.projects | state.dirty_projects(conn)):
             project = Project(home=home, slug=slug, root="")
             from automem.store import write_markdown
 
-            _sweep_temp_files(project)
+            _sweep_temp_files(home, project)
             if rebuild_main_md(project, write_markdown):
                 _index(home, conn, project.main_md)
             write_missing_summaries(project, write_markdown)
+            state.clear_dirty(conn, slug)
         if progress:
             seen.finished = True
             seen.turns = report.banked
@@ -292,12 +294,11 @@ def _index(home: Home, conn: sqlite3.Connection, path: Path) -> None:
         log_error("bank", f"indexing {path.name}: {type(exc).__name__}: {exc}")
 
 
-def _sweep_temp_files(project: Project) -> None:
-    """Temp files a killed pass left behind (only passes write bank/, and we hold the lock)."""
-    for folder in (project.bank_dir, project.state_dir, project.summaries_dir, project.dir):
-        if folder.is_dir():
-            for leftover in folder.glob(".*.tmp"):
-                leftover.unlink(missing_ok=True)
+def _sweep_temp_files(home: Home, project: Project) -> None:
+    """Temp files a killed pass (or any killed writer) left behind in the project."""
+    from automem.store import sweep_temp_files
+
+    sweep_temp_files(home.root, [project.slug])
 
 
 def _turn_time(turn: Turn) -> float:
@@ -308,19 +309,13 @@ def _turn_time(turn: Turn) -> float:
 
 def _alive(owner: str) -> bool:
     """Is the pass that reserved a turn (``<pid>@<time>``) still running?"""
+    from automem.atomic import process_alive
+
     try:
         pid = int(owner.split("@", 1)[0])
     except ValueError:
         return True  # not one of ours to judge: its time limit decides
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # it exists, owned by someone else
-    return True
+    return process_alive(pid)
 
 
 def _bank_turn(home: Home, conn: sqlite3.Connection, turn: Turn, now: float, report: PassReport) -> bool:
@@ -339,6 +334,8 @@ def _bank_turn(home: Home, conn: sqlite3.Connection, turn: Turn, now: float, rep
     from automem.store import write_markdown
 
     target = project.bank_dir / entry.file_name
+    if project.slug not in report.projects:
+        state.mark_dirty(conn, project.slug)  # before the first write: a kill from here on leaves it to finish
     if row is not None and row[0] != f"bank/{entry.file_name}":
         (project.dir / row[0]).unlink(missing_ok=True)  # rewritten in place: one entry per key
     write_markdown(target, entry.text)

@@ -91,8 +91,11 @@ def _main(args) -> int:
             consent.prune_spool(automem_home())  # growth is bounded: old sessions' captures go after spool_days
             prune_session_state(automem_home())
             expire_candidates(automem_home())
+            from automem.store import sweep_temp_files
+
+            sweep_temp_files(automem_home())  # what a killed writer left between its write and its rename
         except BaseException as exc:  # noqa: BLE001
-            log_error("extract-worker", f"pruning the spool: {type(exc).__name__}: {exc}")
+            log_error("extract-worker", f"pruning: {type(exc).__name__}: {exc}")
         if not _run_again(automem_home(), args.session):
             return 0  # let go last: nothing of this worker runs beside the next one
 

@@ -69,6 +69,24 @@ def mark_banked(conn: sqlite3.Connection, turn_key: str, project: str, file: str
     conn.execute("DELETE FROM reservations WHERE turn_key = ?", (turn_key,))
 
 
+def mark_dirty(conn: sqlite3.Connection, project: str) -> None:
+    """A pass is about to write entries of ``project``: its MAIN.md and summaries need rebuilding, even if the
+    pass is killed before it gets there (the next pass finishes the job)."""
+    conn.execute("INSERT OR IGNORE INTO meta VALUES (?, '1')", (DIRTY + project,))
+
+
+def dirty_projects(conn: sqlite3.Connection) -> set[str]:
+    rows = conn.execute("SELECT key FROM meta WHERE key >= ? AND key < ?", (DIRTY, DIRTY + "\uffff"))
+    return {row[0][len(DIRTY):] for row in rows}
+
+
+def clear_dirty(conn: sqlite3.Connection, project: str) -> None:
+    conn.execute("DELETE FROM meta WHERE key = ?", (DIRTY + project,))
+
+
+DIRTY = "bank_dirty:"
+
+
 def note_paused(conn: sqlite3.Connection, harnesses: list[str]) -> None:
     for harness in harnesses:
         conn.execute("UPDATE harnesses SET paused = 1 WHERE harness = ?", (harness,))
