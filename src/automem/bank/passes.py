@@ -134,6 +134,7 @@ def _one_pass(home, cfg, harnesses, paths, now, budget_bytes, progress, stop) ->
     try:
         # a harness switched off is paused; switched on again, it banks its last 30 days, not the time it was off
         state.note_paused(conn, [h for h in READERS if h not in cfg.autobank_harnesses])
+        state.drop_settled_reservations(conn)
         cursors = state.load_cursors(conn)
         work = []
         for harness in enabled:

@@ -62,11 +62,25 @@ def take_over(conn: sqlite3.Connection, turn_key: str, owner: str, now: float) -
 
 def mark_banked(conn: sqlite3.Connection, turn_key: str, project: str, file: str, now: float,
                 revision: str | None) -> None:
-    conn.execute(
-        "INSERT OR REPLACE INTO banked (turn_key, project, file, banked_at, revision) VALUES (?, ?, ?, ?, ?)",
-        (turn_key, project, file, now, revision),
-    )
-    conn.execute("DELETE FROM reservations WHERE turn_key = ?", (turn_key,))
+    """Record the turn as banked and drop its reservation, in one transaction: a pass killed between the two
+    statements left a reservation that nothing would ever remove (the turn reads as banked from then on)."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute(
+            "INSERT OR REPLACE INTO banked (turn_key, project, file, banked_at, revision) VALUES (?, ?, ?, ?, ?)",
+            (turn_key, project, file, now, revision),
+        )
+        conn.execute("DELETE FROM reservations WHERE turn_key = ?", (turn_key,))
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
+def drop_settled_reservations(conn: sqlite3.Connection) -> int:
+    """Reservations of turns already banked (left by an older automem killed inside ``mark_banked``)."""
+    return conn.execute("DELETE FROM reservations WHERE turn_key IN (SELECT turn_key FROM banked)").rowcount
 
 
 def mark_dirty(conn: sqlite3.Connection, project: str) -> None:
