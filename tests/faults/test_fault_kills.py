@@ -171,3 +171,24 @@ def test_kill_between_a_memory_file_and_index_db(world):
         assert wait_idle(home, session)
         assert check_tree(home, world["lesson_turns"], world["reference"]) == []
     assert hits, "no kill landed between the Markdown write and the index update"
+
+
+def test_a_memory_written_and_never_indexed_is_indexed_by_the_next_stop(world):
+    """The suite's find (2 of 200 seeds): a worker killed after writing a memory and before indexing it, and
+    before it saved which candidates it had emitted. The next worker found the memory on disk as a duplicate of
+    its own candidate and went on, so the memory stayed out of the search index (recall, brief, MCP search)."""
+    from automem.capture.paths import safe_session_id
+
+    lessons, session = world["lessons"], world["session"]
+    home = fresh_home(world["root"] / "unindexed", consent=True)
+    env = env_for(world["user"], home)
+    assert stop_hook(env, lessons, session).returncode == 0
+    assert wait_idle(home, session)
+    conn = sqlite3.connect(home / "index.db")
+    conn.execute("DELETE FROM fts_docs WHERE kind = 'memory'")  # as if killed between the write and the index
+    conn.commit()
+    conn.close()
+    (home / "state" / "extract" / f"{safe_session_id(session)}.json").unlink()  # killed before it saved its state
+    assert stop_hook(env, lessons, session).returncode == 0
+    assert wait_idle(home, session)
+    assert check_tree(home, world["lesson_turns"], world["reference"]) == []
