@@ -150,6 +150,7 @@ def test_kill_between_the_bank_entry_and_index_db(world):
         report, problem = bank_run(env)
         assert not problem and report["errors"] == []
         assert check_tree(home, world["turns"]) == []
+    print(f"bank entry seam: {hits} of {TRIES} kills landed between the Markdown write and index.db")
     assert hits, "no kill landed between the Markdown write and the index update"
 
 
@@ -170,6 +171,7 @@ def test_kill_between_a_memory_file_and_index_db(world):
         assert stop_hook(env, lessons, session).returncode == 0
         assert wait_idle(home, session)
         assert check_tree(home, world["lesson_turns"], world["reference"]) == []
+    print(f"memory seam: {hits} of {TRIES} kills landed between the Markdown write and index.db")
     assert hits, "no kill landed between the Markdown write and the index update"
 
 
