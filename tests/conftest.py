@@ -62,3 +62,40 @@ def run_hook(event: str | None, payload: object, env: dict | None = None, *, arg
 def run_hook_fixture():
     """The run_hook helper, as a fixture so test modules need no import path tricks."""
     return run_hook
+
+
+CORPUS_TRANSCRIPTS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "transcripts"
+
+
+def copy_id(stem: str, copy: int = 0) -> str:
+    """The session id ``build_claude_transcripts`` gives copy number ``copy`` of the corpus transcript ``stem``."""
+    import uuid
+
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"automem-test:{stem}.jsonl:{copy}"))
+
+
+def build_claude_transcripts(home_dir: Path, copies: int = 1, *, age_days: float = 2.0,
+                             limit: int | None = None, stems: tuple[str, ...] = ()) -> list[Path]:
+    """Claude Code transcripts laid out under ``home_dir/.claude/projects`` at test time, from the shared corpus:
+    each main transcript ``copies`` times, every copy its own session (the session id is rewritten), modified
+    ``age_days`` ago (``stems`` picks transcripts by name). Nothing of the corpus is kept in the repository; the
+    files live in tmp_path."""
+
+    sources = sorted(p for p in CORPUS_TRANSCRIPTS.glob("claude/*/projects/*/*.jsonl") if not p.name.startswith("agent-"))
+    if stems:
+        sources = [p for p in sources if p.stem in stems]
+    if limit is not None:
+        sources = sources[:limit]
+    made = []
+    stamp = __import__("time").time() - age_days * 86400
+    for n in range(copies):
+        for source in sources:
+            data = source.read_bytes()
+            new_id = copy_id(source.stem, n)
+            folder = home_dir / ".claude" / "projects" / source.parent.name
+            folder.mkdir(parents=True, exist_ok=True)
+            target = folder / f"{new_id}.jsonl"
+            target.write_bytes(data.replace(source.stem.encode(), new_id.encode()))
+            os.utime(target, (stamp, stamp))
+            made.append(target)
+    return made

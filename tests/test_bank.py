@@ -387,3 +387,56 @@ def test_a_turn_a_live_pass_holds_is_read_again_later(env):
     conn.close()
     run_pass(env, harnesses=["codex"])  # no backfill, no cursor reset: the cursor stopped before the held turn
     assert turn.turn_key in banked_keys(env)
+
+
+def test_a_pass_killed_inside_mark_banked_leaves_no_reservation(env):
+    """The fault suite's find: banked row and reservation delete were two transactions; a kill between them left
+    a reservation of a banked turn that no pass would ever remove."""
+    run_pass(env, harnesses=["codex"])
+    key = banked_keys(env)[0]
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    conn = sqlite3.connect(env.index_db)
+    conn.execute("INSERT INTO reservations VALUES (?, ?, ?)", (key, f"{dead.pid}@{time.time()}", time.time()))
+    conn.commit()
+    run_pass(env, harnesses=["codex"])
+    assert conn.execute("SELECT count(*) FROM reservations").fetchone()[0] == 0
+    conn.close()
+
+
+def test_temp_files_of_dead_writers_are_swept_and_live_ones_kept(env):
+    from automem.atomic import atomic_write_text
+
+    run_pass(env, harnesses=["codex"])
+    project = next(env.projects_dir.iterdir())
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    orphans = [project / "bank" / f".x.md.{dead.pid}.abcd1234.tmp", project / "memories" / f".m.md.{dead.pid}.a1.tmp",
+               env.state_dir / "extract" / f".families.json.{dead.pid}.zz.tmp"]
+    live = project / "bank" / f".y.md.{os.getpid()}.abcd1234.tmp"
+    for path in [*orphans, live]:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("half")
+    atomic_write_text(project / "bank" / "written.txt", "whole")
+    assert not list(project.glob("bank/.written.txt.*")), "a finished write leaves no temp file"
+    from automem.store import sweep_temp_files
+
+    assert sweep_temp_files(env.root) == 3
+    assert live.exists() and not any(p.exists() for p in orphans)
+
+
+def test_a_project_a_killed_pass_left_unfinished_is_finished_by_the_next(env):
+    """Killed after its last entry and before MAIN.md and the summaries: the next pass banks nothing new, yet
+    rebuilds them (the project was marked unfinished in index.db before its first entry was written)."""
+    run_pass(env, harnesses=["codex"])
+    project = next(p for p in env.projects_dir.iterdir() if (p / "MAIN.md").exists())
+    (project / "MAIN.md").unlink()
+    for summary in project.glob("summaries/*.md"):
+        summary.unlink()
+    conn = sqlite3.connect(env.index_db)
+    conn.execute("INSERT INTO meta VALUES (?, '1')", (f"bank_dirty:{project.name}",))
+    conn.commit()
+    assert run_pass(env, harnesses=["codex"]).banked == 0
+    assert (project / "MAIN.md").exists() and list(project.glob("summaries/*.md"))
+    assert conn.execute("SELECT count(*) FROM meta WHERE key LIKE 'bank_dirty:%'").fetchone()[0] == 0
+    conn.close()

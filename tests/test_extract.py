@@ -13,6 +13,7 @@ import pytest
 from automem import consent
 from automem.demo import replay, wait_for_worker
 from automem.extract.pipeline import extract
+from automem.extract.trigger import worker_running
 from automem.home import Home
 from automem.store.memories import parse
 
@@ -378,8 +379,7 @@ def test_a_burst_of_stops_starts_one_worker_and_loses_no_turn(replayed, run_hook
     for t in hooks:
         t.join()
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and (_workers_of(session_id) or (home / "state" / "extract" /
-                                                                       f"{session_id}.worker").exists()):
+    while time.monotonic() < deadline and (_workers_of(session_id) or worker_running(str(home), session_id)):
         time.sleep(0.1)
     done.set()
     watcher.join()

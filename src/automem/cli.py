@@ -167,15 +167,7 @@ def bank_run(harnesses: tuple[str, ...], as_json: bool) -> None:
     """One autobank pass (waits for a running pass to finish first)."""
     from automem.bank.passes import run_pass
 
-    show_bar = sys.stderr.isatty() and not as_json
-
-    def progress(harness: str, banked: int) -> None:
-        if show_bar:
-            click.echo(f"\r{harness}: {banked} banked", nl=False, err=True)
-
-    report = run_pass(harnesses=harnesses or None, wait=True, progress=progress)
-    if show_bar:
-        click.echo("", err=True)
+    report = _with_progress("bank run", not as_json, lambda **kw: run_pass(harnesses=harnesses or None, wait=True, **kw))
     if as_json:
         _echo_json(report.as_dict())
         return
@@ -186,9 +178,41 @@ def bank_run(harnesses: tuple[str, ...], as_json: bool) -> None:
         f"banked {report.banked} turn(s), rewrote {report.rewritten}, read {report.files_read} of "
         f"{report.files_seen} transcript(s) ({report.bytes_read / 1e6:.1f} MB)"
         + (" — more to read, run again or use `automem bank watch`" if report.backlog else "")
+        + (" — interrupted, run again to go on" if report.interrupted else "")
     )
     for error in report.errors:
         click.echo(f"  error: {error}", err=True)
+    if report.interrupted:
+        sys.exit(130)
+
+
+def _with_progress(label: str, show: bool, work):
+    """Run ``work(progress=..., stop=...)``: a bar on a terminal's stderr (plain lines into a pipe or file), and
+    Ctrl-C ending it cleanly between two turns (a second Ctrl-C aborts at once)."""
+    import signal
+    import threading
+
+    from automem.progressbar import ProgressBar
+
+    bar = ProgressBar(sys.stderr, label) if show else None
+    asked = threading.Event()
+
+    def on_interrupt(_signum, _frame) -> None:
+        if asked.is_set():
+            raise KeyboardInterrupt
+        asked.set()
+
+    try:
+        previous = signal.signal(signal.SIGINT, on_interrupt)
+    except ValueError:  # not the main thread (an in-process caller): Ctrl-C keeps its default
+        previous = None
+    try:
+        return work(progress=bar.update if bar else None, stop=asked.is_set)
+    finally:
+        if bar:
+            bar.close()
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
 
 
 @bank.command("watch")
@@ -230,12 +254,29 @@ def _set_harness(harness: str, on: bool) -> None:
 @click.option("--days", type=click.IntRange(1, 3650), required=True, help="Bank turns that finished in the last N days.")
 @click.option("--harness", "harnesses", multiple=True, help="Only this harness (repeatable).")
 def bank_backfill(days: int, harnesses: tuple[str, ...]) -> None:
-    """Widen the window to N days and re-read every transcript once (nothing is banked twice)."""
+    """Widen the window to N days and bank every finished turn in it, in one go (nothing is banked twice).
+
+    A progress bar shows transcripts, MB and turns; Ctrl-C stops between two turns, keeping all that is banked,
+    and the same command run again goes on from there.
+    """
     from automem.bank.passes import backfill, run_pass
 
     backfill(days, harnesses=harnesses or None)
-    report = run_pass(harnesses=harnesses or None, wait=True)
-    click.echo(f"backfill of {days} day(s): banked {report.banked} turn(s)" + (" (more to read)" if report.backlog else ""))
+    report = _with_progress("backfill", True, lambda **kw: run_pass(
+        harnesses=harnesses or None, wait=True, budget_bytes=None, **kw))
+    if report.skipped:
+        click.echo(f"skipped: {report.skipped}")
+        return
+    done = (f"banked {report.banked} turn(s) from {report.files_read} transcript(s) "
+            f"({report.bytes_read / 1e6:.1f} MB)")
+    for error in report.errors:
+        click.echo(f"  error: {error}", err=True)
+    if report.interrupted:
+        again = " ".join(["automem bank backfill", f"--days {days}", *(f"--harness {h}" for h in harnesses)])
+        click.echo(f"backfill of {days} day(s) interrupted: {done}; all of it is kept. "
+                   f"Run `{again}` to go on from here.")
+        sys.exit(130)
+    click.echo(f"backfill of {days} day(s): {done}")
 
 
 @bank.command("status")

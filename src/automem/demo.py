@@ -84,7 +84,8 @@ def wait_for_locks(home: Path, seconds: float = WAIT_SECONDS) -> None:
     import fcntl
 
     deadline = time.monotonic() + seconds
-    for lock in [home / "state" / "bank.lock", *(home / "state" / "extract").glob("*.lock")]:
+    extract = home / "state" / "extract"
+    for lock in [home / "state" / "bank.lock", *extract.glob("*.worker"), *extract.glob("*.lock")]:
         try:
             fd = os.open(lock, os.O_RDONLY)
         except OSError:

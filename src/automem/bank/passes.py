@@ -10,6 +10,11 @@ banked after; entry names are a pure function of the turn, so a pass killed
 between the two rewrites the same file, and a reservation older than ten
 minutes is taken over. Only one pass runs at a time (a lock file); a pass
 asked for while one runs leaves a note, and the running pass goes again.
+
+A pass reads at most READ_BUDGET_BYTES per harness (the Stop hook's worker has
+a time limit); a backfill drains: no budget, progress reported as it goes, and
+a ``stop`` check between turns that ends it cleanly (cursors at the last
+settled turn, so the next pass or backfill goes on from there).
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ class PassReport:
     bytes_read: int = 0
     skipped: str | None = None
     backlog: bool = False  # a budget stopped the pass with bytes left to read
+    interrupted: bool = False  # ``stop`` ended it early; what it banked is kept, the cursors say where to go on
     projects: set[str] = field(default_factory=set)
     per_harness: dict[str, int] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
@@ -62,13 +68,27 @@ class PassReport:
             "bytes_read": self.bytes_read,
             "skipped": self.skipped,
             "backlog": self.backlog,
+            "interrupted": self.interrupted,
             "projects": sorted(self.projects),
             "per_harness": self.per_harness,
             "errors": self.errors,
         }
 
 
-Progress = Callable[[str, int], None]
+@dataclass
+class Progress:
+    """Where a pass is: transcripts and bytes to read (known when it starts), turns banked so far."""
+
+    harness: str = ""
+    files_done: int = 0
+    files_total: int = 0
+    bytes_done: int = 0
+    bytes_total: int = 0
+    turns: int = 0
+    finished: bool = False  # the last call, once every harness is read
+
+
+OnProgress = Callable[[Progress], None]
 
 
 def run_pass(
@@ -77,11 +97,13 @@ def run_pass(
     harnesses: Iterable[str] | None = None,
     paths: dict[str, list[Path]] | None = None,
     now: float | None = None,
-    budget_bytes: int = READ_BUDGET_BYTES,
+    budget_bytes: int | None = READ_BUDGET_BYTES,
     wait: bool = False,
-    progress: Progress | None = None,
+    progress: OnProgress | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> PassReport:
-    """One pass (single-flight). ``paths`` limits it to given files per harness (the Stop hook's own)."""
+    """One pass (single-flight). ``paths`` limits it to given files per harness (the Stop hook's own);
+    ``budget_bytes`` None reads everything; ``stop`` returning True ends the pass cleanly between two turns."""
     home = (home or Home.current()).ensure()
     cfg = config_mod.load(home, strict=False)
     if not cfg.auto_bank:
@@ -94,9 +116,9 @@ def run_pass(
         total = PassReport()
         for _ in range(MAX_REPEATS):
             lock.clear_note()
-            report = _one_pass(home, cfg, harnesses, paths, now, budget_bytes, progress)
+            report = _one_pass(home, cfg, harnesses, paths, now, budget_bytes, progress, stop)
             _merge(total, report)
-            if not lock.note_left():
+            if report.interrupted or not lock.note_left():
                 break
             paths = None  # someone asked meanwhile: a full pass covers whatever they wanted
         return total
@@ -104,7 +126,7 @@ def run_pass(
         lock.release()
 
 
-def _one_pass(home, cfg, harnesses, paths, now, budget_bytes, progress) -> PassReport:
+def _one_pass(home, cfg, harnesses, paths, now, budget_bytes, progress, stop) -> PassReport:
     now = time.time() if now is None else now
     report = PassReport()
     enabled = [h for h in (harnesses or cfg.autobank_harnesses) if h in READERS and h in cfg.autobank_harnesses]
@@ -112,59 +134,121 @@ def _one_pass(home, cfg, harnesses, paths, now, budget_bytes, progress) -> PassR
     try:
         # a harness switched off is paused; switched on again, it banks its last 30 days, not the time it was off
         state.note_paused(conn, [h for h in READERS if h not in cfg.autobank_harnesses])
+        state.drop_settled_reservations(conn)
         cursors = state.load_cursors(conn)
+        work = []
         for harness in enabled:
             window_start = state.window_start(conn, harness, now, DEFAULT_BACKFILL_DAYS)
             files = paths.get(harness, []) if paths is not None else READERS[harness].discover()
+            work.append((harness, window_start, files))
+        seen = Progress()
+        if progress:
+            _plan(work, cursors, now, seen)  # totals first, so a bar can say how far along it is
+        for harness, window_start, files in work:
             budget = budget_bytes
+            seen.harness = harness
             for path in files:
                 report.files_seen += 1
-                if budget <= 0:
+                if budget is not None and budget <= 0:
                     report.backlog = True
                     break
+                if stop is not None and stop():
+                    report.interrupted = True
+                    break
                 try:
-                    budget -= _bank_file(home, conn, harness, Path(path), cursors, window_start, now, report, budget)
+                    read = _bank_file(home, conn, harness, Path(path), cursors, window_start, now, report, budget,
+                                      stop, _turn_progress(progress, seen, report))
+                    if budget is not None:
+                        budget -= read
                 except Exception as exc:  # noqa: BLE001 - one bad transcript must not stop the pass
                     message = f"{harness} {path}: {type(exc).__name__}: {exc}"
                     report.errors.append(message)
                     log_error("bank", message)
                 if progress:
-                    progress(harness, report.banked)
-        for slug in sorted(report.projects):
+                    seen.files_done = min(seen.files_total, report.files_read)
+                    seen.bytes_done = min(seen.bytes_total, max(seen.bytes_done, report.bytes_read))
+                    seen.turns = report.banked
+                    progress(seen)
+            if report.interrupted:
+                break
+        # every project this pass wrote entries of, and any a killed pass left unfinished
+        for slug in sorted(report.projects | state.dirty_projects(conn)):
             project = Project(home=home, slug=slug, root="")
             from automem.store import write_markdown
 
-            _sweep_temp_files(project)
+            _sweep_temp_files(home, project)
             if rebuild_main_md(project, write_markdown):
                 _index(home, conn, project.main_md)
             write_missing_summaries(project, write_markdown)
+            state.clear_dirty(conn, slug)
+        if progress:
+            seen.finished = True
+            seen.turns = report.banked
+            progress(seen)
     finally:
         conn.close()
     return report
 
 
-def _bank_file(home, conn, harness, path, cursors, window_start, now, report, budget) -> int:
+def _plan(work, cursors, now, seen: Progress) -> None:
+    """Count the transcripts a pass will read and their new bytes (a stat each, as the pass does)."""
+    for _harness, window_start, files in work:
+        for path in files:
+            try:
+                st = Path(path).stat()
+            except OSError:
+                continue
+            start = _start_offset(st, cursors.get(str(path), state.NO_CURSOR), window_start, now)
+            if start is not None:
+                seen.files_total += 1
+                seen.bytes_total += max(0, st.st_size - start)
+
+
+def _turn_progress(progress: OnProgress | None, seen: Progress, report: PassReport):
+    """Called after each turn of a file with the bytes read of it so far (a big transcript moves the bar too)."""
+    if progress is None:
+        return None
+    base = report.bytes_read
+
+    def after_turn(read: int) -> None:
+        seen.bytes_done = min(seen.bytes_total, max(seen.bytes_done, base + read))
+        seen.turns = report.banked
+        progress(seen)
+
+    return after_turn
+
+
+def _start_offset(st: os.stat_result, cursor: state.Cursor, window_start: float, now: float) -> int | None:
+    """Where to read a transcript from, or None when there is nothing to read in it."""
+    if not stat.S_ISREG(st.st_mode):
+        return None  # a FIFO or a device named like a transcript would block or never end
+    if st.st_mtime < window_start:
+        return None  # not modified inside the backfill window: never read
+    offset, size, mtime_ns, inode, updated_at = cursor
+    unchanged = size == st.st_size and mtime_ns == st.st_mtime_ns and inode == st.st_ino
+    if unchanged:
+        if offset >= st.st_size:
+            return None
+        # an open turn may settle through silence alone: look again once past each threshold
+        mtime = st.st_mtime
+        if not any(updated_at < mtime + wait <= now for wait in (QUIET_SECONDS, DROP_SECONDS)):
+            return None
+    if inode != st.st_ino or st.st_size < offset:
+        offset = 0  # a new or rewritten file: banked keys keep this exactly-once
+    return offset
+
+
+def _bank_file(home, conn, harness, path, cursors, window_start, now, report, budget, stop=None,
+               after_turn=None) -> int:
     """Bank what is new in one transcript; returns the bytes read."""
     key = str(path)
     try:
         st = path.stat()
     except FileNotFoundError:
         return 0
-    if not stat.S_ISREG(st.st_mode):
-        return 0  # a FIFO or a device named like a transcript would block or never end
-    if st.st_mtime < window_start:
-        return 0  # not modified inside the backfill window: never read
-    offset, size, mtime_ns, inode, updated_at = cursors.get(key, state.NO_CURSOR)
-    unchanged = size == st.st_size and mtime_ns == st.st_mtime_ns and inode == st.st_ino
-    if unchanged:
-        if offset >= st.st_size:
-            return 0
-        # an open turn may settle through silence alone: look again once past each threshold
-        mtime = st.st_mtime
-        if not any(updated_at < mtime + wait <= now for wait in (QUIET_SECONDS, DROP_SECONDS)):
-            return 0
-    if inode != st.st_ino or st.st_size < offset:
-        offset = 0  # a new or rewritten file: banked keys keep this exactly-once
+    offset = _start_offset(st, cursors.get(key, state.NO_CURSOR), window_start, now)
+    if offset is None:
+        return 0
     stream = READERS[harness].read_turns(path, start_offset=offset, now=now)
     report.files_read += 1
     settled_to = offset
@@ -178,16 +262,22 @@ def _bank_file(home, conn, harness, path, cursors, window_start, now, report, bu
             if not _bank_turn(home, conn, turn, now, report) and held_from is None:
                 held_from = turn.start_offset
         read_before_stop = turn.end_offset - offset
-        if read_before_stop > budget:
+        if after_turn is not None:
+            after_turn(read_before_stop)
+        if budget is not None and read_before_stop > budget:
             stopped = True
             report.backlog = True
+            break
+        if stop is not None and stop():
+            stopped = True
+            report.interrupted = True
             break
     resume = settled_to if stopped else stream.resume_offset
     if held_from is not None:
         resume = min(resume, held_from)  # read that turn again next time, when its holder is done or gone
     bytes_read = (read_before_stop if stopped else max(0, st.st_size - offset))
     report.bytes_read += bytes_read
-    # a pass stopped by its budget records size -1, so the next pass reads on from the settled offset
+    # a pass stopped early records size -1, so the next pass reads on from the settled offset
     again = stopped or held_from is not None  # size -1: the next pass reads on from `resume` even if nothing changed
     cursor = state.Cursor(resume, st.st_size if not again else -1, st.st_mtime_ns, st.st_ino, now)
     state.save_cursor(conn, key, harness, cursor)
@@ -205,12 +295,11 @@ def _index(home: Home, conn: sqlite3.Connection, path: Path) -> None:
         log_error("bank", f"indexing {path.name}: {type(exc).__name__}: {exc}")
 
 
-def _sweep_temp_files(project: Project) -> None:
-    """Temp files a killed pass left behind (only passes write bank/, and we hold the lock)."""
-    for folder in (project.bank_dir, project.state_dir, project.summaries_dir, project.dir):
-        if folder.is_dir():
-            for leftover in folder.glob(".*.tmp"):
-                leftover.unlink(missing_ok=True)
+def _sweep_temp_files(home: Home, project: Project) -> None:
+    """Temp files a killed pass (or any killed writer) left behind in the project."""
+    from automem.store import sweep_temp_files
+
+    sweep_temp_files(home.root, [project.slug])
 
 
 def _turn_time(turn: Turn) -> float:
@@ -221,19 +310,13 @@ def _turn_time(turn: Turn) -> float:
 
 def _alive(owner: str) -> bool:
     """Is the pass that reserved a turn (``<pid>@<time>``) still running?"""
+    from automem.atomic import process_alive
+
     try:
         pid = int(owner.split("@", 1)[0])
     except ValueError:
         return True  # not one of ours to judge: its time limit decides
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # it exists, owned by someone else
-    return True
+    return process_alive(pid)
 
 
 def _bank_turn(home: Home, conn: sqlite3.Connection, turn: Turn, now: float, report: PassReport) -> bool:
@@ -252,6 +335,8 @@ def _bank_turn(home: Home, conn: sqlite3.Connection, turn: Turn, now: float, rep
     from automem.store import write_markdown
 
     target = project.bank_dir / entry.file_name
+    if project.slug not in report.projects:
+        state.mark_dirty(conn, project.slug)  # before the first write: a kill from here on leaves it to finish
     if row is not None and row[0] != f"bank/{entry.file_name}":
         (project.dir / row[0]).unlink(missing_ok=True)  # rewritten in place: one entry per key
     write_markdown(target, entry.text)
@@ -277,7 +362,9 @@ def is_trivial(turn: Turn) -> bool:
 
 
 def backfill(days: int, home: Home | None = None, harnesses: Iterable[str] | None = None, now: float | None = None) -> None:
-    """Widen the window to ``days`` and re-read every transcript once (banked keys prevent repeats)."""
+    """Widen the window to ``days``; a harness whose window grew reads every transcript once more (banked keys
+    prevent repeats). A window already that wide keeps its cursors: a second backfill, or one run again after
+    an interrupted one, goes on from where the last pass stopped instead of starting over."""
     home = (home or Home.current()).ensure()
     now = time.time() if now is None else now
     lock = _PassLock(home)
@@ -299,6 +386,7 @@ def _merge(total: PassReport, part: PassReport) -> None:
     total.files_read += part.files_read
     total.bytes_read += part.bytes_read
     total.backlog = part.backlog
+    total.interrupted = total.interrupted or part.interrupted
     total.skipped = part.skipped
     total.projects |= part.projects
     for harness, count in part.per_harness.items():

@@ -195,6 +195,7 @@ def _store(home, project, found, result, state, state_path, session_id, family, 
                 if stronger:
                     known.promote(cand.promotion)  # the user's instruction or a verified fix says more than "seen again"
                 reinforce(known, now_iso())
+                _index(known, home)
                 result.reinforced.append(known)
             elif known.path is not None and cand.promotion and known.state == "candidate":
                 # the same session said it again, as a rule this time: the later, clearer statement wins
@@ -203,6 +204,8 @@ def _store(home, project, found, result, state, state_path, session_id, family, 
                 known.promote(cand.promotion)
                 save_status(known)
                 _index(known, home)
+            elif known.path is not None and known.path.parent.name == "memories":
+                _index(known, home)  # unchanged; a worker killed after writing it may not have indexed it
             continue
         target = home.global_project() if memory.scope == "global" else project
         save(target, memory)

@@ -28,46 +28,97 @@ def on_stop(payload: dict, harness: str) -> dict | None:
     cwd = payload.get("cwd")
     if isinstance(cwd, str) and cwd:
         args += ["--cwd", cwd]
-    if claim_worker(home, session_id):
-        spawn_detached(args)
+    claim = claim_worker(home, session_id)
+    if claim is not None:
+        try:
+            if claim >= 0:
+                os.set_inheritable(claim, True)
+                args += ["--claim-fd", str(claim)]  # the worker holds the claim from here; the kernel drops it when it dies
+            spawn_detached(args)
+        finally:
+            if claim >= 0:
+                os.close(claim)
     return stop_message(home, session_id)
 
 
-CLAIM_STALE_SECONDS = 180  # longer than the worker's time limit: a claim this old belongs to a killed worker
-
-
 def claim_paths(home: str, session_id: str) -> tuple[str, str]:
-    """(claim, again): the file a running worker of this session owns, and the mark asking it to run again."""
+    """(claim, again): the lock file a running worker of this session holds, and the mark asking it to run again."""
     base = os.path.join(home, "state", "extract", safe_session_id(session_id or "manual"))
     return base + ".worker", base + ".again"
 
 
-def claim_worker(home: str, session_id: str) -> bool:
-    """Single-flight at the hook: True when this call may start the session's worker. While one runs, a Stop
-    leaves an "again" mark instead (its turn is not lost: the running worker reads once more before it goes)."""
-    claim, again = claim_paths(home, session_id)
-    for _ in range(2):
-        try:
-            os.makedirs(os.path.dirname(claim), mode=0o700, exist_ok=True)
-            os.close(os.open(claim, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
-            return True
-        except FileExistsError:
-            try:
-                import time
+NO_CLAIM = -1  # the state folder is unusable: start a worker anyway (better a second one than a lost turn)
 
-                if time.time() - os.stat(claim).st_mtime > CLAIM_STALE_SECONDS:
-                    os.unlink(claim)  # a worker killed before it could let go
-                    continue
-            except OSError:
-                continue
-            try:
-                os.close(os.open(again, os.O_CREAT | os.O_WRONLY, 0o600))
-            except OSError:
-                pass
-            return False
+
+def claim_worker(home: str, session_id: str) -> int | None:
+    """Single-flight at the hook: an fd holding the session's claim (an flock on ``<session>.worker``) when this
+    call may start the session's worker, NO_CLAIM when there is no claim to take, None when a worker runs.
+
+    The claim is a lock, not a file's existence: the worker inherits the fd, so the kernel lets go of it when the
+    worker ends, however it ends (SIGKILL included). While one runs, a Stop leaves an "again" mark instead (the
+    running worker reads once more before it goes) and tries once more, so a worker letting go between the two
+    cannot miss the mark."""
+    import fcntl
+
+    claim, again = claim_paths(home, session_id)
+    try:
+        os.makedirs(os.path.dirname(claim), mode=0o700, exist_ok=True)
+        fd = os.open(claim, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        return NO_CLAIM
+    for attempt in range(2):
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if attempt == 0:
+                try:
+                    os.close(os.open(again, os.O_CREAT | os.O_WRONLY, 0o600))
+                except OSError:
+                    pass
+            continue
         except OSError:
-            return True  # the state folder is unusable: better a second worker than a lost turn
-    return False
+            os.close(fd)
+            return NO_CLAIM
+        if attempt == 1:
+            _unlink(again)  # the worker let go meanwhile: the one started now reads everything
+        return _above_stdio(fd)
+    os.close(fd)
+    return None
+
+
+def worker_running(home: str, session_id: str) -> bool:
+    """Does a worker hold this session's claim right now?"""
+    import fcntl
+
+    try:
+        fd = os.open(claim_paths(home, session_id)[0], os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return False
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+
+
+def _above_stdio(fd: int) -> int:
+    """The claim must not sit on fd 0-2: the worker's stdio is /dev/null."""
+    if fd > 2:
+        return fd
+    import fcntl
+
+    high = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+    os.close(fd)
+    return high
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def _not_a_session(home: str, payload: dict, session_id: str) -> bool:
@@ -97,7 +148,7 @@ def spawn_detached(args: list[str]) -> None:
     import subprocess
 
     subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                     start_new_session=True, close_fds=True)
+                     start_new_session=True, close_fds=False)  # inheritable fds only: the worker's claim
 
 
 def on_subagent_stop(payload: dict, harness: str) -> None:

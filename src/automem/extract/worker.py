@@ -1,9 +1,11 @@
 """The detached worker the Stop hook starts: bank the transcript, then extract its lessons.
 
-Single-flight per session: the hook claims ``state/extract/<session>.worker`` before it starts a
-worker, and a Stop arriving while one runs only leaves ``<session>.again``; the worker lets go of
-its claim when done and, when it finds that mark, claims again and runs once more (the extraction
-itself also holds an flock on ``<session>.lock``). A time limit ends it, so no process outlives its job.
+Single-flight per session: the hook takes an flock on ``state/extract/<session>.worker`` before it
+starts a worker and hands the worker that fd (``--claim-fd``), so the claim lasts exactly as long as
+the worker (a SIGKILL lets go of it too); a worker started by hand takes the claim itself. A Stop
+arriving while one runs only leaves ``<session>.again``; the worker lets go of its claim when done
+and, when it finds that mark, claims again and runs once more (the extraction itself also holds an
+flock on ``<session>.lock``). A time limit ends it, so no process outlives its job.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--session", default="")
     parser.add_argument("--cwd")
     parser.add_argument("--no-bank", action="store_true")
+    parser.add_argument("--claim-fd", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     signal.alarm(TIME_LIMIT_SECONDS)
     import os
@@ -31,25 +34,36 @@ def main(argv: list[str] | None = None) -> int:
 
     if not os.path.isdir(automem_home()):
         return 0  # the home is gone (uninstalled, or a throwaway one removed): never create it from here
+    global _claim
+    if args.claim_fd is not None:
+        _claim = args.claim_fd
+    else:  # started by hand: take the session's claim as the hook would, or leave the mark for the one running
+        from automem.extract.trigger import NO_CLAIM, claim_worker
+
+        claim = claim_worker(automem_home(), args.session)
+        if claim is None:
+            return 0
+        _claim = None if claim == NO_CLAIM else claim
     try:
         return _main(args)
     finally:
-        if _owned:
-            _release(automem_home(), args.session)
+        _release()
 
 
-_owned = True  # the hook claimed this session for this worker; cleared once the claim is let go
+_claim: int | None = None  # the fd holding this session's claim (an flock), while this worker holds it
 
 
-def _release(home: str, session_id: str) -> None:
-    global _owned
+def _release() -> None:
+    global _claim
+    import fcntl
     import os
 
-    from automem.extract.trigger import claim_paths
-
-    _owned = False
+    fd, _claim = _claim, None
+    if fd is None:
+        return
     try:
-        os.unlink(claim_paths(home, session_id)[0])
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
     except OSError:
         pass
 
@@ -80,8 +94,11 @@ def _main(args) -> int:
                 consent.prune_spool(automem_home())  # growth is bounded: old sessions' captures go after spool_days
                 prune_session_state(automem_home())
                 expire_candidates(automem_home())
+                from automem.store import sweep_temp_files
+
+                sweep_temp_files(automem_home())  # what a killed writer left between its write and its rename
             except BaseException as exc:  # noqa: BLE001
-                log_error("extract-worker", f"pruning the spool: {type(exc).__name__}: {exc}")
+                log_error("extract-worker", f"pruning: {type(exc).__name__}: {exc}")
             if not _run_again(automem_home(), args.session):
                 return 0  # let go last: nothing of this worker runs beside the next one
     finally:
@@ -107,12 +124,12 @@ def _hold_index(home: str):
 
 def _run_again(home: str, session_id: str) -> bool:
     """Let go of the session's claim; True when a Stop came meanwhile and this worker claimed it again."""
-    global _owned
+    global _claim
     import os
 
-    from automem.extract.trigger import claim_paths, claim_worker
+    from automem.extract.trigger import NO_CLAIM, claim_paths, claim_worker
 
-    _release(home, session_id)
+    _release()
     again = claim_paths(home, session_id)[1]
     if not os.path.exists(again):
         return False
@@ -120,8 +137,11 @@ def _run_again(home: str, session_id: str) -> bool:
         os.unlink(again)
     except OSError:
         return False  # another worker took the mark
-    _owned = claim_worker(home, session_id)
-    return _owned
+    claim = claim_worker(home, session_id)
+    if claim is None:
+        return False  # a worker the next Stop started holds it now, and reads everything
+    _claim = None if claim == NO_CLAIM else claim
+    return True
 
 
 def _work(args, log_error) -> None:

@@ -62,11 +62,43 @@ def take_over(conn: sqlite3.Connection, turn_key: str, owner: str, now: float) -
 
 def mark_banked(conn: sqlite3.Connection, turn_key: str, project: str, file: str, now: float,
                 revision: str | None) -> None:
-    conn.execute(
-        "INSERT OR REPLACE INTO banked (turn_key, project, file, banked_at, revision) VALUES (?, ?, ?, ?, ?)",
-        (turn_key, project, file, now, revision),
-    )
-    conn.execute("DELETE FROM reservations WHERE turn_key = ?", (turn_key,))
+    """Record the turn as banked and drop its reservation, in one transaction: a pass killed between the two
+    statements left a reservation that nothing would ever remove (the turn reads as banked from then on)."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute(
+            "INSERT OR REPLACE INTO banked (turn_key, project, file, banked_at, revision) VALUES (?, ?, ?, ?, ?)",
+            (turn_key, project, file, now, revision),
+        )
+        conn.execute("DELETE FROM reservations WHERE turn_key = ?", (turn_key,))
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
+def drop_settled_reservations(conn: sqlite3.Connection) -> int:
+    """Reservations of turns already banked (left by an older automem killed inside ``mark_banked``)."""
+    return conn.execute("DELETE FROM reservations WHERE turn_key IN (SELECT turn_key FROM banked)").rowcount
+
+
+def mark_dirty(conn: sqlite3.Connection, project: str) -> None:
+    """A pass is about to write entries of ``project``: its MAIN.md and summaries need rebuilding, even if the
+    pass is killed before it gets there (the next pass finishes the job)."""
+    conn.execute("INSERT OR IGNORE INTO meta VALUES (?, '1')", (DIRTY + project,))
+
+
+def dirty_projects(conn: sqlite3.Connection) -> set[str]:
+    rows = conn.execute("SELECT key FROM meta WHERE key >= ? AND key < ?", (DIRTY, DIRTY + "\uffff"))
+    return {row[0][len(DIRTY):] for row in rows}
+
+
+def clear_dirty(conn: sqlite3.Connection, project: str) -> None:
+    conn.execute("DELETE FROM meta WHERE key = ?", (DIRTY + project,))
+
+
+DIRTY = "bank_dirty:"
 
 
 def note_paused(conn: sqlite3.Connection, harnesses: list[str]) -> None:
@@ -89,10 +121,23 @@ def window_start(conn: sqlite3.Connection, harness: str, now: float, first_days:
     return fresh
 
 
-def widen_window(conn: sqlite3.Connection, harness: str, start: float) -> None:
-    """Backfill: bank from ``start`` on, and read every transcript of the harness once more."""
-    conn.execute("UPDATE harnesses SET window_start = min(window_start, ?) WHERE harness = ?", (start, harness))
-    conn.execute("DELETE FROM cursors WHERE harness = ?", (harness,))
+def widen_window(conn: sqlite3.Connection, harness: str, start: float) -> bool:
+    """Backfill: bank from ``start`` on. When that is earlier than the window so far, every transcript of the
+    harness is read once more (True); a window already that wide keeps its cursors (False), so a backfill run
+    again goes on from where the last one stopped."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        row = conn.execute("SELECT window_start FROM harnesses WHERE harness = ?", (harness,)).fetchone()
+        wider = row is not None and start < row[0]
+        if wider:
+            conn.execute("UPDATE harnesses SET window_start = ? WHERE harness = ?", (start, harness))
+            conn.execute("DELETE FROM cursors WHERE harness = ?", (harness,))
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return wider
 
 
 def counts(conn: sqlite3.Connection) -> tuple[dict[str, int], dict[str, int], dict[str, float]]:

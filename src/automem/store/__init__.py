@@ -16,7 +16,8 @@ from pathlib import Path
 
 from automem.atomic import atomic_write_text
 
-__all__ = ["StoreError", "write_markdown", "clean_for_index", "clean_for_model", "redacted", "inside_home"]
+__all__ = ["StoreError", "write_markdown", "clean_for_index", "clean_for_model", "redacted", "inside_home",
+           "sweep_temp_files"]
 
 
 class StoreError(ValueError):
@@ -79,3 +80,29 @@ def memory_lock(home_root: Path | str):
         yield
     finally:
         os.close(fd)
+
+
+_PROJECT_FOLDERS = ("", "memories", "bank", "state", "summaries", "journal", "trash")
+
+
+def sweep_temp_files(home_root: Path | str, projects: list[str] | None = None) -> int:
+    """Temp files that writers killed between write and rename left in the tree (their writer is gone; a live
+    writer's are kept): the home's own folders and every project's, or only ``projects`` (slugs)."""
+    from automem.atomic import sweep_temp_files as sweep
+
+    root = Path(home_root)
+    removed = 0
+    if projects is None:
+        removed += sweep(root)
+        state = root / "state"
+        if state.is_dir():
+            for folder, _dirs, _files in os.walk(state):
+                removed += sweep(folder)
+        try:
+            projects = [entry.name for entry in os.scandir(root / "projects") if entry.is_dir()]
+        except OSError:
+            projects = []
+    for slug in projects:
+        for sub in _PROJECT_FOLDERS:
+            removed += sweep(root / "projects" / slug / sub)
+    return removed
