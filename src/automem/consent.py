@@ -84,7 +84,7 @@ def mark_asked(home: str, session_id: str = "") -> None:
     marker = asked_marker(home)
     os.makedirs(os.path.dirname(marker), mode=0o700, exist_ok=True)
     with open(marker, "w", encoding="utf-8") as handle:
-        handle.write(session_id + "\n")
+        handle.write(_safe(session_id) + "\n" if session_id else "\n")  # a token passed as an id never lands raw
 
 
 def forget_asked(home: str) -> None:

@@ -10,6 +10,7 @@ import os
 import re
 
 _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
 def automem_home() -> str:
@@ -35,13 +36,20 @@ def safe_session_id(session_id: object) -> str:
     must never choose where we write.
     """
     text = str(session_id or "").strip()
-    if _SAFE_ID.fullmatch(text) and ".." not in text:
+    if _SAFE_ID.fullmatch(text) and ".." not in text and (_UUID.fullmatch(text) or not _looks_secret(text)):
         return text
     if not text:
         return "unknown-session"
     import hashlib  # lazily: loading OpenSSL costs ~2.5 ms and ordinary ids never need it
 
     return "sid-" + hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:24]
+
+
+def _looks_secret(text: str) -> bool:
+    """An id the hooks' redaction would change (a token passed as a session id) must not become a file name."""
+    from automem.redact.fast import redact_fast  # the capture hook has it loaded already
+
+    return redact_fast(text) != text
 
 
 def spool_path(session_id: object, home: str | None = None) -> str:

@@ -52,7 +52,11 @@ def resolve(state_dir: Path, session_id: str, *, parent: str = "", fingerprint: 
     """The family id of a session: its declared parent's family, the family its opening was first seen in,
     or its own id. Call under the memory lock (the map is read, updated and written back)."""
     from automem.atomic import atomic_write_text
+    from automem.capture.paths import safe_session_id
 
+    # ids as the rest of the state names them: a token passed as a session id is never written down raw
+    session_id = safe_session_id(session_id)
+    parent = safe_session_id(parent) if parent else ""
     path = state_dir / "families.json"
     try:
         known = json.loads(path.read_text(encoding="utf-8"))
