@@ -129,6 +129,16 @@ class World:
     def memories(self) -> list[Path]:
         return sorted(self.projects().glob("*/memories/*.md"))
 
+    def keep(self, label: str, files: list[Path]) -> None:
+        """With AUTOMEM_E2E_KEEP=<dir>, copy what the client wrote there (to refresh tests/data/ fixtures)."""
+        target = os.environ.get("AUTOMEM_E2E_KEEP")
+        if not target:
+            return
+        folder = Path(target) / label
+        folder.mkdir(parents=True, exist_ok=True)
+        for path in files:
+            shutil.copy2(path, folder / path.name)
+
     def log(self) -> str:
         path = self.automem_home / "log" / "automem.log"
         return path.read_text() if path.exists() else ""

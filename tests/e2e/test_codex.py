@@ -90,6 +90,7 @@ def trusted(npm_clients, tmp_path_factory):
     out = user.run(PROMPT)
     yield user, out
     server.__exit__(None, None, None)
+    user.world.keep("codex", sorted((user.codex_home / "sessions").rglob("rollout-*.jsonl")))
 
 
 def test_installed_version_is_the_pinned_one(npm_clients):

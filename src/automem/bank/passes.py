@@ -49,6 +49,7 @@ class PassReport:
     bytes_read: int = 0
     skipped: str | None = None
     backlog: bool = False  # a budget stopped the pass with bytes left to read
+    waiting: int = 0  # transcripts whose Stop came before their turn's end was written
     projects: set[str] = field(default_factory=set)
     per_harness: dict[str, int] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
@@ -62,6 +63,7 @@ class PassReport:
             "bytes_read": self.bytes_read,
             "skipped": self.skipped,
             "backlog": self.backlog,
+            "waiting": self.waiting,
             "projects": sorted(self.projects),
             "per_harness": self.per_harness,
             "errors": self.errors,
@@ -80,8 +82,11 @@ def run_pass(
     budget_bytes: int = READ_BUDGET_BYTES,
     wait: bool = False,
     progress: Progress | None = None,
+    stopped: Iterable[Path] = (),
 ) -> PassReport:
-    """One pass (single-flight). ``paths`` limits it to given files per harness (the Stop hook's own)."""
+    """One pass (single-flight). ``paths`` limits it to given files per harness (the Stop hook's own);
+    ``stopped`` are transcripts whose Stop hook said the last turn ended (banked now, not after the quiet rule)."""
+    stopped = {str(p) for p in stopped}
     home = (home or Home.current()).ensure()
     cfg = config_mod.load(home, strict=False)
     if not cfg.auto_bank:
@@ -94,7 +99,7 @@ def run_pass(
         total = PassReport()
         for _ in range(MAX_REPEATS):
             lock.clear_note()
-            report = _one_pass(home, cfg, harnesses, paths, now, budget_bytes, progress)
+            report = _one_pass(home, cfg, harnesses, paths, now, budget_bytes, progress, stopped)
             _merge(total, report)
             if not lock.note_left():
                 break
@@ -104,7 +109,7 @@ def run_pass(
         lock.release()
 
 
-def _one_pass(home, cfg, harnesses, paths, now, budget_bytes, progress) -> PassReport:
+def _one_pass(home, cfg, harnesses, paths, now, budget_bytes, progress, stopped=frozenset()) -> PassReport:
     now = time.time() if now is None else now
     report = PassReport()
     enabled = [h for h in (harnesses or cfg.autobank_harnesses) if h in READERS and h in cfg.autobank_harnesses]
@@ -123,7 +128,8 @@ def _one_pass(home, cfg, harnesses, paths, now, budget_bytes, progress) -> PassR
                     report.backlog = True
                     break
                 try:
-                    budget -= _bank_file(home, conn, harness, Path(path), cursors, window_start, now, report, budget)
+                    budget -= _bank_file(home, conn, harness, Path(path), cursors, window_start, now, report, budget,
+                                         str(path) in stopped)
                 except Exception as exc:  # noqa: BLE001 - one bad transcript must not stop the pass
                     message = f"{harness} {path}: {type(exc).__name__}: {exc}"
                     report.errors.append(message)
@@ -143,8 +149,10 @@ def _one_pass(home, cfg, harnesses, paths, now, budget_bytes, progress) -> PassR
     return report
 
 
-def _bank_file(home, conn, harness, path, cursors, window_start, now, report, budget) -> int:
-    """Bank what is new in one transcript; returns the bytes read."""
+def _bank_file(home, conn, harness, path, cursors, window_start, now, report, budget, stopped=False) -> int:
+    """Bank what is new in one transcript; returns the bytes read. ``stopped``: its Stop hook said the turn ended."""
+    reader = READERS[harness]
+    stopped = stopped and getattr(reader, "STOP_ENDS_TURN", False)
     key = str(path)
     try:
         st = path.stat()
@@ -161,17 +169,19 @@ def _bank_file(home, conn, harness, path, cursors, window_start, now, report, bu
             return 0
         # an open turn may settle through silence alone: look again once past each threshold
         mtime = st.st_mtime
-        if not any(updated_at < mtime + wait <= now for wait in (QUIET_SECONDS, DROP_SECONDS)):
+        if not stopped and not any(updated_at < mtime + wait <= now for wait in (QUIET_SECONDS, DROP_SECONDS)):
             return 0
     if inode != st.st_ino or st.st_size < offset:
         offset = 0  # a new or rewritten file: banked keys keep this exactly-once
-    stream = READERS[harness].read_turns(path, start_offset=offset, now=now)
+    stream = reader.read_turns(path, start_offset=offset, now=now, **({"stopped": True} if stopped else {}))
     report.files_read += 1
     settled_to = offset
     read_before_stop = 0
     stopped = False
     held_from: int | None = None  # the first turn another live pass holds: the cursor must not pass it
     for turn in stream:
+        if stopped and not turn.settled:
+            report.waiting += 1  # Stop came, but the transcript does not show the turn's end yet (written async)
         if turn.settled:
             settled_to = max(settled_to, turn.end_offset)
         if turn.finished and not is_trivial(turn) and _turn_time(turn) >= window_start:
@@ -299,6 +309,7 @@ def _merge(total: PassReport, part: PassReport) -> None:
     total.files_read += part.files_read
     total.bytes_read += part.bytes_read
     total.backlog = part.backlog
+    total.waiting = part.waiting
     total.skipped = part.skipped
     total.projects |= part.projects
     for harness, count in part.per_harness.items():
