@@ -1,5 +1,5 @@
 """Readers on transcripts the real clients wrote in the e2e run (tests/data/clients/, refreshed by
-tests/e2e/refresh_fixtures.py): Claude Code 2.1.332 print mode, Codex 0.171.0 ``codex exec``."""
+tests/e2e/refresh_fixtures.py): Claude Code 2.1.332 print mode, Codex 0.171.0 ``codex exec``, pi 0.73.1 ``pi -p``."""
 
 from __future__ import annotations
 
@@ -12,12 +12,13 @@ from pathlib import Path
 import pytest
 
 from automem import consent
-from automem.harness import claude_code, codex
+from automem.harness import claude_code, codex, pi
 from automem.home import Home
 
 DATA = Path(__file__).parent / "data" / "clients"
 CLAUDE = DATA / "claude-code"
 CODEX = DATA / "codex"
+PI = DATA / "pi"
 PROMPT = "Run the project check. Use pnpm, not npm, in this repo."
 
 
@@ -72,6 +73,17 @@ def test_codex_0171_rollout_reads_prompt_failures_and_fix():
 def test_codex_0171_next_session_reads():
     (turn,) = codex.read_turns(CODEX / "next-session.jsonl")
     assert turn.finished and turn.prompt == "Hello again." and turn.answer == "Noted."
+
+
+def test_pi_0731_session_reads_prompt_failures_and_fix():
+    path = PI / "failing-check-then-fix.jsonl"
+    assert json.loads(path.read_text().splitlines()[0])["type"] == "session"
+    (turn,) = pi.read_turns(path)
+    assert turn.finished and turn.prompt == PROMPT and turn.answer.startswith("Done: check.py passes")
+    assert [(a.input_summary, a.is_error) for a in turn.actions] == [("python3 check.py", True),
+                                                                     ("python3 check.py", True),
+                                                                     ("APP_MODE=test python3 check.py", False)]
+    assert [a.exit_code for a in turn.actions[:2]] == [1, 1]
 
 
 # ---------------------------------------------------------------- through the real Stop hook
