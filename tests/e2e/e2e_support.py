@@ -51,8 +51,8 @@ def install_clients() -> dict[str, Path]:
     prefix = cache_dir() / "npm"
     prefix.mkdir(parents=True, exist_ok=True)
     wanted = [f"{pkg}@{ver}" for pkg, ver in CLIENTS.values() if _installed_version(prefix, pkg) != ver]
-    if wanted:
-        out = subprocess.run([npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--no-save",
+    if wanted:  # saved to the cache's package.json, so a later install of one client never prunes the others
+        out = subprocess.run([npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--save-exact",
                               "--loglevel=error", *wanted], capture_output=True, text=True, timeout=600)
         if out.returncode != 0:
             text = out.stdout + out.stderr
