@@ -461,10 +461,27 @@ def install(args: argparse.Namespace) -> int:
     Path(automem_home()).mkdir(parents=True, exist_ok=True, mode=0o700)
     write_if_changed(manifest_path(), json.dumps(record, indent=2, ensure_ascii=False) + "\n")
     say(f"recorded in {manifest_path()}")
-    say("Claude Code picks up settings changes by itself; Codex asks you to trust new hooks once (/hooks).")
+    say("Claude Code picks up settings changes by itself.")
+    codex_files = [p["path"] for p in plans if p.get("harness") == "codex"]
+    if codex_files:
+        say(codex_trust_note(codex_files))
     if not args.no_demo:
         show_it_working(automem)
     return 0
+
+
+def codex_trust_note(hooks_files: list[Path]) -> str:
+    """Codex runs a new hook only after the user trusts it; `codex exec` never asks, so say it now."""
+    from automem import codex_trust
+
+    config = wiring.codex_home() / "config.toml"
+    reviewed = [h for f in hooks_files for h in codex_trust.review(Path(f), config)]
+    pending = [h for h in reviewed if h["status"] == "untrusted"]
+    if not pending:
+        return "Codex: the automem hooks were trusted before (`automem doctor` checks they still are)."
+    return ("Codex: the automem hooks do not run until you trust them. Start the Codex TUI (`codex`), type /hooks "
+            f"and trust the {len(pending)} automem hooks; the review writes `[hooks.state.\"<key>\"] trusted_hash` "
+            f"into {config}. `codex exec` never asks. `automem doctor` checks it and prints the lines to add.")
 
 
 def command_plans(scope: str, automem: Path, manifest: dict) -> list[dict]:

@@ -145,7 +145,7 @@ def test_doctor_passes_after_install(env, tmp_path):
     checks = json.loads(out.stdout)
     states = _states(checks)
     assert set(states) == {"python", "home", "config", "claude-code", "hook command", "hook run",
-                           "dependencies", "sizes", "index", "redaction", "codex"}
+                           "dependencies", "sizes", "index", "redaction", "codex", "codex trust"}
     assert set(states.values()) == {"ok"}, checks
     hook_run = next(c for c in checks if c["name"] == "hook run")
     assert str(AUTOMEM) in hook_run["detail"] and "spool line" in hook_run["detail"]

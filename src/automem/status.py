@@ -356,6 +356,7 @@ def run_doctor(home: Home | None = None) -> list[Check]:
         check_index(home),
         check_rescan(home),
         check_codex_wired(report),
+        check_codex_trust(report),
     ]
     return checks
 
@@ -531,3 +532,25 @@ def check_codex_wired(report: list[dict]) -> Check:
         return Check("codex", "warn", "Codex is installed but its hooks.json has no automem hook",
                      "run `python3 install.py`")
     return Check("codex", "ok", "wired in " + ", ".join(e["file"] for e in entries))
+
+
+def check_codex_trust(report: list[dict]) -> Check:
+    """Codex skips untrusted hooks silently (and `codex exec` never asks): say which automem hooks, and how."""
+    from automem import codex_trust
+
+    files = [Path(e["file"]) for e in report if e["harness"] == "codex" and e["events"] and not e["error"]]
+    if not files:
+        return Check("codex trust", "ok", "no automem hooks wired into Codex")
+    config = wiring.codex_home() / "config.toml"
+    listed = codex_trust.codex_hook_list(cwd=Path.cwd())
+    reviewed = [h for f in files for h in codex_trust.review(f, config, listed)]
+    pending = [h for h in reviewed if h["status"] in ("untrusted", "modified")]
+    if pending:
+        changed = [h for h in pending if h["status"] == "modified"]
+        detail = (f"Codex will skip {len(pending)} of {len(reviewed)} automem hooks: not trusted"
+                  + (f" ({len(changed)} changed since they were trusted)" if changed else ""))
+        return Check("codex trust", "warn", detail, codex_trust.how_to_trust(pending, config))
+    if any(h["status"] == "unverified" for h in reviewed):
+        return Check("codex trust", "ok", f"{len(reviewed)} automem hooks have a trusted_hash in {config} "
+                     "(`codex` is not on PATH, so whether it still matches was not checked)")
+    return Check("codex trust", "ok", f"Codex trusts all {len(reviewed)} automem hooks")

@@ -55,6 +55,7 @@ class PassReport:
     skipped: str | None = None
     backlog: bool = False  # a budget stopped the pass with bytes left to read
     interrupted: bool = False  # ``stop`` ended it early; what it banked is kept, the cursors say where to go on
+    waiting: int = 0  # transcripts whose Stop came before their turn's end was written
     projects: set[str] = field(default_factory=set)
     per_harness: dict[str, int] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
@@ -69,6 +70,7 @@ class PassReport:
             "skipped": self.skipped,
             "backlog": self.backlog,
             "interrupted": self.interrupted,
+            "waiting": self.waiting,
             "projects": sorted(self.projects),
             "per_harness": self.per_harness,
             "errors": self.errors,
@@ -101,9 +103,12 @@ def run_pass(
     wait: bool = False,
     progress: OnProgress | None = None,
     stop: Callable[[], bool] | None = None,
+    stopped: Iterable[Path] = (),
 ) -> PassReport:
     """One pass (single-flight). ``paths`` limits it to given files per harness (the Stop hook's own);
-    ``budget_bytes`` None reads everything; ``stop`` returning True ends the pass cleanly between two turns."""
+    ``budget_bytes`` None reads everything; ``stop`` returning True ends the pass cleanly between two turns;
+    ``stopped`` are transcripts whose Stop hook said the last turn ended (banked now, not after the quiet rule)."""
+    stopped = {str(p) for p in stopped}
     home = (home or Home.current()).ensure()
     cfg = config_mod.load(home, strict=False)
     if not cfg.auto_bank:
@@ -116,7 +121,7 @@ def run_pass(
         total = PassReport()
         for _ in range(MAX_REPEATS):
             lock.clear_note()
-            report = _one_pass(home, cfg, harnesses, paths, now, budget_bytes, progress, stop)
+            report = _one_pass(home, cfg, harnesses, paths, now, budget_bytes, progress, stop, stopped)
             _merge(total, report)
             if report.interrupted or not lock.note_left():
                 break
@@ -126,7 +131,7 @@ def run_pass(
         lock.release()
 
 
-def _one_pass(home, cfg, harnesses, paths, now, budget_bytes, progress, stop) -> PassReport:
+def _one_pass(home, cfg, harnesses, paths, now, budget_bytes, progress, stop, stopped=frozenset()) -> PassReport:
     now = time.time() if now is None else now
     report = PassReport()
     enabled = [h for h in (harnesses or cfg.autobank_harnesses) if h in READERS and h in cfg.autobank_harnesses]
@@ -157,7 +162,7 @@ def _one_pass(home, cfg, harnesses, paths, now, budget_bytes, progress, stop) ->
                     break
                 try:
                     read = _bank_file(home, conn, harness, Path(path), cursors, window_start, now, report, budget,
-                                      stop, _turn_progress(progress, seen, report))
+                                      stop, _turn_progress(progress, seen, report), ended=str(path) in stopped)
                     if budget is not None:
                         budget -= read
                 except Exception as exc:  # noqa: BLE001 - one bad transcript must not stop the pass
@@ -218,8 +223,10 @@ def _turn_progress(progress: OnProgress | None, seen: Progress, report: PassRepo
     return after_turn
 
 
-def _start_offset(st: os.stat_result, cursor: state.Cursor, window_start: float, now: float) -> int | None:
-    """Where to read a transcript from, or None when there is nothing to read in it."""
+def _start_offset(st: os.stat_result, cursor: state.Cursor, window_start: float, now: float,
+                  ended: bool = False) -> int | None:
+    """Where to read a transcript from, or None when there is nothing to read in it (``ended``: its Stop hook said
+    the last turn ended, so an unchanged file is read again without waiting for the quiet rule)."""
     if not stat.S_ISREG(st.st_mode):
         return None  # a FIFO or a device named like a transcript would block or never end
     if st.st_mtime < window_start:
@@ -231,7 +238,7 @@ def _start_offset(st: os.stat_result, cursor: state.Cursor, window_start: float,
             return None
         # an open turn may settle through silence alone: look again once past each threshold
         mtime = st.st_mtime
-        if not any(updated_at < mtime + wait <= now for wait in (QUIET_SECONDS, DROP_SECONDS)):
+        if not ended and not any(updated_at < mtime + wait <= now for wait in (QUIET_SECONDS, DROP_SECONDS)):
             return None
     if inode != st.st_ino or st.st_size < offset:
         offset = 0  # a new or rewritten file: banked keys keep this exactly-once
@@ -239,23 +246,27 @@ def _start_offset(st: os.stat_result, cursor: state.Cursor, window_start: float,
 
 
 def _bank_file(home, conn, harness, path, cursors, window_start, now, report, budget, stop=None,
-               after_turn=None) -> int:
-    """Bank what is new in one transcript; returns the bytes read."""
+               after_turn=None, ended: bool = False) -> int:
+    """Bank what is new in one transcript; returns the bytes read. ``ended``: its Stop hook said the turn ended."""
+    reader = READERS[harness]
+    ended = ended and getattr(reader, "STOP_ENDS_TURN", False)
     key = str(path)
     try:
         st = path.stat()
     except FileNotFoundError:
         return 0
-    offset = _start_offset(st, cursors.get(key, state.NO_CURSOR), window_start, now)
+    offset = _start_offset(st, cursors.get(key, state.NO_CURSOR), window_start, now, ended)
     if offset is None:
         return 0
-    stream = READERS[harness].read_turns(path, start_offset=offset, now=now)
+    stream = reader.read_turns(path, start_offset=offset, now=now, **({"stopped": True} if ended else {}))
     report.files_read += 1
     settled_to = offset
     read_before_stop = 0
     stopped = False
     held_from: int | None = None  # the first turn another live pass holds: the cursor must not pass it
     for turn in stream:
+        if ended and not turn.settled:
+            report.waiting += 1  # Stop came, but the transcript does not show the turn's end yet (written async)
         if turn.settled:
             settled_to = max(settled_to, turn.end_offset)
         if turn.finished and not is_trivial(turn) and _turn_time(turn) >= window_start:
@@ -387,6 +398,7 @@ def _merge(total: PassReport, part: PassReport) -> None:
     total.bytes_read += part.bytes_read
     total.backlog = part.backlog
     total.interrupted = total.interrupted or part.interrupted
+    total.waiting = part.waiting
     total.skipped = part.skipped
     total.projects |= part.projects
     for harness, count in part.per_harness.items():

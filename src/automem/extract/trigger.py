@@ -28,6 +28,8 @@ def on_stop(payload: dict, harness: str) -> dict | None:
     cwd = payload.get("cwd")
     if isinstance(cwd, str) and cwd:
         args += ["--cwd", cwd]
+    if payload.get("hook_event_name", "Stop") == "Stop" and payload.get("stop_hook_active") is False:
+        args.append("--stopped")  # the turn ended here (no Stop hook continues it): bank it now
     claim = claim_worker(home, session_id)
     if claim is not None:
         try:

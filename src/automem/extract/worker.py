@@ -14,8 +14,10 @@ import argparse
 import os
 import signal
 import sys
+import time
 
 TIME_LIMIT_SECONDS = 120
+STOP_WAIT_SECONDS = 5.0  # how long a stopped turn's answer may take to reach the transcript
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,6 +28,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cwd")
     parser.add_argument("--no-bank", action="store_true")
     parser.add_argument("--claim-fd", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--stopped", action="store_true",
+                        help="the Stop hook said the turn ended (stop_hook_active false): bank it now")
     args = parser.parse_args(argv)
     signal.alarm(TIME_LIMIT_SECONDS)
     import os
@@ -152,7 +156,14 @@ def _work(args, log_error) -> None:
 
             from automem.bank.passes import run_pass
 
-            run_pass(paths={args.harness: [Path(args.transcript)]} if args.transcript else None)
+            paths = {args.harness: [Path(args.transcript)]} if args.transcript else None
+            stopped = [Path(args.transcript)] if args.transcript and args.stopped else []
+            deadline = time.monotonic() + STOP_WAIT_SECONDS
+            report = run_pass(paths=paths, stopped=stopped)
+            # Claude Code writes its transcript asynchronously: the answer Stop announced may land a moment later
+            while stopped and report.waiting and time.monotonic() < deadline:
+                time.sleep(0.2)
+                report = run_pass(paths=paths, stopped=stopped)
         except BaseException as exc:  # noqa: BLE001 - detached: nobody to show a traceback to
             log_error("bank-worker", f"{type(exc).__name__}: {exc}")
     try:

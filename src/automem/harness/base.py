@@ -191,8 +191,10 @@ class Parser:
 class TurnStream:
     """Iterate the turns of one transcript; afterwards ``resume_offset`` is where to start next time."""
 
-    def __init__(self, parser: Parser, path: Path, start_offset: int = 0, now: float | None = None) -> None:
+    def __init__(self, parser: Parser, path: Path, start_offset: int = 0, now: float | None = None,
+                 stopped: bool = False) -> None:
         self.parser = parser
+        self.stopped = stopped  # the harness's Stop hook said the session's last turn ended (not continued)
         self.path = Path(path)
         self.start_offset = start_offset
         self.now = now
@@ -238,6 +240,12 @@ class TurnStream:
         turn = open_turn.turn
         if turn.end_offset < turn.start_offset:
             turn.end_offset = last_end
+        if self.stopped and open_turn.quiet_ready():
+            parser.current = None  # an answer, nothing pending, and Stop said so: finished now, not in 5 minutes
+            self.resume_offset = last_end
+            self.done = True
+            yield open_turn.close("stop", last_end, turn.ended_at)
+            return
         if parser.quiet_allowed(open_turn) and silent_for >= QUIET_SECONDS and open_turn.quiet_ready():
             parser.current = None
             self.resume_offset = last_end

@@ -5,7 +5,8 @@ tool result, not a sidechain, not ``<bash-…>``/``<local-command…>``/caveat t
 (``<command-name>/x``) is a prompt ``/x args`` unless only local output follows it. The turn is
 finished by a ``system/turn_duration`` record, the next real prompt, or an interrupt
 (``[Request interrupted by user…]``); a plain ``end_turn`` is not enough because a Stop hook can
-continue the turn, so the last turn waits for the 5-minute quiet rule. Sidechain lines (1.0.x,
+continue the turn, so the last turn waits for the 5-minute quiet rule, unless the Stop hook said the
+turn ended (``stop_hook_active`` false: print mode, ``claude -p``, writes no ``turn_duration``). Sidechain lines (1.0.x,
 inline) and ``subagents/`` files (2.x) are never read into turns. One API message split over
 several lines (same ``message.id``) is joined into one answer; the CLI version may change mid-file
 and is ignored.
@@ -243,6 +244,10 @@ def discover(env: Mapping[str, str] | None = None) -> list[Path]:
     return sorted(p for p in root.glob("*/*.jsonl") if not p.name.startswith("agent-"))
 
 
-def read_turns(path: str | Path, start_offset: int = 0, now: float | None = None) -> TurnStream:
+STOP_ENDS_TURN = True  # a Stop payload with stop_hook_active false ends the last turn (print mode writes no turn_duration)
+
+
+def read_turns(path: str | Path, start_offset: int = 0, now: float | None = None, stopped: bool = False) -> TurnStream:
+    """``stopped``: the Stop hook said the last turn ended, so an open turn with its answer is finished now."""
     path = Path(path)
-    return TurnStream(ClaudeCodeParser(path), path, start_offset, now)
+    return TurnStream(ClaudeCodeParser(path), path, start_offset, now, stopped=stopped)
