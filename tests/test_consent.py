@@ -121,9 +121,10 @@ def test_captures_made_before_consent_are_extracted_when_it_arrives(tmp_path, au
     prompt = {**payload, "hook_event_name": "UserPromptSubmit", "prompt": "Use pnpm, not npm, in this repo."}
     assert run_hook("UserPromptSubmit", prompt).returncode == 0
     assert run_hook("Stop", {**payload, "hook_event_name": "Stop"}).returncode == 0
-    claim = automem_home / "state" / "extract" / "before-consent.worker"
+    from automem.extract.trigger import worker_running
+
     deadline = time.monotonic() + 60
-    while claim.exists() and time.monotonic() < deadline:
+    while worker_running(str(automem_home), "before-consent") and time.monotonic() < deadline:
         time.sleep(0.05)  # the Stop's worker (which finds no consent) must be done before the answer changes
     memories = automem_home / "projects"
     assert not list(memories.glob("*/memories/*.md"))  # no consent: nothing extracted, the capture waits

@@ -105,7 +105,9 @@ def _wait(predicate, deadline_s: float = 90.0):
 
 
 def _worker_done(home: Home, session_id: str) -> bool:
-    return not (home.root / "state" / "extract" / f"{session_id}.worker").exists()
+    from automem.extract.trigger import worker_running
+
+    return not worker_running(str(home.root), session_id)
 
 
 @pytest.mark.parametrize("active", [False, True])
