@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import threading
+from pathlib import Path
 
 _LOCK = threading.Lock()
 _STATE: dict[str, object] = {}  # name -> engine handle, or an Exception when it failed to load
@@ -69,9 +70,18 @@ def _log(name: str, exc: BaseException) -> None:
     try:
         from automem.log import log_error
 
-        log_error("redact.engines", f"{name} unavailable, full pass runs without it: {type(exc).__name__}: {exc}")
+        log_error("redact.engines", f"{name} failed, the full pass goes on without it: {type(exc).__name__}: {exc}")
     except Exception:  # noqa: BLE001 - logging must not break redaction
         pass
+
+
+_SCAN_FAILED: set[str] = set()
+
+
+def _scan_failed(name: str, exc: BaseException) -> None:
+    if name not in _SCAN_FAILED:
+        _SCAN_FAILED.add(name)
+        _log(name, exc)
 
 
 def load_error(name: str) -> BaseException | None:
@@ -85,31 +95,46 @@ def _reset(name: str | None = None) -> None:
     with _LOCK:
         if name is None:
             _STATE.clear()
+            _SCAN_FAILED.clear()
         else:
             _STATE.pop(name, None)
+            _SCAN_FAILED.discard(name)
 
 
 # ---------------------------------------------------------------- betterleaks
+
+
+# betterleaks' default rules less its keyword-only ones (generic-api-key and friends): those cost most of its
+# time on transcript text, and the full pass runs them only on the windows around keys (see full.py)
+VENDOR_CONFIG = str(Path(__file__).resolve().parents[1] / "data" / "betterleaks_vendor.toml")
 
 
 def _load_betterleaks():
     from betterleaks._lib import get_binding
 
     binding = get_binding()
-    binding.scan_string("warm up")  # the Go runtime and its rule set start here, not on a user's text
+    # the Go runtime and both rule sets start here, not on a user's text; a bad config fails the load
+    binding.scan_string("warm up")
+    binding.scan_string("warm up", config_path=VENDOR_CONFIG)
     return binding
 
 
-def betterleaks_spans(text: str) -> list[tuple[int, int, str]]:
-    """betterleaks findings as character spans; [] when the engine is unavailable or fails on this text."""
+def betterleaks_spans(text: str, config: str | None = None) -> list[tuple[int, int, str]]:
+    """betterleaks findings as character spans (default rules, or those of config);
+    [] when the engine is unavailable or fails on this text (logged once)."""
     binding = _load("betterleaks")
     if isinstance(binding, BaseException) or not text:
         return []
     # the C API takes a NUL-terminated string: a NUL would end the scan early; same width keeps offsets
     data = _encode(text.replace("\0", " ") if "\0" in text else text)
     try:
-        resp = binding._call_and_parse(binding._lib.ScanStringCGO(data))
-    except Exception:  # noqa: BLE001 - the other detectors still run on this text
+        if config:
+            ptr = binding._lib.ScanStringWithConfigCGO(data, config.encode("utf-8"))
+        else:
+            ptr = binding._lib.ScanStringCGO(data)
+        resp = binding._call_and_parse(ptr)
+    except Exception as exc:  # noqa: BLE001 - the other detectors still run on this text
+        _scan_failed("betterleaks", exc)
         return []
     found = resp.get("data") or []
     if not found:
@@ -162,7 +187,8 @@ def kingfisher_spans(text: str) -> list[tuple[int, int, str]]:
     data = _encode(text)
     try:
         found = scanner.scan(data)
-    except Exception:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001
+        _scan_failed("kingfisher", exc)
         return []
     if not found:
         return []
