@@ -343,10 +343,19 @@ def _low_entropy(plugin, hit: str, memo: dict | None) -> bool:
     return low
 
 
+# an anti-forgery token in a form field or meta tag: per-session, public to the page, not a credential
+_CSRF_BEFORE = re.compile(
+    r"(?i)(?:authenticity_token|csrf[\w-]*|xsrf[\w-]*|_token|__requestverificationtoken)\\?[\"']"
+    r"(?:\s+[\w-]+=\\?[\"'][^\"'<>]*\\?[\"'])*\s+(?:value|content)=\\?[\"']$"
+)
+
+
 def _keep(kind: str, entropy_kind: bool, text: str, a: int, token: str) -> bool:
     if kind == "Private Key":
         return True
     if is_allowed(token):
+        return False
+    if _CSRF_BEFORE.search(text, max(0, a - 200), a):
         return False
     m = _KEY_BEFORE.search(text, max(0, a - 80), a)
     key = m.group(1) if m else ""

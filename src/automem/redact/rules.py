@@ -74,6 +74,8 @@ _TEMPLATE_RX = _Lazy(
     r"^(?:\$\{|\$\(|\$[A-Za-z_]|\{\{|\{%|%\(|%[A-Za-z_][\w.]*%|@@|!vault|#\{|<%|\[\[)|\$\{[^}]*\}|\{\{.*\}\}"
 )
 _SAME_CHAR_RX = _Lazy(r"^(.)\1*$")
+_NON_ALNUM_RX = _Lazy(r"[^A-Za-z0-9]+")
+_SEP_RX = _Lazy(r"[:@/._-]+")
 
 
 def is_allowed(value: str) -> bool:
@@ -88,6 +90,14 @@ def is_allowed(value: str) -> bool:
         return True
     if _TEMPLATE_RX.search(v) or _PLACEHOLDER_RX.search(v):
         return True
+    if v[0] == "<" or v[-1] == ">":
+        return True  # one end of a <placeholder> (curl -u <user:password>)
+    core = _NON_ALNUM_RX.sub("", v)
+    if len(set(core.lower())) <= 1:
+        return True  # 00000000-0000-0000-0000-000000000000, SG.xxxx.xxxx
+    parts = [p for p in _SEP_RX.split(low) if p]
+    if len(parts) > 1 and all(p in PLACEHOLDER_WORDS for p in parts):
+        return True  # USERNAME:PASSWORD, user:pass
     x = sum(1 for c in v if c in "xX*")
     return x * 2 >= len(v)
 
@@ -154,7 +164,7 @@ _DENY_WORDS = frozenset(
     idempotency cache sort partition primary foreign routing lookup row unique composite map dict object
     name names file path dir url uri endpoint id ids format policy prefix header field label hint reset
     confirmation confirm strength validation validator policy rule rules env var enabled disabled required
-    length min usage used budget window rotation store manager provider kind mode method""".split()
+    length min usage used budget window rotation store manager provider kind mode method bucket schema""".split()
 )
 
 
@@ -301,7 +311,9 @@ VENDOR_RULES: list[Rule] = [
     Rule("password", ("convertto-securestring",), r"(?i)convertto-securestring\s+(?:-string\s+)?(?P<q>[\"'])(?P<v>[^\"'\n]+)(?P=q)", ci=True),
     Rule("password", ("identified by",), r"(?i)identified\s+by\s+(?P<q>[\"'])(?P<v>[^\"'\n]+)(?P=q)", ci=True),
     Rule("password", ("-p",),
-         r"(?:mysql\w*|mariadb\w*|sshpass|mysqladmin|(?:docker|podman|nerdctl|helm|oras|buildah|skopeo)\s+(?:\w+\s+)?login)\b[^\n|;&]*?\s-p\s*(?P<q>[\"']?)(?P<v>[^\s\"']+)(?P=q)",
+         r"(?:(?:mysql\w*|mariadb\w*|mysqladmin)\b[^\n|;&]*?\s-p(?=\S)"  # mysql's `-p name` prompts: name is the database
+         r"|(?:sshpass|(?:docker|podman|nerdctl|helm|oras|buildah|skopeo)\s+(?:\w+\s+)?login)\b[^\n|;&]*?\s-p\s*)"
+         r"(?P<q>[\"']?)(?P<v>[^\s\"']+)(?P=q)",
          back=300, fwd=200, near=("mysql", "mariadb", "sshpass", "login")),
     Rule("password", ("-p",), r"(?<![\w-])-p(?P<q>[\"'])(?P<v>[^\"'\n]{3,})(?P=q)", run=False),
     Rule("password", ("-u", "-a "),
@@ -328,6 +340,12 @@ _CODE_RX = _Lazy(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*(?:\(|\[|\)|
 _CALL_RX = _Lazy(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*[(\[]")
 _CALL_LITERAL_RX = _Lazy(r"(?P<q>\\?[\"'])(?P<v>[A-Za-z0-9+/=_.~-]{16,})(?P=q)")
 _TRAILING = ",)]};"
+_ANGLE_PLACEHOLDER_RX = _Lazy(r"<[^<>\s]{1,40}>")
+# a Maven groupId (io.jsonwebtoken) before a coordinate (artifact[:version])
+_MAVEN_KEY_RX = _Lazy(r"(?:io|com|org|net|dev|me|co|de|uk)\.[a-z0-9_.-]+$")
+_COORD_RX = _Lazy(r"[a-z][a-z0-9_.-]*(?::[0-9][A-Za-z0-9_.+-]*)?")
+# a path or a file name: words between slashes, or a trailing extension
+_PATHLIKE_RX = _Lazy(r"(?:^|/)[a-z]{3,}(?:[-_][a-z0-9]+)*/|\.(?:png|jpe?g|gif|svg|json|csv|parquet|txt|log|gz|zip|tar|pdf|html?|js|css|py)$")
 
 
 def _value_ok(check: str | None, value: str) -> bool:
@@ -620,12 +638,18 @@ def _judge_assignment(text: str, m: re.Match[str], strength: str, key: str, k8s:
             v_end -= 1
     if not value or is_allowed(value):
         return None
+    if text.startswith("<", v_end) and _ANGLE_PLACEHOLDER_RX.match(text, v_end):
+        return None  # shippo_test_<your-token>, pat.<account-id>.<token-id>: a placeholder in a vendor's shape
+    if bare_sep == ":" and not quoted and _MAVEN_KEY_RX.match(key) and _COORD_RX.fullmatch(value):
+        return None  # io.jsonwebtoken:jjwt-api:0.12.6 is a package, not a key and its value
     if not quoted and sep != bare_sep and _more_on_line(text, v_end) and not (looks_strong(value) or looks_random(value)):
         return None  # `key = Some-Command "arg" -Flag`: an expression, not a literal
     if bare_sep in ("", "is", "was", "to"):
         # prose or whitespace-separated ("password hunter2X!", "requirepass x", "the key is x")
         if strength == "weak":
             return None
+        if "://" in value or value.startswith("/"):
+            return None  # `curl -u USER:PASSWORD https://...`: the next word is a URL or a path
         if key.lower() == "pass":
             return None  # "pass `x` to y": the verb, not a key
         if not (looks_strong(value) or looks_random(value)
@@ -641,7 +665,7 @@ def _judge_assignment(text: str, m: re.Match[str], strength: str, key: str, k8s:
             return lit.span("v")
         return None
     if strength == "weak":
-        if not looks_random(value, 12):
+        if not looks_random(value, 12) or _PATHLIKE_RX.search(value):
             return None
         return v_start, v_end
     if not quoted:
