@@ -321,6 +321,39 @@ VENDOR_RULES: list[Rule] = [
     Rule("password", (":",),
          r"(?m)(?:^|(?<=\\n))[A-Za-z0-9_.*-]+:(?:\d{2,5}|\*):[^\s:]+:[^\s:]+:(?P<v>[^\s:\\]{4,})(?=$|\\n)",
          check="pgpass", run=False),
+    # vendor shapes from betterleaks' rule set that the hooks must not wait for the full pass to catch
+    Rule("sonar-token", ("squ_", "sqp_", "sqa_"), _B + r"sq[upa]_[0-9a-f]{40}" + _E),
+    Rule("easypost-key", ("EZAK", "EZTK"), _B + r"EZ[AT]K[A-Za-z0-9]{54}" + _E),
+    Rule("adobe-secret", ("p8e-",), _B + r"p8e-[A-Za-z0-9]{32}" + _E),
+    Rule("adobe-client-id", ("adobe",), r"(?i)adobe[\w.-]{0,24}\\?[\"']?\s*[:=]\s*\\?[\"']?(?P<v>(?-i:[a-f0-9]{32}))(?![A-Za-z0-9])",
+         ci=True),
+    Rule("etsy-key", ("etsy",), r"(?i)etsy[\w.-]{0,24}\\?[\"']?\s*[:=]\s*\\?[\"']?(?P<v>(?-i:[a-z0-9]{24}))(?![A-Za-z0-9])",
+         ci=True, check="random"),
+    Rule("flutterwave-key", ("FLWSECK",), _B + r"FLWSECK(?:_TEST)?(?:-[0-9a-fA-F]{32}-X|[0-9a-fA-F]{12})" + _E),
+    Rule("harness-token", ("pat.", "sat."), _B + r"[ps]at\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}" + _E),
+    Rule("shippo-token", ("shippo_",), _B + r"shippo_(?:live|test)_[a-f0-9]{40}" + _E),
+    Rule("hubspot-token", ("pat-",), _B + r"pat-(?:na|eu|ap)\d-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}" + _E),
+    Rule("openshift-token", ("sha256~",), _B + r"sha256~[A-Za-z0-9_-]{43}" + _E),
+    Rule("discord-token", ("discord",),
+         r"(?i)discord[\w.-]{0,30}\\?[\"']?\s*[:=]\s*\\?[\"']?(?P<v>(?-i:[MN][A-Za-z0-9]{23}\.[\w-]{6}\.[\w-]{27}|[a-f0-9]{64}))(?![\w-])",
+         ci=True),
+    Rule("messagebird-key", ("messagebird",), r"(?i)messagebird[^\n]{0,60}?\\?[\"'](?P<v>(?-i:[A-Za-z0-9]{25}))\\?[\"']",
+         ci=True, check="random"),
+    Rule("sidekiq-credential", ("contribsys",),
+         r"(?i)contribsys(?:__|\.)com[ \t]*(?:=|[ \t]+)\\?[\"']?(?P<v>[0-9a-f]{8}:[0-9a-f]{8})(?![0-9a-f])", ci=True),
+    Rule("snyk-token", ("snyk auth",), r"(?i)snyk\s+auth\s+(?P<v>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})", ci=True),
+    Rule("password", ("cleartextpassword",),
+         r"(?i)cleartextpassword\\?[\"']\s+value\s*=\s*\\?[\"'](?P<v>[^\"'\\\n]+)\\?[\"']", ci=True),
+    # Kafka SASL (Confluent Cloud): the user name is the API key
+    Rule("confluent-key", ("loginmodule",),
+         r"(?i)loginmodule\s+required\s+username\s*=\s*\\?[\"'](?P<v>(?-i:[A-Z0-9]{16}))\\?[\"']", ci=True),
+    # encoded forms: base64 of a JWT or of a line holding a secret; a token whose first letters are escaped
+    Rule("jwt", ("ZXlK",), _B + r"ZXlK[A-Za-z0-9+/]{40,}={0,2}", check="b64secret"),
+    Rule("encoded-secret", ("base64 -d", "base64 --decode", "base64 -D"),
+         r"(?P<q>\\?[\"']?)(?P<v>[A-Za-z0-9+/]{12,}={0,2})(?P=q)\s*\|\s*base64\s+(?:-d|--decode|-D)\b",
+         back=400, fwd=20, check="b64secret"),
+    Rule("escaped-token", ("\\x", "\\u00"), r"(?:\\x[0-9a-fA-F]{2}|\\u00[0-9a-fA-F]{2})+[A-Za-z0-9_-]{8,}", check="escaped",
+         run=False),
 ]
 
 # Keywords that start a key/value lookup (lowercase; looked up in the lowered text).
@@ -363,7 +396,34 @@ def _value_ok(check: str | None, value: str) -> bool:
         return _basic_ok(value)
     if check == "pgpass":
         return not value.isdigit()
+    if check == "b64secret":
+        return _b64_secret(value)
+    if check == "escaped":
+        return _escaped_secret(value)
     return True
+
+
+def _b64_secret(value: str) -> bool:
+    """Base64 of text that itself holds a secret (a JWT, a KEY=secret line)."""
+    import base64
+    import binascii
+
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return False
+    if not decoded or not decoded.replace("\n", "").replace("\t", "").isprintable():
+        return False
+    return bool(rule_spans(decoded))
+
+
+_ESCAPE_RX = _Lazy(r"\\x([0-9a-fA-F]{2})|\\u00([0-9a-fA-F]{2})")
+
+
+def _escaped_secret(value: str) -> bool:
+    """A token written with escapes (\\x67hp_..., \\u0067hp_...) that is a secret once decoded."""
+    decoded = _ESCAPE_RX.sub(lambda m: chr(int(m.group(1) or m.group(2), 16)), value)
+    return decoded != value and bool(vendor_spans(decoded))
 
 
 def _basic_ok(value: str) -> bool:
