@@ -341,6 +341,7 @@ VENDOR_RULES: list[Rule] = [
          ci=True, check="random"),
     Rule("sidekiq-credential", ("contribsys",),
          r"(?i)contribsys(?:__|\.)com[ \t]*(?:=|[ \t]+)\\?[\"']?(?P<v>[0-9a-f]{8}:[0-9a-f]{8})(?![0-9a-f])", ci=True),
+    Rule("sidekiq-credential", ("contribsys.com",), r"(?i)(?P<v>[0-9a-f]{8}:[0-9a-f]{8})@[\w.-]*contribsys\.com", back=30, fwd=20, ci=True),
     Rule("snyk-token", ("snyk auth",), r"(?i)snyk\s+auth\s+(?P<v>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})", ci=True),
     Rule("password", ("cleartextpassword",),
          r"(?i)cleartextpassword\\?[\"']\s+value\s*=\s*\\?[\"'](?P<v>[^\"'\\\n]+)\\?[\"']", ci=True),
