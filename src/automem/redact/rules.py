@@ -353,7 +353,9 @@ VENDOR_RULES: list[Rule] = [
     Rule("encoded-secret", ("base64 -d", "base64 --decode", "base64 -D"),
          r"(?P<q>\\?[\"']?)(?P<v>[A-Za-z0-9+/]{12,}={0,2})(?P=q)\s*\|\s*base64\s+(?:-d|--decode|-D)\b",
          back=400, fwd=20, check="b64secret"),
-    Rule("escaped-token", ("\\x", "\\u00"), r"(?:\\x[0-9a-fA-F]{2}|\\u00[0-9a-fA-F]{2})+[A-Za-z0-9_-]{8,}", check="escaped",
+    # a run's first escape only, and a few of them: a long run of escapes (\\u0000\\u0000...) costs one match, not one per escape
+    Rule("escaped-token", ("\\x", "\\u00"),
+         r"(?<!\\u00[0-9a-fA-F]{2})(?<!\\x[0-9a-fA-F]{2})(?:\\x[0-9a-fA-F]{2}|\\u00[0-9a-fA-F]{2}){1,8}[A-Za-z0-9_-]{8,256}", check="escaped",
          run=False),
 ]
 
