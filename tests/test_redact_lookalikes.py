@@ -63,3 +63,15 @@ def test_real_secrets_next_to_the_lookalikes_still_go(tier):
     ]
     for text, secret in cases:
         assert secret not in TIERS[tier](text), text
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_escaped_tokens_and_long_escape_runs(tier):
+    """A token whose first letters are escaped (\\x67hp_..., \\u0067hp_...) goes; a long run of escapes in JSON text
+    (matched once per run, not once per escape) and escaped prose stay."""
+    rng = random.Random()
+    tok = "".join(rng.choice(ALNUM) for _ in range(36))
+    for text in (f"printf '\\x67hp_{tok}'", f'{{"token": "\\u0067hp_{tok}"}}'):
+        assert tok not in TIERS[tier](text)
+    run = '{"blob": "' + "\\u0000" * 20000 + 'caf\\u00e9_and_more_words"}'
+    assert TIERS[tier](run) == run
