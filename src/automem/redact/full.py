@@ -1,4 +1,10 @@
-"""The full redaction pass: the shared rule table plus detect-secrets with all its plugins.
+"""The full redaction pass: the shared rule table, detect-secrets, and betterleaks as a peer engine.
+
+betterleaks (redact/engines.py, loaded once per process, never by a hook) runs its vendor rules on the whole text in
+overlapping 4 KB chunks (it is several times faster on small inputs) and its keyword rules only on the same windows
+as detect-secrets; while it is loaded, detect-secrets' KeywordDetector is left out (same job, far slower). Its hits
+are widened and filtered like detect-secrets' hits. Without it (missing wheel, broken library) every detect-secrets
+plugin runs as before, and one line is logged.
 
 Every writer (store/, the index, anything sent to a model) goes through here.
 detect-secrets runs in-process, plugin by plugin, but only on small windows
