@@ -316,3 +316,36 @@ def test_in_place_edits_wait_for_the_workers_sweep_while_new_files_are_seen_at_o
     sweep_index()
     text = brief_text()
     assert "uv replaces pipenv" in text and "pipenv locks" not in text
+
+
+def test_hand_edited_files_get_the_full_pass_before_index_db(tree):
+    """A memory and a journal day written by hand (no store involved) hold secrets that only the full pass knows
+    (a Pulumi token the engine finds): none of them reaches index.db."""
+    import random
+    import sqlite3
+    import string
+
+    from automem.redact.fast import redact_fast
+
+    rng = random.Random()
+    alnum = string.ascii_letters + string.digits
+    pulumi = "pul-" + "".join(rng.choice("0123456789abcdef") for _ in range(40))
+    gh = "ghp_" + "".join(rng.choice(alnum) for _ in range(36))
+    home, project_dir = tree
+    body = f"the narwhal deploy uses {pulumi} and {gh}"
+    mem = Memory(type="pattern", summary="narwhal deploy credentials", content=body, id="m-hand", status="promoted")
+    (project_dir / "memories" / mem.file_name()).write_text(mem.render(), encoding="utf-8")
+    journal = project_dir / "journal" / "2026-01-04.md"
+    journal.parent.mkdir()
+    journal.write_text(f"\n## Job #1 (ops) — 09:00\n**Task:** narwhal rollout with {pulumi}\n", encoding="utf-8")
+    assert pulumi in redact_fast(body)  # the hooks' tier alone would have let it through
+    assert ids(home, "narwhal") != []
+    db = home.root / "index" / "index.db" if (home.root / "index" / "index.db").exists() else next(home.root.rglob("index.db"))
+    conn = sqlite3.connect(db)
+    try:
+        dump = "\n".join(conn.iterdump())
+    finally:
+        conn.close()
+    assert "narwhal" in dump
+    for secret in (pulumi, gh):
+        assert secret not in dump

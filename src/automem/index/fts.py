@@ -159,10 +159,12 @@ def _classify(root: str, path: str) -> tuple[str, str, str] | None:
 
 
 def _clean(text: str) -> str:
-    """The store already redacted what it wrote; a hand-edited file gets the fast tier before it enters index.db."""
-    from automem.redact.fast import redact_fast
+    """Everything that enters index.db gets the store's full pass (store.clean_for_index): a hand-edited file has
+    had no redaction at all, and the full pass catches more than the hooks' tier. Idempotent on what the store
+    wrote; detect-secrets and the engine load only when a file is indexed, not on a quick look that finds nothing."""
+    from automem.store import clean_for_index
 
-    return redact_fast(text)
+    return clean_for_index(text)
 
 
 def _read(path: str) -> str:

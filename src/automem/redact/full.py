@@ -1,4 +1,10 @@
-"""The full redaction pass: the shared rule table plus detect-secrets with all its plugins.
+"""The full redaction pass: the shared rule table, detect-secrets, and betterleaks as a peer engine.
+
+betterleaks (redact/engines.py, loaded once per process, never by a hook) runs its vendor rules on the whole text in
+overlapping 4 KB chunks (it is several times faster on small inputs) and its keyword rules only on the same windows
+as detect-secrets; while it is loaded, detect-secrets' KeywordDetector is left out (same job, far slower). Its hits
+are widened and filtered like detect-secrets' hits. Without it (missing wheel, broken library) every detect-secrets
+plugin runs as before, and one line is logged.
 
 Every writer (store/, the index, anything sent to a model) goes through here.
 detect-secrets runs in-process, plugin by plugin, but only on small windows
@@ -18,6 +24,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import math
 import re
 from contextlib import contextmanager
@@ -276,13 +283,24 @@ def _windows(text: str, seeds: list[int], view: AsciiView | None = None) -> list
     return windows
 
 
-def detect_secrets_spans(text: str, seeds: list[int] | None = None, view: AsciiView | None = None) -> list[tuple[int, int, str]]:
+# plugins that never run: an address is not a credential (its hits were always dropped)
+_NEVER_RUN = frozenset({"IPPublicDetector"})
+# with the peer engine loaded, its keyword rules judge the same windows as this one did, for a fraction of the time
+_ENGINE_COVERS = frozenset({"KeywordDetector"})
+
+
+def detect_secrets_spans(
+    text: str, seeds: list[int] | None = None, view: AsciiView | None = None, windows: list[tuple[int, int]] | None = None,
+    engine_loaded: bool = False,
+) -> list[tuple[int, int, str]]:
     """detect-secrets hits in text, widened to whole tokens and filtered by the allow-list."""
     spans: list[tuple[int, int, str]] = []
-    windows = _windows(text, seeds or [], view)
+    if windows is None:
+        windows = _windows(text, seeds or [], view)
     if not windows:
         return spans  # nothing suspicious: detect-secrets (~0.2 s to import) is not even loaded
-    plugins = _plugins()
+    skip = _NEVER_RUN | _ENGINE_COVERS if engine_loaded else _NEVER_RUN
+    plugins = [p for p in _plugins() if type(p).__name__ not in skip]
     entropy_memo: dict[tuple[int, str], bool] = {}
     for ws, we in windows:
         window = text[ws:we]
@@ -339,10 +357,19 @@ def _low_entropy(plugin, hit: str, memo: dict | None) -> bool:
     return low
 
 
+# an anti-forgery token in a form field or meta tag: per-session, public to the page, not a credential
+_CSRF_BEFORE = re.compile(
+    r"(?i)(?:authenticity_token|csrf[\w-]*|xsrf[\w-]*|_token|__requestverificationtoken)\\?[\"']"
+    r"(?:\s+[\w-]+=\\?[\"'][^\"'<>]*\\?[\"'])*\s+(?:value|content)=\\?[\"']$"
+)
+
+
 def _keep(kind: str, entropy_kind: bool, text: str, a: int, token: str) -> bool:
     if kind == "Private Key":
         return True
     if is_allowed(token):
+        return False
+    if _CSRF_BEFORE.search(text, max(0, a - 200), a):
         return False
     m = _KEY_BEFORE.search(text, max(0, a - 80), a)
     key = m.group(1) if m else ""
@@ -359,14 +386,117 @@ def _keep(kind: str, entropy_kind: bool, text: str, a: int, token: str) -> bool:
     return True
 
 
+# ---------------------------------------------------------------- the peer engine (betterleaks)
+
+ENGINE = "betterleaks"
+_CHUNK = 4096  # the engine is fastest on inputs of a few KB (its keyword prefilter runs per fragment)
+_OVERLAP = 256  # a token cut by a chunk's end is whole in the next chunk
+# its keyword-only rules: a value after a key, judged like detect-secrets' keyword hits
+_GENERIC_RULES = frozenset({"generic-api-key", "generic-password", "generic-credential-uri", "generic-username"})
+_ENGINE_SKIP = frozenset({"generic-username"})  # a user name is not a credential
+
+
+def _chunks(text: str) -> list[tuple[int, int]]:
+    """Overlapping pieces of about _CHUNK characters, cut at a line end where one is near."""
+    n = len(text)
+    if n <= _CHUNK:
+        return [(0, n)]
+    out = []
+    s = 0
+    while s < n:
+        e = min(n, s + _CHUNK)
+        if e < n:
+            nl = text.rfind("\n", s + _CHUNK // 2, e)
+            if nl >= 0:
+                e = nl + 1
+        out.append((s, e))
+        if e >= n:
+            break
+        nxt = e - _OVERLAP
+        nl = text.find("\n", nxt, e)
+        s = nl + 1 if 0 <= nl < e - 1 else max(s + 1, nxt)
+    return out
+
+
+def _joined(text: str, windows: list[tuple[int, int]]) -> list[tuple[str, list[int], list[int]]]:
+    """Windows glued into inputs of about _CHUNK characters, one window a line: (input, starts in input, starts in text)."""
+    out = []
+    parts: list[str] = []
+    local: list[int] = []
+    orig: list[int] = []
+    size = 0
+    for s, e in windows:
+        if parts and size + e - s > _CHUNK:
+            out.append(("\n".join(parts), local, orig))
+            parts, local, orig, size = [], [], [], 0
+        local.append(size)
+        orig.append(s)
+        parts.append(text[s:e].replace("\n", " "))
+        size += e - s + 1
+    if parts:
+        out.append(("\n".join(parts), local, orig))
+    return out
+
+
+def engine_spans(text: str, windows: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
+    """The peer engine's hits: its vendor rules on the whole text, its keyword rules on the windows around keys;
+    widened and filtered like detect-secrets' hits. [] when the engine is missing or broken (logged once)."""
+    from automem.redact import engines
+
+    if engines.load_error(ENGINE) is not None:
+        return []
+    spans: list[tuple[int, int, str]] = []
+    for cs, ce in _chunks(text):
+        for a, b, rule in engines.betterleaks_spans(text[cs:ce], engines.VENDOR_CONFIG):
+            spans.extend(_judge_engine_hit(text, cs + a, cs + b, rule))
+    for joined, local, orig in _joined(text, windows):
+        for a, b, rule in engines.betterleaks_spans(joined):
+            if rule not in _GENERIC_RULES:
+                continue  # the vendor rules already ran on the whole text
+            i = bisect.bisect_right(local, a) - 1
+            if i < 0:
+                continue
+            off = orig[i] - local[i]
+            spans.extend(_judge_engine_hit(text, a + off, b + off, rule))
+    return spans
+
+
+def _judge_engine_hit(text: str, a: int, b: int, rule: str):
+    if rule in _ENGINE_SKIP or not 0 <= a < b <= len(text):
+        return
+    if rule == "private-key":
+        yield a, b, "private-key"
+        return
+    generic = rule in _GENERIC_RULES
+    b = _WIDEN_RIGHT.match(text, b).end()
+    a -= _WIDEN_LEFT.match(text[max(0, a - 64) : a][::-1]).end()
+    token = text[a:b]
+    if generic and not (looks_random(token, 8) or looks_strong(token)):
+        return  # a name in code (password = user_password): the rule table judges keyed plain words itself
+    if _keep("Secret Keyword" if generic else rule, generic, text, a, token) and not _engine_lookalike(text, a, token):
+        yield a, b, "secret" if generic else re.sub(r"[^a-z0-9]+", "-", rule.lower()).strip("-")
+
+
+def _engine_lookalike(text: str, a: int, token: str) -> bool:
+    """Vendor-shaped values that are still not secrets: placeholders inside the shape."""
+    core = re.sub(r"[^A-Za-z0-9]", "", token)
+    return len(set(core.lower())) <= 2
+
+
 def redact(text: str) -> str:
-    """The full pass: rule table + detect-secrets; markers ``[REDACTED:<rule>]``; idempotent."""
+    """The full pass: rule table + detect-secrets + betterleaks; markers ``[REDACTED:<rule>]``; idempotent."""
     if not text:
         return text
     key_starts: list[int] = []
     view = AsciiView(text)
     spans = rule_spans(text, key_starts, view)
-    spans.extend(detect_secrets_spans(text, key_starts, view))
+    windows = _windows(text, key_starts, view)
+    from automem.redact import engines
+
+    engine_loaded = engines.load_error(ENGINE) is None
+    spans.extend(detect_secrets_spans(text, key_starts, view, windows, engine_loaded))
+    if engine_loaded:
+        spans.extend(engine_spans(text, windows))
     return apply_spans(text, spans)
 
 

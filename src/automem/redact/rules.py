@@ -74,6 +74,8 @@ _TEMPLATE_RX = _Lazy(
     r"^(?:\$\{|\$\(|\$[A-Za-z_]|\{\{|\{%|%\(|%[A-Za-z_][\w.]*%|@@|!vault|#\{|<%|\[\[)|\$\{[^}]*\}|\{\{.*\}\}"
 )
 _SAME_CHAR_RX = _Lazy(r"^(.)\1*$")
+_NON_ALNUM_RX = _Lazy(r"[^A-Za-z0-9]+")
+_SEP_RX = _Lazy(r"[:@/._-]+")
 
 
 def is_allowed(value: str) -> bool:
@@ -88,6 +90,14 @@ def is_allowed(value: str) -> bool:
         return True
     if _TEMPLATE_RX.search(v) or _PLACEHOLDER_RX.search(v):
         return True
+    if v[0] == "<" or v[-1] == ">":
+        return True  # one end of a <placeholder> (curl -u <user:password>)
+    core = _NON_ALNUM_RX.sub("", v)
+    if len(set(core.lower())) <= 1:
+        return True  # 00000000-0000-0000-0000-000000000000, SG.xxxx.xxxx
+    parts = [p for p in _SEP_RX.split(low) if p]
+    if len(parts) > 1 and all(p in PLACEHOLDER_WORDS for p in parts):
+        return True  # USERNAME:PASSWORD, user:pass
     x = sum(1 for c in v if c in "xX*")
     return x * 2 >= len(v)
 
@@ -154,7 +164,7 @@ _DENY_WORDS = frozenset(
     idempotency cache sort partition primary foreign routing lookup row unique composite map dict object
     name names file path dir url uri endpoint id ids format policy prefix header field label hint reset
     confirmation confirm strength validation validator policy rule rules env var enabled disabled required
-    length min usage used budget window rotation store manager provider kind mode method""".split()
+    length min usage used budget window rotation store manager provider kind mode method bucket schema""".split()
 )
 
 
@@ -301,7 +311,9 @@ VENDOR_RULES: list[Rule] = [
     Rule("password", ("convertto-securestring",), r"(?i)convertto-securestring\s+(?:-string\s+)?(?P<q>[\"'])(?P<v>[^\"'\n]+)(?P=q)", ci=True),
     Rule("password", ("identified by",), r"(?i)identified\s+by\s+(?P<q>[\"'])(?P<v>[^\"'\n]+)(?P=q)", ci=True),
     Rule("password", ("-p",),
-         r"(?:mysql\w*|mariadb\w*|sshpass|mysqladmin|(?:docker|podman|nerdctl|helm|oras|buildah|skopeo)\s+(?:\w+\s+)?login)\b[^\n|;&]*?\s-p\s*(?P<q>[\"']?)(?P<v>[^\s\"']+)(?P=q)",
+         r"(?:(?:mysql\w*|mariadb\w*|mysqladmin)\b[^\n|;&]*?\s-p(?=\S)"  # mysql's `-p name` prompts: name is the database
+         r"|(?:sshpass|(?:docker|podman|nerdctl|helm|oras|buildah|skopeo)\s+(?:\w+\s+)?login)\b[^\n|;&]*?\s-p\s*)"
+         r"(?P<q>[\"']?)(?P<v>[^\s\"']+)(?P=q)",
          back=300, fwd=200, near=("mysql", "mariadb", "sshpass", "login")),
     Rule("password", ("-p",), r"(?<![\w-])-p(?P<q>[\"'])(?P<v>[^\"'\n]{3,})(?P=q)", run=False),
     Rule("password", ("-u", "-a "),
@@ -309,6 +321,42 @@ VENDOR_RULES: list[Rule] = [
     Rule("password", (":",),
          r"(?m)(?:^|(?<=\\n))[A-Za-z0-9_.*-]+:(?:\d{2,5}|\*):[^\s:]+:[^\s:]+:(?P<v>[^\s:\\]{4,})(?=$|\\n)",
          check="pgpass", run=False),
+    # vendor shapes from betterleaks' rule set that the hooks must not wait for the full pass to catch
+    Rule("sonar-token", ("squ_", "sqp_", "sqa_"), _B + r"sq[upa]_[0-9a-f]{40}" + _E),
+    Rule("easypost-key", ("EZAK", "EZTK"), _B + r"EZ[AT]K[A-Za-z0-9]{54}" + _E),
+    Rule("adobe-secret", ("p8e-",), _B + r"p8e-[A-Za-z0-9]{32}" + _E),
+    Rule("adobe-client-id", ("adobe",), r"(?i)adobe[\w.-]{0,24}\\?[\"']?\s*[:=]\s*\\?[\"']?(?P<v>(?-i:[a-f0-9]{32}))(?![A-Za-z0-9])",
+         ci=True),
+    Rule("etsy-key", ("etsy",), r"(?i)etsy[\w.-]{0,24}\\?[\"']?\s*[:=]\s*\\?[\"']?(?P<v>(?-i:[a-z0-9]{24}))(?![A-Za-z0-9])",
+         ci=True, check="random"),
+    Rule("flutterwave-key", ("FLWSECK",), _B + r"FLWSECK(?:_TEST)?(?:-[0-9a-fA-F]{32}-X|[0-9a-fA-F]{12})" + _E),
+    Rule("harness-token", ("pat.", "sat."), _B + r"[ps]at\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}" + _E),
+    Rule("shippo-token", ("shippo_",), _B + r"shippo_(?:live|test)_[a-f0-9]{40}" + _E),
+    Rule("hubspot-token", ("pat-",), _B + r"pat-(?:na|eu|ap)\d-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}" + _E),
+    Rule("openshift-token", ("sha256~",), _B + r"sha256~[A-Za-z0-9_-]{43}" + _E),
+    Rule("discord-token", ("discord",),
+         r"(?i)discord[\w.-]{0,30}\\?[\"']?\s*[:=]\s*\\?[\"']?(?P<v>(?-i:[MN][A-Za-z0-9]{23}\.[\w-]{6}\.[\w-]{27}|[a-f0-9]{64}))(?![\w-])",
+         ci=True),
+    Rule("messagebird-key", ("messagebird",), r"(?i)messagebird[^\n]{0,60}?\\?[\"'](?P<v>(?-i:[A-Za-z0-9]{25}))\\?[\"']",
+         ci=True, check="random"),
+    Rule("sidekiq-credential", ("contribsys",),
+         r"(?i)contribsys(?:__|\.)com[ \t]*(?:=|[ \t]+)\\?[\"']?(?P<v>[0-9a-f]{8}:[0-9a-f]{8})(?![0-9a-f])", ci=True),
+    Rule("sidekiq-credential", ("contribsys.com",), r"(?i)(?P<v>[0-9a-f]{8}:[0-9a-f]{8})@[\w.-]*contribsys\.com", back=30, fwd=20, ci=True),
+    Rule("snyk-token", ("snyk auth",), r"(?i)snyk\s+auth\s+(?P<v>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})", ci=True),
+    Rule("password", ("cleartextpassword",),
+         r"(?i)cleartextpassword\\?[\"']\s+value\s*=\s*\\?[\"'](?P<v>[^\"'\\\n]+)\\?[\"']", ci=True),
+    # Kafka SASL (Confluent Cloud): the user name is the API key
+    Rule("confluent-key", ("loginmodule",),
+         r"(?i)loginmodule\s+required\s+username\s*=\s*\\?[\"'](?P<v>(?-i:[A-Z0-9]{16}))\\?[\"']", ci=True),
+    # encoded forms: base64 of a JWT or of a line holding a secret; a token whose first letters are escaped
+    Rule("jwt", ("ZXlK",), _B + r"ZXlK[A-Za-z0-9+/]{40,}={0,2}", check="b64secret"),
+    Rule("encoded-secret", ("base64 -d", "base64 --decode", "base64 -D"),
+         r"(?P<q>\\?[\"']?)(?P<v>[A-Za-z0-9+/]{12,}={0,2})(?P=q)\s*\|\s*base64\s+(?:-d|--decode|-D)\b",
+         back=400, fwd=20, check="b64secret"),
+    # a run's first escape only, and a few of them: a long run of escapes (\\u0000\\u0000...) costs one match, not one per escape
+    Rule("escaped-token", ("\\x", "\\u00"),
+         r"(?<!\\u00[0-9a-fA-F]{2})(?<!\\x[0-9a-fA-F]{2})(?:\\x[0-9a-fA-F]{2}|\\u00[0-9a-fA-F]{2}){1,8}[A-Za-z0-9_-]{8,256}", check="escaped",
+         run=False),
 ]
 
 # Keywords that start a key/value lookup (lowercase; looked up in the lowered text).
@@ -328,6 +376,12 @@ _CODE_RX = _Lazy(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*(?:\(|\[|\)|
 _CALL_RX = _Lazy(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*[(\[]")
 _CALL_LITERAL_RX = _Lazy(r"(?P<q>\\?[\"'])(?P<v>[A-Za-z0-9+/=_.~-]{16,})(?P=q)")
 _TRAILING = ",)]};"
+_ANGLE_PLACEHOLDER_RX = _Lazy(r"<[^<>\s]{1,40}>")
+# a Maven groupId (io.jsonwebtoken) before a coordinate (artifact[:version])
+_MAVEN_KEY_RX = _Lazy(r"(?:io|com|org|net|dev|me|co|de|uk)\.[a-z0-9_.-]+$")
+_COORD_RX = _Lazy(r"[a-z][a-z0-9_.-]*(?::[0-9][A-Za-z0-9_.+-]*)?")
+# a path or a file name: words between slashes, or a trailing extension
+_PATHLIKE_RX = _Lazy(r"(?:^|/)[a-z]{3,}(?:[-_][a-z0-9]+)*/|\.(?:png|jpe?g|gif|svg|json|csv|parquet|txt|log|gz|zip|tar|pdf|html?|js|css|py)$")
 
 
 def _value_ok(check: str | None, value: str) -> bool:
@@ -345,7 +399,34 @@ def _value_ok(check: str | None, value: str) -> bool:
         return _basic_ok(value)
     if check == "pgpass":
         return not value.isdigit()
+    if check == "b64secret":
+        return _b64_secret(value)
+    if check == "escaped":
+        return _escaped_secret(value)
     return True
+
+
+def _b64_secret(value: str) -> bool:
+    """Base64 of text that itself holds a secret (a JWT, a KEY=secret line)."""
+    import base64
+    import binascii
+
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return False
+    if not decoded or not decoded.replace("\n", "").replace("\t", "").isprintable():
+        return False
+    return bool(rule_spans(decoded))
+
+
+_ESCAPE_RX = _Lazy(r"\\x([0-9a-fA-F]{2})|\\u00([0-9a-fA-F]{2})")
+
+
+def _escaped_secret(value: str) -> bool:
+    """A token written with escapes (\\x67hp_..., \\u0067hp_...) that is a secret once decoded."""
+    decoded = _ESCAPE_RX.sub(lambda m: chr(int(m.group(1) or m.group(2), 16)), value)
+    return decoded != value and bool(vendor_spans(decoded))
 
 
 def _basic_ok(value: str) -> bool:
@@ -620,12 +701,18 @@ def _judge_assignment(text: str, m: re.Match[str], strength: str, key: str, k8s:
             v_end -= 1
     if not value or is_allowed(value):
         return None
+    if text.startswith("<", v_end) and _ANGLE_PLACEHOLDER_RX.match(text, v_end):
+        return None  # shippo_test_<your-token>, pat.<account-id>.<token-id>: a placeholder in a vendor's shape
+    if bare_sep == ":" and not quoted and _MAVEN_KEY_RX.match(key) and _COORD_RX.fullmatch(value):
+        return None  # io.jsonwebtoken:jjwt-api:0.12.6 is a package, not a key and its value
     if not quoted and sep != bare_sep and _more_on_line(text, v_end) and not (looks_strong(value) or looks_random(value)):
         return None  # `key = Some-Command "arg" -Flag`: an expression, not a literal
     if bare_sep in ("", "is", "was", "to"):
         # prose or whitespace-separated ("password hunter2X!", "requirepass x", "the key is x")
         if strength == "weak":
             return None
+        if "://" in value or value.startswith("/"):
+            return None  # `curl -u USER:PASSWORD https://...`: the next word is a URL or a path
         if key.lower() == "pass":
             return None  # "pass `x` to y": the verb, not a key
         if not (looks_strong(value) or looks_random(value)
@@ -641,7 +728,7 @@ def _judge_assignment(text: str, m: re.Match[str], strength: str, key: str, k8s:
             return lit.span("v")
         return None
     if strength == "weak":
-        if not looks_random(value, 12):
+        if not looks_random(value, 12) or _PATHLIKE_RX.search(value):
             return None
         return v_start, v_end
     if not quoted:

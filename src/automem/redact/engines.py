@@ -1,0 +1,211 @@
+"""Peer secret-scanning engines for the full pass (never the hook path).
+
+Each adapter turns an engine's findings into ``(start, end, rule_id)`` spans in
+*character* offsets of the text given: both engines report UTF-8 byte offsets
+(betterleaks as 1-based line/column in bytes, kingfisher as absolute bytes), so
+non-ASCII text needs a byte-to-character map. Engines are loaded lazily, once per
+process; one that is missing or broken is reported by ``load_error`` and yields
+no spans, so the other detectors still run and no write is lost.
+"""
+
+from __future__ import annotations
+
+import bisect
+import threading
+from pathlib import Path
+
+_LOCK = threading.Lock()
+_STATE: dict[str, object] = {}  # name -> engine handle, or an Exception when it failed to load
+
+
+def _encode(text: str) -> bytes:
+    # lone surrogates (from JSON escapes) must keep a fixed width so offsets map back
+    return text.encode("utf-8", "surrogatepass")
+
+
+class _ByteMap:
+    """Maps UTF-8 byte offsets of text back to character offsets."""
+
+    __slots__ = ("_ascii", "_starts")
+
+    def __init__(self, text: str, data: bytes) -> None:
+        self._ascii = len(data) == len(text)
+        self._starts: list[int] | None = None
+        if not self._ascii:
+            starts, pos = [], 0
+            for ch in text:
+                starts.append(pos)
+                o = ord(ch)
+                pos += 1 if o < 0x80 else 2 if o < 0x800 else 3 if o < 0x10000 else 4
+            starts.append(pos)
+            self._starts = starts
+
+    def char(self, byte_off: int) -> int:
+        """The character holding byte_off (an offset inside a character maps to its start)."""
+        if self._ascii:
+            return byte_off
+        return max(0, bisect.bisect_right(self._starts, byte_off) - 1)
+
+    def char_end(self, byte_off: int) -> int:
+        """The first character at or after byte_off (an offset inside a character covers it all)."""
+        if self._ascii:
+            return byte_off
+        return bisect.bisect_left(self._starts, byte_off)
+
+
+def _load(name: str):
+    with _LOCK:
+        if name in _STATE:
+            return _STATE[name]
+        try:
+            handle = _LOADERS[name]()
+        except Exception as exc:  # noqa: BLE001 - a broken wheel must only cost its own detector
+            handle = exc
+            _log(name, exc)
+        _STATE[name] = handle
+        return handle
+
+
+def _log(name: str, exc: BaseException) -> None:
+    try:
+        from automem.log import log_error
+
+        log_error("redact.engines", f"{name} failed, the full pass goes on without it: {type(exc).__name__}: {exc}")
+    except Exception:  # noqa: BLE001 - logging must not break redaction
+        pass
+
+
+_SCAN_FAILED: set[str] = set()
+
+
+def _scan_failed(name: str, exc: BaseException) -> None:
+    if name not in _SCAN_FAILED:
+        _SCAN_FAILED.add(name)
+        _log(name, exc)
+
+
+def load_error(name: str) -> BaseException | None:
+    """The exception that stopped engine name from loading (it loads on this call if it has not yet)."""
+    handle = _load(name)
+    return handle if isinstance(handle, BaseException) else None
+
+
+def _reset(name: str | None = None) -> None:
+    """Forget loaded engines (tests)."""
+    with _LOCK:
+        if name is None:
+            _STATE.clear()
+            _SCAN_FAILED.clear()
+        else:
+            _STATE.pop(name, None)
+            _SCAN_FAILED.discard(name)
+
+
+# ---------------------------------------------------------------- betterleaks
+
+
+# betterleaks' default rules less its keyword-only ones (generic-api-key and friends): those cost most of its
+# time on transcript text, and the full pass runs them only on the windows around keys (see full.py)
+VENDOR_CONFIG = str(Path(__file__).resolve().parents[1] / "data" / "betterleaks_vendor.toml")
+
+
+def _load_betterleaks():
+    from betterleaks._lib import get_binding
+
+    binding = get_binding()
+    # the Go runtime and both rule sets start here, not on a user's text; a bad config fails the load
+    binding.scan_string("warm up")
+    binding.scan_string("warm up", config_path=VENDOR_CONFIG)
+    return binding
+
+
+def betterleaks_spans(text: str, config: str | None = None) -> list[tuple[int, int, str]]:
+    """betterleaks findings as character spans (default rules, or those of config);
+    [] when the engine is unavailable or fails on this text (logged once)."""
+    binding = _load("betterleaks")
+    if isinstance(binding, BaseException) or not text:
+        return []
+    # the C API takes a NUL-terminated string: a NUL would end the scan early; same width keeps offsets
+    data = _encode(text.replace("\0", " ") if "\0" in text else text)
+    try:
+        if config:
+            ptr = binding._lib.ScanStringWithConfigCGO(data, config.encode("utf-8"))
+        else:
+            ptr = binding._lib.ScanStringCGO(data)
+        resp = binding._call_and_parse(ptr)
+    except Exception as exc:  # noqa: BLE001 - the other detectors still run on this text
+        _scan_failed("betterleaks", exc)
+        return []
+    found = resp.get("data") or []
+    if not found:
+        return []
+    bmap = _ByteMap(text, data)
+    line_starts = [0]
+    pos = data.find(b"\n")
+    while pos >= 0:
+        line_starts.append(pos + 1)
+        pos = data.find(b"\n", pos + 1)
+    spans = []
+    for item in found:
+        loc = item.get("location") or {}
+        value = ((item.get("match") or {}).get("value") or "").encode("utf-8", "surrogatepass")
+        try:
+            line0 = int(loc.get("start_line", 0)) - 1
+            line1 = int(loc.get("end_line", 0)) - 1
+            a = line_starts[line0] + int(loc.get("start_column", 0)) - 1
+            b = line_starts[line1] + int(loc.get("end_column", 0))
+        except (IndexError, TypeError, ValueError):
+            continue
+        if not 0 <= a < b <= len(data):
+            continue
+        if value and data[a:b] != value:
+            # a decoded finding (base64, percent, hex) is located on its encoded text; keep that span.
+            # otherwise the value should sit at the reported spot: search its line for it
+            hit = data.find(value, line_starts[line0], line_starts[line1 + 1] if line1 + 1 < len(line_starts) else len(data))
+            if hit >= 0 and not item.get("encodings"):
+                a, b = hit, hit + len(value)
+        spans.append((bmap.char(a), bmap.char_end(b), str(item.get("rule_id") or "betterleaks")))
+    return spans
+
+
+# ---------------------------------------------------------------- kingfisher
+
+
+def _load_kingfisher():
+    import kingfisher_sdk
+
+    scanner = kingfisher_sdk.Scanner()
+    scanner.scan(b"warm up")
+    return scanner
+
+
+def kingfisher_spans(text: str) -> list[tuple[int, int, str]]:
+    """kingfisher findings as character spans; [] when the engine is unavailable or fails on this text."""
+    scanner = _load("kingfisher")
+    if isinstance(scanner, BaseException) or not text:
+        return []
+    data = _encode(text)
+    try:
+        found = scanner.scan(data)
+    except Exception as exc:  # noqa: BLE001
+        _scan_failed("kingfisher", exc)
+        return []
+    if not found:
+        return []
+    bmap = _ByteMap(text, data)
+    spans = []
+    for f in found:
+        try:
+            if not f.visible:
+                continue
+            loc = f.location
+            a, b = int(loc["start_offset"]), int(loc["end_offset"])
+        except Exception:  # noqa: BLE001
+            continue
+        if 0 <= a < b <= len(data):
+            spans.append((bmap.char(a), bmap.char_end(b), str(f.rule_id)))
+    return spans
+
+
+_LOADERS = {"betterleaks": _load_betterleaks, "kingfisher": _load_kingfisher}
+SPANS = {"betterleaks": betterleaks_spans, "kingfisher": kingfisher_spans}
