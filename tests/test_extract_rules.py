@@ -578,3 +578,9 @@ def test_a_rejected_plan_is_quoted_as_text_not_as_json():
     raw = json.dumps({"plan": "# Add Teams Keybinding\n\n## Context\nUser wants a keybinding."})
     assert said._call_gist(raw) == "Add Teams Keybinding Context User wants a keybinding."
     assert "{" not in said._call_gist(raw[:40])
+
+
+def test_a_reported_fix_is_stated_as_the_fix_not_in_the_agents_voice():
+    assert reports._cause("I fixed the rate-limit test by making the middleware read the env at request time.") \
+        == "Fixed the rate-limit test by making the middleware read the env at request time"
+    assert reports._cause("I updated JWT verification to use the JWKS.").startswith("Updated JWT")
