@@ -584,3 +584,10 @@ def test_a_reported_fix_is_stated_as_the_fix_not_in_the_agents_voice():
     assert reports._cause("I fixed the rate-limit test by making the middleware read the env at request time.") \
         == "Fixed the rate-limit test by making the middleware read the env at request time"
     assert reports._cause("I updated JWT verification to use the JWKS.").startswith("Updated JWT")
+
+
+def test_the_file_a_record_is_kept_in_is_stated_as_where_it_lives_not_as_the_task():
+    [cand] = _run(said.doc_file_rule, [_prompt("Alright, createa full implementation plan in docs/refactor.md, "
+                                               "it needs to cover all the things we want to do")])
+    assert cand.summary == "The implementation plan is kept in docs/refactor.md; keep it up to date"
+    assert "createa full implementation plan" in cand.content

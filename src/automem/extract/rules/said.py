@@ -486,6 +486,19 @@ _RECORD_VERB = re.compile(
 )
 
 
+_RECORD_NOUN = re.compile(r"\b(?:(?:implementation|refactor(?:ing)?|project|design|migration|release)\s+)?"
+                          r"(?:plan|code ?map|notes|checklist|log|documentation)\b", re.I)
+
+
+def _record_summary(clause: str) -> str:
+    """ "createa full implementation plan in docs/refactor.md" -> "The implementation plan is kept in docs/refactor.md":
+    what lasts is where the record lives, not the request to write it."""
+    noun, where = _RECORD_NOUN.search(clause), _DOC_FILE.search(clause)
+    if not noun or not where:
+        return phrasing.imperative(clause)
+    return phrasing.fit(f"The {noun.group(0).lower()} is kept in {where.group(0)}; keep it up to date")
+
+
 def doc_file_rule(session: Session) -> list[Candidate]:
     """The file the user picks to keep a plan, a code map or notes in ("create a plan in docs/refactor.md")."""
     from automem.extract.directives import sentences
@@ -501,7 +514,7 @@ def doc_file_rule(session: Session) -> list[Candidate]:
             clause = next((c for c in re.split(r";\s+|,\s+(?:and\s+)?|\)\s*,?\s*and\s+", sentence)
                            if _DOC_FILE.search(c) and _RECORD_VERB.search(c)), sentence)
             out.append(Candidate(
-                kind="decision", summary=phrasing.imperative(_clean(clause)),
+                kind="decision", summary=_record_summary(_clean(clause)),
                 content=f"The user said: \"{_clean(sentence)}\"",
                 why="The user chose the file where this is written down (a plan, a map, notes).",
                 how_to_apply="Keep that file up to date, and read it first when picking the work up again.",
