@@ -294,3 +294,15 @@ def test_a_turn_shows_in_the_brief_only_when_its_title_says_something():
         "Added the Teams keybinding to bindings.conf and reloaded Hyprland.")
     assert brief_mod.turn_title("history", "ok") == ""
     assert brief_mod.turn_title("Fix the login redirect loop", "") == "Fix the login redirect loop"
+
+
+def test_a_brief_line_keeps_the_rule_and_leaves_the_turns_context_to_the_audit():
+    from automem.brief import memory_line
+
+    line = memory_line("r1", "decision", "Super shift alt t should open btop",
+                       'The user rejected the plan "Add Teams" and said: "Super shift alt t should open btop" '
+                       "Rejected call: ExitPlanMode Add Teams Keybinding Context ...", 1)
+    assert "Rejected call" not in line and line.endswith('said: "Super shift alt t should open btop" (id r1)')
+    line = memory_line("r2", "decision", "Use usernames", 'The user said: "use usernames" Applied to: a.ts '
+                       "The agent then: Chat now shows names.", 1)
+    assert "Applied to: a.ts" in line and "The agent then" not in line

@@ -23,7 +23,7 @@ CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "tra
 SPLIT = json.loads((Path(__file__).parent / "data" / "corpus_split.json").read_text())["halves"]
 
 # Measured with `bench/eval_lessons.py` (found %, memories matching a lesson %); a drop fails.
-FLOORS = {"all": (55, 90), "A": (57, 91), "B": (53, 89)}
+FLOORS = {"all": (55, 93), "A": (57, 97), "B": (53, 89)}
 
 pytestmark = pytest.mark.skipif(not (CORPUS / "manifest.json").exists(), reason="shared corpus not present")
 
@@ -228,3 +228,33 @@ def test_a_clearer_statement_later_in_the_session_replaces_the_vague_one(extract
     assert "Super shift alt t should open btop" in omarchy
     assert omarchy["Super shift alt t should open btop"].promoted == "instruction"
     assert not any(s.startswith("On the plan") for s in omarchy)
+
+
+def test_one_off_requests_stay_candidates_and_standing_rules_are_promoted(extracted):
+    """specify-poker: "I want the UI to be pretty" was that turn's task; "use usernames instead of UUIDs" stands."""
+    poker = {m.summary: m for m in extracted[_file(23)]}
+    pretty = [m for s, m in poker.items() if "pretty" in s.lower()]
+    assert pretty and all(m.status == "candidate" for m in pretty)
+    assert poker["The table chat should use usernames instead of UUIDs"].promoted == "instruction"
+
+
+def test_no_memory_claims_an_error_passed_later_for_an_unnamed_reason(extracted):
+    """pi-mono: a type error the agent fixed in its own code is not a lesson for a later session."""
+    for memories in extracted.values():
+        assert not any("for a reason the session did not name" in m.summary for m in memories)
+
+
+def test_a_task_the_user_drives_on_is_not_stored_as_a_habit(extracted):
+    """codex-session-viewer: "Configure in full until completed", said four times, is not a way of working."""
+    assert not any("until completed" in m.summary.lower() for m in extracted[_file(10)])
+
+
+def test_quoted_commands_carry_no_heredoc_script_or_pasted_spec(extracted):
+    """Lotto645, specify-poker: `python - <<'PY' ...` and a feature spec passed as an argument are summarised."""
+    for memories in extracted.values():
+        for m in memories:
+            for quoted in re.findall(r"`([^`]*)`", m.content):
+                assert len(quoted) <= 125, quoted
+                assert "\nimport " not in quoted and " import re, " not in quoted, quoted
+    lotto = [m for m in extracted[_file(11)] if "python3" in m.summary]
+    assert lotto and "(inline script)" in lotto[0].content

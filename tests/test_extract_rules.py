@@ -525,3 +525,69 @@ def test_a_line_of_spaces_does_not_stall_the_rules():
     """A pasted block with long runs of spaces used to take minutes in the layout rule."""
     steps = [_prompt(" " * 5000 + "-> x\n" + "  " * 3000), _prompt("a" + " " * 4000 + "b -> c/d")]
     find_candidates(Session(steps))  # finishes; before, matching was cubic in the run of spaces
+
+
+# --- what is stored and briefed reads well to its user ----------------------------------------------
+
+
+def test_a_one_off_request_is_stored_as_a_candidate_and_a_standing_rule_is_promoted():
+    one_off = _run(said.directive_rule, [_prompt("I want the UI to be pretty.")])
+    assert [c.promotion for c in one_off] == [""]  # the task of that turn: never briefed
+    default = _run(said.directive_rule, [_prompt("also remove the file tree by default until added by user")])
+    assert all(c.promotion == "" for c in default)
+    for text in ("Never use sudo in this repo.", "The chat should use usernames instead of UUIDs",
+                 "Every line a component renders must not be wider than the width", "you have to create the entity first"):
+        cands = _run(said.directive_rule, [_prompt(text)])
+        assert cands and all(c.promotion == INSTRUCTION for c in cands), text
+
+
+def test_a_preference_about_the_user_reads_in_the_third_person_throughout():
+    from automem.extract import phrasing
+
+    assert phrasing.preference("I don't need to view file here, I can read in my IDE") == \
+        "The user doesn't need to view file here, they can read in their IDE"
+
+
+def test_a_quoted_command_names_the_program_not_the_script_or_spec_it_was_given():
+    gist = errors.command_gist
+    assert gist("python - <<'PY'\nimport re\nfor p in paths:\n    print(p)\nPY") == "python - <<'PY' … (inline script)"
+    spec = gist('.specify/scripts/bash/create-new-feature.sh --json "Build a web-based poker website (MVP) for '
+                'play-money Texas Hold’em. Users can create a nickname and avatar.')
+    assert spec.startswith(".specify/scripts/bash/create-new-feature.sh --json \"Build a") and len(spec) < 90
+    assert gist('git commit -m "short" && ls') == 'git commit -m "short" && ls'
+    assert "toolu_" not in gist("grep -n x ~/.claude/projects/p/abc/tool-results/toolu_01AB.txt")
+    assert len(gist("npm run build " + "--flag " * 60)) <= errors.COMMAND_MAX + 2
+
+
+def test_an_error_that_went_away_for_no_named_reason_is_not_stored():
+    steps = [_fail("npm run check", "error TS2739: Type is missing properties"),
+             _fail("npm run check", "error TS2739: Type is missing properties"),
+             _ok("npm run check")]
+    assert [c for c in _run(errors.repeated_error_rule, steps) if "TS2739" in c.summary] == []
+
+
+def test_the_user_driving_the_task_on_is_not_a_habit():
+    prompts = [_prompt(f"Configure the {w} part in full until completed") for w in ("db", "api", "ui", "cli")]
+    assert _run(said.repeated_request_rule, prompts) == []
+    asks = [_prompt(f"Read {f} in full, then change the {w} part") for f, w in
+            (("a.ts", "db"), ("b.ts", "api"), ("c.ts", "ui"))]
+    assert any("full" in c.summary for c in _run(said.repeated_request_rule, asks))
+
+
+def test_a_rejected_plan_is_quoted_as_text_not_as_json():
+    raw = json.dumps({"plan": "# Add Teams Keybinding\n\n## Context\nUser wants a keybinding."})
+    assert said._call_gist(raw) == "Add Teams Keybinding Context User wants a keybinding."
+    assert "{" not in said._call_gist(raw[:40])
+
+
+def test_a_reported_fix_is_stated_as_the_fix_not_in_the_agents_voice():
+    assert reports._cause("I fixed the rate-limit test by making the middleware read the env at request time.") \
+        == "Fixed the rate-limit test by making the middleware read the env at request time"
+    assert reports._cause("I updated JWT verification to use the JWKS.").startswith("Updated JWT")
+
+
+def test_the_file_a_record_is_kept_in_is_stated_as_where_it_lives_not_as_the_task():
+    [cand] = _run(said.doc_file_rule, [_prompt("Alright, createa full implementation plan in docs/refactor.md, "
+                                               "it needs to cover all the things we want to do")])
+    assert cand.summary == "The implementation plan is kept in docs/refactor.md; keep it up to date"
+    assert "createa full implementation plan" in cand.content

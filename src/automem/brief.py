@@ -339,9 +339,14 @@ def _shortest_line(row: tuple) -> str:
     return memory_line(ref, type_, "", "", seen, project == GLOBAL)
 
 
+# context a memory's body keeps for `automem audit`/`why`, which a brief line has no room for
+_AUDIT_ONLY = re.compile(r"\s(?:Rejected call|The agent then|Just before):\s")
+
+
 def memory_line(ref: str, type_: str, title: str, snippet: str, seen: int, is_global: bool = False,
                 cap: int = ITEM_CAP) -> str:
     detail = snippet if snippet and snippet != title else ""
+    detail = _AUDIT_ONLY.split(detail, maxsplit=1)[0].strip()  # what led to it and what the agent did next: audit only
     text = " ".join((title + (f": {detail}" if detail else "")).split())
     if len(text) > cap:
         text = text[: cap - 1].rstrip() + "…"

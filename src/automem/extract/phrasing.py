@@ -104,6 +104,18 @@ def imperative(sentence: str) -> str:
     return fit(_cap(text))
 
 
+_FIRST_PERSON = ((re.compile(r"\bI'm\b"), "they're"), (re.compile(r"\bI've\b"), "they've"),
+                 (re.compile(r"\bI\b"), "they"), (re.compile(r"\bmy\b", re.I), "their"),
+                 (re.compile(r"\bme\b"), "them"), (re.compile(r"\bmyself\b", re.I), "themselves"))
+
+
+def third_person(text: str) -> str:
+    """The rest of a sentence the summary now tells about the user: "I can read it in my IDE" -> "they can ... their"."""
+    for pattern, repl in _FIRST_PERSON:
+        text = pattern.sub(repl, text)
+    return text
+
+
 def preference(sentence: str) -> str:
     """ "I prefer X" -> "Prefer X", "I always X" -> "Always X"; a rule already phrased as one stays."""
     text = strip_openers(sentence)
@@ -113,6 +125,8 @@ def preference(sentence: str) -> str:
             rest = text[match.end():]
             if not lead:
                 return imperative(rest)
+            if lead.startswith("The user"):
+                rest = third_person(rest)  # "The user doesn't need to X, I can Y" -> "..., they can Y"
             return fit(lead + rest)
     return imperative(text)
 

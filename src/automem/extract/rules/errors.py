@@ -256,10 +256,35 @@ def _fixed_summary(name: str, diff: Difference, line: str) -> str:
     return phrasing.needs_summary(name, diff.text.removeprefix("with "), line)
 
 
+_HEREDOC = re.compile(r"<<-?\s*(['\"]?)(\w+)\1")
+_LONG_QUOTED = re.compile(r"(?<![^\s=])(\")([^\"]{48,})(?:\"|$)|(?<![^\s=])(')([^']{48,})(?:'|$)")  # closed, or cut before it closed
+_SPILLED = re.compile(r"\S*/tool-results/\S+")
+COMMAND_MAX = 120
+
+
+def command_gist(text: str, limit: int = COMMAND_MAX) -> str:
+    """A call as a memory quotes it: the program, its subcommand and flags, not the script or spec it was handed.
+
+    A heredoc is cut at its marker ("python - <<'PY' …"), a long quoted argument (a pasted spec) keeps its first
+    words, a spilled tool-output file is named as such, and the whole is capped on a word boundary.
+    """
+    text = " ".join(text.split())
+    heredoc = _HEREDOC.search(text)
+    if heredoc:
+        text = text[:heredoc.end()] + " … (inline script)"
+    text = _LONG_QUOTED.sub(lambda m: (q := m.group(1) or m.group(3)) + (m.group(2) or m.group(4))[:28].rstrip()
+                            + "…" + q, text)
+    text = _SPILLED.sub("<saved tool output>", text)
+    if len(text) > limit:
+        cut = text[:limit].rsplit(" ", 1)[0]
+        text = (cut if len(cut) > limit // 2 else text[:limit]) + " …"
+    return text
+
+
 def _command_text(step: Step) -> str:
     from automem.extract.intent import unwrap
 
-    return unwrap(step.input)[:200]
+    return command_gist(unwrap(step.input))
 
 
 def _scope(step: Step, intent: Intent) -> str:
@@ -337,6 +362,8 @@ def repeated_error_rule(session: Session) -> list[Candidate]:
             content = (f"{first.tool} failed {count} times{earlier} with: {line}\n"
                        f"What worked: `{_command_text(fix_step)}` ({diff.text}).")
             how = f"Do it that way from the start: {diff.text}."
+        elif passed_later and not earlier:
+            continue  # it went away for a reason the session never named: nothing a later session can act on
         elif passed_later:
             summary = phrasing.fit(f"{name} fails with \"{_gist(line, 56)}\" ({count}x) here; it passed later, "
                                    "for a reason the session did not name")

@@ -168,8 +168,13 @@ _CAUSE_LEAD = re.compile(
 )
 
 
+_AGENT_I = re.compile(r"^I(?:'ve| have)?\s+(?=(?:fixed|updated|changed|added|removed|moved|made|switched|replaced|"
+                      r"rewrote|wired|set|kept)\b)")
+
+
 def _cause(sentence: str) -> str:
     text = _CAUSE_LEAD.sub("", sentence.replace("**", "").strip()).strip(" —–-:").rstrip(".")
+    text = _AGENT_I.sub("", text)  # the agent's "I fixed X by ..." -> "Fixed X by ...": the fix, not who made it
     return phrasing._cap(text) if len(text) >= 12 else sentence
 
 

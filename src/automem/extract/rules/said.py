@@ -138,6 +138,23 @@ def _sole_request(prompt: str, sentence: str) -> bool:
     return words(sentence) >= 0.7 * words(prompt)
 
 
+_STRONG_CUES = ("swap", "never", "dont", "always", "future", "prefer", "language", "sequence")
+_LASTING = re.compile(
+    r"\b(?:never|always|only|not|no|don'?t|instead of|rather than|from now on|every|each|any"
+    r"|in this (?:repo|repository|project|codebase)|you (?:have to|must|need to|should))\b",
+    re.I,
+)
+
+
+def lasting(d: Directive) -> bool:
+    """Does the directive read as a standing rule, not the task of its turn?
+
+    "Use X, not Y", "never ...", "from now on ...", "I prefer ...", "every line must ...", "you have to ..." do;
+    "I want the UI to be pretty" or "Remove the file tree by default" ask for this turn's work: stored, not promoted.
+    """
+    return d.cue in _STRONG_CUES or d.language != "en" or bool(_LASTING.search(d.sentence))
+
+
 def directive_rule(session: Session) -> list[Candidate]:
     """A rule the user gave the agent in a prompt: promoted at once, the user's words kept in the body.
 
@@ -168,7 +185,7 @@ def directive_rule(session: Session) -> list[Candidate]:
                 how_to_apply="Follow it in later sessions" + (" of this project." if d.scope == "project" else " everywhere."),
                 signals=["rule" if d.kind == "decision" else "preference"], scope=d.scope,
                 weight=2.6 if d.cue in ("swap", "never", "dont", "always", "future", "prefer", "language") else 2.0,
-                promotion=INSTRUCTION,
+                promotion=INSTRUCTION if lasting(d) else "",
             ))
     return out
 
@@ -188,6 +205,21 @@ def _what_was_rejected(step: Step) -> str:
     return step.tool or "a tool call"
 
 
+def _call_gist(raw: str, limit: int = 160) -> str:
+    """A rejected call's input as text: the first text field of a JSON input (a plan), without its JSON syntax."""
+    import json
+
+    text = raw
+    if raw.lstrip().startswith("{"):
+        try:
+            value = json.loads(raw)
+            text = next((v for v in value.values() if isinstance(v, str) and v.strip()), raw)
+        except (ValueError, AttributeError):
+            text = re.sub(r'\\n|[{}"\\]', " ", re.sub(r'^\s*\{\s*"\w+"\s*:\s*', "", raw))  # cut: no JSON
+    text = " ".join(re.sub(r"(?:^|(?<=\s))#+\s+", "", " ".join(text.replace("\\n", "\n").split())).split())
+    return text[:limit].rsplit(" ", 1)[0] + " …" if len(text) > limit else text
+
+
 def rejection_rule(session: Session) -> list[Candidate]:
     """A rejected tool call whose feedback says what to do instead: the user's decision."""
     out: list[Candidate] = []
@@ -202,7 +234,7 @@ def rejection_rule(session: Session) -> list[Candidate]:
         summary = phrasing.fit(f"On {what}, the user said: {feedback}") if vague else phrasing.imperative(feedback)
         out.append(Candidate(
             kind="decision", summary=summary,
-            content=f"The user rejected {what} and said: \"{feedback}\"\nRejected call: {step.tool} {step.input[:160]}",
+            content=f"The user rejected {what} and said: \"{feedback}\"\nRejected call: {step.tool} {_call_gist(step.input)}",
             why="The user stopped the agent's call and said what to do instead.",
             how_to_apply="Follow the user's choice when the same step comes up again.",
             signals=["correction"], scope=scope_of(feedback, "decision"), weight=2.5,
@@ -372,6 +404,14 @@ def _named_object(clean: str, pair: tuple[str, str], examples: list[str]) -> str
     return clean[:pronoun.start()] + "the file" + clean[pronoun.end():]
 
 
+_CARRY_ON = frozenset("until completed complete completion done finish finished continue proceed remaining next "
+                      "resume".split())
+
+
+_CARRY_ON_TEXT = re.compile(r"\b(?:until (?:it'?s |it is )?(?:completed?|done|finished)|keep going|carry on"
+                            r"|get (?:this|it|that) (?:resolved|done|fixed|working|finished))\b", re.I)
+
+
 def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int = 2) -> list[Candidate]:
     """A request the user makes in three prompts or more is a habit, however they phrase it.
 
@@ -409,6 +449,8 @@ def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int
             break
         if n < MIN_PHRASE_SHARE * max(spread[pair[0]], spread[pair[1]]):
             continue
+        if _CARRY_ON & set(pair):
+            continue  # "... until completed", "continue with the next": the user driving the task on, not a habit
         options = [s for s in where[pair] if not _HEDGE.search(s) and not _OPINION.search(s)
                    and not re.match(r"^(?:if|when|once|so|because)\b|.*\bcould be\b", s, re.I)]
         if not options:
@@ -419,6 +461,8 @@ def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int
         clean = _named_object(_clean(clause), pair, options)
         tokens = [t.strip(",.;:!").lower() for t in clean.split()]
         if any(t in topics or _NOISE_TOKEN.match(t) for t in tokens):
+            continue
+        if _CARRY_ON_TEXT.search(clean):
             continue
         if clean.lower() in used or len(clean.split()) < 3 or not _informative(clean) or _VAGUE.search(clean):
             continue
@@ -442,6 +486,19 @@ _RECORD_VERB = re.compile(
 )
 
 
+_RECORD_NOUN = re.compile(r"\b(?:(?:implementation|refactor(?:ing)?|project|design|migration|release)\s+)?"
+                          r"(?:plan|code ?map|notes|checklist|log|documentation)\b", re.I)
+
+
+def _record_summary(clause: str) -> str:
+    """ "createa full implementation plan in docs/refactor.md" -> "The implementation plan is kept in docs/refactor.md":
+    what lasts is where the record lives, not the request to write it."""
+    noun, where = _RECORD_NOUN.search(clause), _DOC_FILE.search(clause)
+    if not noun or not where:
+        return phrasing.imperative(clause)
+    return phrasing.fit(f"The {noun.group(0).lower()} is kept in {where.group(0)}; keep it up to date")
+
+
 def doc_file_rule(session: Session) -> list[Candidate]:
     """The file the user picks to keep a plan, a code map or notes in ("create a plan in docs/refactor.md")."""
     from automem.extract.directives import sentences
@@ -457,7 +514,7 @@ def doc_file_rule(session: Session) -> list[Candidate]:
             clause = next((c for c in re.split(r";\s+|,\s+(?:and\s+)?|\)\s*,?\s*and\s+", sentence)
                            if _DOC_FILE.search(c) and _RECORD_VERB.search(c)), sentence)
             out.append(Candidate(
-                kind="decision", summary=phrasing.imperative(_clean(clause)),
+                kind="decision", summary=_record_summary(_clean(clause)),
                 content=f"The user said: \"{_clean(sentence)}\"",
                 why="The user chose the file where this is written down (a plan, a map, notes).",
                 how_to_apply="Keep that file up to date, and read it first when picking the work up again.",
