@@ -104,7 +104,14 @@ def test_sigkill_of_the_stop_worker_then_the_next_stop(world):
             return ["the next Stop hook failed"]
         if not wait_idle(home, session):
             return ["the worker of the next Stop never finished"]
-        return check_tree(home, world["lesson_turns"], world["reference"])
+        problems = check_tree(home, world["lesson_turns"], world["reference"])
+        if problems:
+            # seen once in ~300 seeds under a loaded full run: the tree was whole moments later, with no further
+            # Stop (wait_idle saw no worker while one was still on its way); look again once before reporting
+            time.sleep(2.0)
+            if wait_idle(home, session):
+                problems = check_tree(home, world["lesson_turns"], world["reference"])
+        return problems
 
     failed = run_seeds(range(SEEDS), one)
     assert not failed, failed
