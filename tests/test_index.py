@@ -287,9 +287,31 @@ def test_the_hooks_quick_look_stats_folders_not_files(tree, monkeypatch):
     assert report.indexed == 0 and len(calls) <= 4  # MAIN.md and the memories/bank/journal folders
 
 
+def test_the_hooks_quick_look_reads_no_file_in_and_defers_it(tree):
+    """A file another program added is listed for the detached sync, not read by the hook (reading means the full
+    redaction pass, whose detectors take ~0.1 s to load); the full sync then indexes it."""
+    home, project_dir = tree
+    put_memory(project_dir, "poetry lock before install", "m-lock")
+    conn = fts.open_index(str(home.root))
+    try:
+        fts.sync(conn, str(home.root))
+        time.sleep(0.01)
+        memory = Memory(type="pattern", summary="tox runs the matrix", content="tox runs the matrix", id="m-tox",
+                        status="promoted")
+        atomic_write_text(project_dir / "memories" / memory.file_name(), memory.render())  # not indexed by us
+        quick = fts.sync(conn, str(home.root), ["proj-1"], quick=True)
+        assert quick.indexed == 0 and quick.deferred == ["projects/proj-1/memories"]
+        assert ids(home, "tox matrix", conn=conn, sync_first=False) == []
+        full = fts.sync(conn, str(home.root), ["proj-1"])
+        assert full.indexed == 1 and ids(home, "tox matrix", conn=conn, sync_first=False) == ["m-tox"]
+    finally:
+        conn.close()
+
+
 def test_in_place_edits_wait_for_the_workers_sweep_while_new_files_are_seen_at_once(tree, run_hook):
     """A person's in-place edit does not move the folder's mtime: the hooks leave it to the Stop worker's full sync,
-    so it reaches the brief one turn later; a file added (an atomic write moves the folder) reaches the next hook."""
+    so it reaches the brief one turn later; a file added (an atomic write moves the folder) is read in by the
+    detached sync the hook starts, never by the hook itself."""
     from automem.extract.worker import sweep_index
 
     home, project_dir = tree
@@ -312,7 +334,12 @@ def test_in_place_edits_wait_for_the_workers_sweep_while_new_files_are_seen_at_o
     _edit_in_place(memory.path, "pipenv locks the dependency graph", "uv replaces pipenv for dependency locking")
     assert "pipenv locks" in brief_text()  # not yet: the hook looked at the folder only
     put_memory(project_dir, "ruff formats the code before commit", "m-ruff", type="preference")
-    assert "ruff formats" in brief_text()  # a new file moves the folder's mtime
+    # a file someone else added moves the folder's mtime: the hook leaves reading it in (with the full redaction
+    # pass) to the detached sync it starts, and the brief has it from then on
+    deadline = time.monotonic() + 60
+    while "ruff formats" not in brief_text():
+        assert time.monotonic() < deadline, "the detached sync never indexed the added file"
+        time.sleep(0.2)
     sweep_index()
     text = brief_text()
     assert "uv replaces pipenv" in text and "pipenv locks" not in text

@@ -356,9 +356,11 @@ def sync(conn: sqlite3.Connection, home_root=None, slugs: list[str] | None = Non
     changed folder may hold to be re-listed; a folder over either is left for
     a detached sync and listed in ``deferred``. ``kinds`` limits the folders
     (e.g. only ``memory`` for per-prompt recall). ``quick`` (the hooks) looks
-    only at each folder's mtime, a cost that does not grow with the tree: a
-    file added or removed moves it, a file edited in place does not, and is
-    found by the next full sync (the Stop worker runs one after every turn).
+    only at each folder's mtime, a cost that does not grow with the tree, and
+    reads no file in: a file someone else added (its folder's mtime moved) is
+    listed in ``deferred`` for the detached sync, which gives it the full
+    redaction pass; a file edited in place (no mtime moved) is found by the
+    next full sync (the Stop worker runs one after every turn).
     """
     root = _home_str(home_root)
     projects_dir = os.path.join(root, "projects")
@@ -374,7 +376,7 @@ def sync(conn: sqlite3.Connection, home_root=None, slugs: list[str] | None = Non
         if not slug or "/" in slug or slug.startswith("."):
             continue
         if kinds is None or "main" in kinds:
-            _sync_main(conn, root, slug, report)
+            _sync_main(conn, root, slug, report, quick)
         for sub, kind in KINDS.items():
             if kinds is not None and kind not in kinds:
                 continue
@@ -407,7 +409,7 @@ def _remove_prefix(conn: sqlite3.Connection, prefix: str) -> int:
     return len(rows)
 
 
-def _sync_main(conn, root: str, slug: str, report: SyncReport) -> None:
+def _sync_main(conn, root: str, slug: str, report: SyncReport, quick: bool = False) -> None:
     rel = f"projects/{slug}/{MAIN_NAME}"
     full = os.path.join(root, rel)
     row = conn.execute("SELECT mtime_ns, size FROM fts_docs WHERE path = ?", (rel,)).fetchone()
@@ -419,6 +421,9 @@ def _sync_main(conn, root: str, slug: str, report: SyncReport) -> None:
             report.removed += 1
         return
     if row is None or row[0] != st.st_mtime_ns or row[1] != st.st_size:
+        if quick:
+            report.deferred.append(rel)  # indexing means the full redaction pass: not in a hook
+            return
         try:
             _upsert(conn, rel, slug, "main", _read(full), st)
             report.indexed += 1
@@ -463,7 +468,9 @@ def _sync_dir(conn, root, rel_dir, kind, slug, recorded, deep, max_new, report: 
     todo = [rel for rel in wanted if rel not in known]
     if stats is not None:
         todo += [prefix + name for name, st in stats.items() if prefix + name in known and known[prefix + name] != st]
-    if max_new is not None and len(todo) > max_new:
+    if todo and (quick or (max_new is not None and len(todo) > max_new)):
+        # a hook does not read files in: what enters index.db gets the full redaction pass (~0.1 s to load), the
+        # detached sync it starts does that; a file automem wrote was indexed by its writer and is not here
         report.deferred.append(rel_dir)
         return
     removed = known.keys() - wanted
