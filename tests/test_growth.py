@@ -36,6 +36,31 @@ def test_old_session_state_is_pruned(tmp_path):
     assert sorted(p.name for p in folder.iterdir()) == ["clusters-x-1234.json", "new.json", "store.lock"]
 
 
+def test_pruning_keeps_a_claim_a_live_worker_holds_and_the_family_map(tmp_path):
+    """A month-old session resumed today: its worker's claim file is old but held; removing it would let a second
+    worker take a fresh claim beside it."""
+    import subprocess
+    import sys
+
+    folder = tmp_path / "state" / "extract"
+    folder.mkdir(parents=True)
+    for name in ("resumed.worker", "families.json", "gone.worker"):
+        (folder / name).write_text("")
+        month_ago = time.time() - 40 * 86400
+        os.utime(folder / name, (month_ago, month_ago))
+    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, os, sys, time\n"
+                               f"fd = os.open({str(folder / 'resumed.worker')!r}, os.O_RDWR)\n"
+                               "fcntl.flock(fd, fcntl.LOCK_EX)\nprint('held', flush=True)\ntime.sleep(60)"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        assert prune_session_state(str(tmp_path)) == 1
+        assert sorted(p.name for p in folder.iterdir()) == ["families.json", "resumed.worker"]
+    finally:
+        holder.kill()
+        holder.wait()
+
+
 def test_a_repeatedly_corrupted_index_keeps_only_a_few_copies(automem_home):
     home = Home.current().ensure()
     for _ in range(12):

@@ -8,7 +8,6 @@ whole run. AUTOMEM_FAULT_SEEDS sets how many (default 50), AUTOMEM_FAULT_PARALLE
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import signal
@@ -221,14 +220,9 @@ def check_tree(automem_home: Path, expected_turns: set[str], expected_memories: 
 
 
 def _held(lock: Path) -> bool:
-    fd = os.open(lock, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return False
-    except OSError:
-        return True
-    finally:
-        os.close(fd)
+    from automem.extract.trigger import lock_held
+
+    return lock_held(str(lock))
 
 
 def run_seeds(seeds: range, one) -> dict[int, list[str]]:

@@ -90,10 +90,15 @@ def claim_worker(home: str, session_id: str) -> int | None:
 
 def worker_running(home: str, session_id: str) -> bool:
     """Does a worker hold this session's claim right now?"""
+    return lock_held(claim_paths(home, session_id)[0])
+
+
+def lock_held(path: str) -> bool:
+    """Does some process hold an flock on this file right now (False when the file is not there)?"""
     import fcntl
 
     try:
-        fd = os.open(claim_paths(home, session_id)[0], os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY)
     except OSError:
         return False
     try:

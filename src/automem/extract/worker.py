@@ -248,9 +248,12 @@ def _regular_file(path: str) -> bool:
 
 def prune_session_state(home: str, now: float | None = None, keep_days: int = STATE_KEEP_DAYS) -> int:
     """Per-session progress and locks of sessions untouched for a month go (one pair per session otherwise
-    piles up forever); the shared files (store.lock, error clusters) stay."""
+    piles up forever); the shared files (store.lock, error clusters, families.json) stay, and so does a lock a
+    live worker holds (a month-old session resumed today: removing its claim would let a second worker in)."""
     import os
     import time
+
+    from automem.extract.trigger import lock_held
 
     folder = os.path.join(home, "state", "extract")
     now = time.time() if now is None else now
@@ -260,10 +263,10 @@ def prune_session_state(home: str, now: float | None = None, keep_days: int = ST
     except OSError:
         return 0
     for entry in entries:
-        if entry.name == "store.lock" or entry.name.startswith("clusters-") or not entry.is_file():
+        if entry.name in ("store.lock", "families.json") or entry.name.startswith("clusters-") or not entry.is_file():
             continue
         try:
-            if now - entry.stat().st_mtime > keep_days * 86400:
+            if now - entry.stat().st_mtime > keep_days * 86400 and not lock_held(entry.path):
                 os.unlink(entry.path)
                 removed += 1
         except OSError:
