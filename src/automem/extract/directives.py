@@ -26,7 +26,7 @@ MAX_PROMPT = 50_000  # longer pastes are read by their head and tail
 class Directive:
     sentence: str
     kind: str  # decision | preference
-    cue: str  # swap | never | always | dont | must | future | prefer | want | language | default
+    cue: str  # swap | never | always | dont | must | future | prefer | want | language | default | habit ...
     scope: str  # project | global
     language: str = "en"  # en, or the language whose cue words matched
 
@@ -35,6 +35,9 @@ class Directive:
 
 _OPENERS = r"(?:(?:no|nope|ok(?:ay)?|so|and|also|but|please|pls|hey|oh|yes|yeah|alright|right|actually|again|btw|fyi|remember|note)[,.!:]*\s+)*"
 _EN: tuple[tuple[str, str, re.Pattern], ...] = (
+    ("habit", "preference", re.compile(  # "As with all software projects, start with the README": a standing habit
+        r"^" + _OPENERS + r"(?:as (?:with|for|in) (?:all|every|any|most) [^,.;!?]{2,40},|as (?:always|usual),)\s*\S",
+        re.I)),
     ("swap", "decision", re.compile(
         r"\b(?:use|using|run|call|prefer|pick|choose|go with|switch to|stick (?:to|with)|keep)\s+[^,.;!?]{1,60}?"
         r"(?:,\s*|\s+)(?:not|no|instead of|rather than|over|and not|but not)\s+\S"
@@ -104,7 +107,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？；])")
 _INTL: tuple[tuple[str, str, str, re.Pattern], ...] = (
     ("zh", "never", "decision", re.compile(r"(?:永远|绝对|千万)?(?:不要|不许|不准|禁止|别再|不得)")),
     ("zh", "always", "preference", re.compile(r"(?:总是|始终|一律|每次都|务必)")),
-    ("zh", "swap", "decision", re.compile(r"(?:改用|换成|改成|改为|而不是|代替|取代|不用\S{1,20}[，,]\s*用)")),
+    ("zh", "swap", "decision", re.compile(r"(?:改用|而不是|代替|取代|不用\S{1,20}[，,]\s*用)")),
+    ("zh", "change", "decision", re.compile(r"(?:换成|改成|改为)")),  # "change this to ...": an edit, not a rule
     ("zh", "future", "preference", re.compile(r"(?:从现在开始|从今以后|以后都|今后|以后)")),
     ("zh", "must", "decision", re.compile(r"(?:必须|一定要|应该)")),
     ("ko", "must", "decision", re.compile(r"(?:해야\s?한다|해야\s?합니다|해야\s?함)")),
@@ -209,6 +213,8 @@ def prose_lines(prompt: str) -> list[str]:
     if len(prompt) > MAX_PROMPT:
         prompt = prompt[: MAX_PROMPT // 2] + "\n" + prompt[-MAX_PROMPT // 2:]
     body = INJECTED.sub(" ", prompt) if "<" in prompt else prompt
+    if "│" in body:  # "change this to the whole folder │ ~/a/ │ b/": a sentence, then a table row pasted after it
+        body = "\n".join(line if line.lstrip().startswith("│") else line.split("│")[0] for line in body.splitlines())
     long_prompt = sum(1 for line in body.splitlines() if line.strip()) > LONG_PROMPT_LINES
     out: list[str] = []
     for stripped in written_lines(body):

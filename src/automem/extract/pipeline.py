@@ -197,11 +197,12 @@ def _store(home, project, found, result, state, state_path, session_id, family, 
                 reinforce(known, now_iso())
                 _index(known, home)
                 result.reinforced.append(known)
-            elif known.path is not None and cand.promotion and known.state == "candidate":
-                # the same session said it again, as a rule this time: the later, clearer statement wins
+            elif known.path is not None and known.state == "candidate" and known.is_automatic:
+                # the same session said it again: the later, clearer statement wins (and promotes it if a rule now)
                 known.summary, known.content = memory.summary, memory.content
                 known.why, known.how_to_apply, known.rule = memory.why, memory.how_to_apply, memory.rule
-                known.promote(cand.promotion)
+                if cand.promotion:
+                    known.promote(cand.promotion)
                 save_status(known)
                 _index(known, home)
             elif known.path is not None and known.path.parent.name == "memories":

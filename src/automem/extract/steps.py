@@ -42,6 +42,7 @@ class Step:
     queued: bool = False  # prompt: typed while the agent was still working
     raw: str = ""  # action: the command as the tool received it, line breaks kept (``input`` is one line)
     offered: list[str] = field(default_factory=list)  # prompt: the options the agent's previous answer offered
+    added: str = ""  # action: the text an edit or write put in (new lines of a patch), capped
 
 
 def user_words(prompt: str) -> str:
@@ -71,6 +72,38 @@ def _raw_command(raw) -> str:
             if isinstance(value, str) and value.strip():
                 return value[:4000]
     return ""
+
+
+ADDED_MAX = 2000
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update) File: (.+)$")
+
+
+def added_text(raw) -> str:
+    """What an edit or write put in: ``new_string``/``content`` of a call, or the ``+`` lines of a patch, each
+    patch's lines under a "*** File: path" line so a rule can tell which file they went to."""
+    if isinstance(raw, dict):
+        for key in ("input", "patch"):
+            if isinstance(raw.get(key), str) and "*** Begin Patch" in raw[key]:
+                return added_text(raw[key])
+        edits = raw.get("edits") if isinstance(raw.get("edits"), list) else [raw]
+        parts: list[str] = []
+        for edit in (e for e in edits if isinstance(e, dict)):
+            new = next((edit[k] for k in ("new_string", "content", "new_str") if isinstance(edit.get(k), str)), "")
+            old = next((edit[k] for k in ("old_string", "old_str") if isinstance(edit.get(k), str)), "")
+            kept = set(old.splitlines())
+            parts.append("\n".join(line for line in new.splitlines() if line not in kept))
+        return "\n".join(p for p in parts if p)[:ADDED_MAX]
+    if not isinstance(raw, str) or "*** Begin Patch" not in raw:
+        return ""
+    lines: list[str] = []
+    removed = {line[1:].strip().rstrip(",") for line in raw.splitlines() if line.startswith("-")}
+    for line in raw.splitlines():
+        named = _PATCH_FILE.match(line)
+        if named:
+            lines.append(f"*** File: {named.group(1).strip()}")
+        elif line.startswith("+") and line[1:].strip().rstrip(",") not in removed:  # a comma added is no new line
+            lines.append(line[1:])
+    return "\n".join(lines)[:ADDED_MAX]
 
 
 def _asked(text: str) -> str:
@@ -132,7 +165,7 @@ def steps_from_turns(turns: list[Turn]) -> list[Step]:
             steps.append(Step(
                 "action", tool=action.name, input=action.input_summary, ok=not failed, errors=errors,
                 result_head=strip_run_header(text)[0][:300], turn=index, escalated=_escalated(action.input), asked=_asked(text),
-                raw=_raw_command(action.input),
+                raw=_raw_command(action.input), added=added_text(action.input) if not failed else "",
                 said_after="\n".join(said.get(number, ()))[:4000],
             ))
         if turn.interrupted:

@@ -40,7 +40,7 @@ Rule = Callable[[Session], list[Candidate]]
 
 
 def _rules() -> list[Rule]:
-    from automem.extract.rules import errors, reports, said
+    from automem.extract.rules import errors, machine, reports, requests, said
 
     return [
         said.directive_rule,
@@ -52,6 +52,9 @@ def _rules() -> list[Rule]:
         said.stack_rule,
         said.choice_rule,
         said.repeated_request_rule,
+        requests.ignored_by_request_rule,
+        requests.dependency_by_request_rule,
+        requests.deleted_by_request_rule,
         errors.missing_command_rule,
         errors.repeated_error_rule,
         errors.fixed_error_rule,
@@ -61,6 +64,7 @@ def _rules() -> list[Rule]:
         errors.offline_sandbox_rule,
         errors.old_python_rule,
         errors.commit_hook_rule,
+        machine.unwritable_place_rule,
         reports.diagnosis_rule,
         reports.reported_problem_rule,
         reports.answered_question_rule,

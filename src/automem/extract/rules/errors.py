@@ -14,7 +14,7 @@ from collections import Counter
 
 from automem.extract import phrasing
 from automem.extract.intent import Difference, Intent, difference, installed_names, is_install, same_intent
-from automem.extract.rules import Session
+from automem.extract.rules import Session, machine
 from automem.extract.steps import Step
 from automem.schema import VERIFIED_FIX, Candidate
 
@@ -45,6 +45,8 @@ _MISSING = (
     re.compile(r"'([\w.+-]+)' is not recognized as an internal or external command"),
     re.compile(r"^which: no ([\w.+-]+) in", re.M),
     re.compile(r"(?:^|\s)([\w.+-]+): No such file or directory$", re.M),
+    re.compile(r"failed to run command '([\w.+-]+)': No such file or directory"),  # nohup
+    re.compile(r"exec: \"([\w.+-]+)\": executable file not found"),
 )
 _MODULE = re.compile(r"Cannot find module '([^']+)'|No module named '?([\w.]+)'?|Could not resolve \"([^\"]+)\"")
 _PATH_IN = re.compile(r"[\w.-]*/[\w./-]+|\b[\w-]+\.(?:py|js|ts|tsx|jsx|json|md|sh|rs|go|java|kt|rb|toml|ya?ml)\b")
@@ -426,10 +428,9 @@ def _later_success_with(session: Session, start: int, name: str) -> int | None:
         intent = session.intent(j)
         if name in intent.programs:
             return j
-        for command in intent.commands:
-            if command.program in ("which", "where", "get-command", "type", "command") and name in [
-                    a.lower() for a in command.positional]:
-                return j
+        shown = machine.probe_shows(step, intent, name)
+        if shown or (shown is None and name in machine.probed_names(step, intent)):
+            return j  # found by the lookup (or a lookup that exited 0 and printed nothing to say otherwise)
     return None
 
 
@@ -515,7 +516,8 @@ def _masked_missing(session: Session) -> list[int]:
     """Calls that passed although a program they ran was not found (``ssh -V 2>&1 | head -1`` exits 0)."""
     out = []
     for i, step in enumerate(session.steps):
-        if step.kind == "action" and step.ok and re.search(r"not found|not recognized|which: no ", step.result_head):
+        if step.kind == "action" and step.ok and re.search(r"not found|not recognized|which: no |failed to run command",
+                                                           step.result_head):
             if _missing_name(session, i):
                 out.append(i)
     return out
@@ -532,8 +534,12 @@ def missing_command_rule(session: Session) -> list[Candidate]:
             continue
         step = session.steps[index]
         later = _later_success_with(session, index, name)
+        if index in masked and later is None and (probe := machine.absent_by_probe(session, index, name)):
+            done.add(name)
+            out.append(_probed_absent(session, index, name, probe[1]))
+            continue
         if index in masked and (later is None or not _installs_between(session, index, later, name)):
-            continue  # a "not found" a pipe hid says no more than that: only an install and a run make it a lesson
+            continue  # a "not found" a pipe hid says no more than that: an install and a run, or a lookup, make it one
         done.add(name)
         count = sum(1 for i in failures(session) if _missing_name(session, i) == name)
         line = _line(step) if not step.ok else next(
@@ -556,7 +562,7 @@ def missing_command_rule(session: Session) -> list[Candidate]:
                 how = re.sub(r"\s+(?:\d?>>?|&>)\s*\S+|\s+\d?>&\d", "", installs[-1].text)[:80]
                 out.append(Candidate(
                     kind="observation",
-                    summary=phrasing.fit(f"{name} is not preinstalled on this machine; `{how}` installs it"),
+                    summary=phrasing.fit(f"{name} is not preinstalled on {machine.this_machine(session)}; `{how}` installs it"),
                     content=(f"`{_command_text(step)}` " + ("said" if step.ok else "failed") + f": {line}\n"
                              f"After `{how}` it ran."),
                     why=f"{name} was missing until it was installed in this session.",
@@ -582,7 +588,7 @@ def missing_command_rule(session: Session) -> list[Candidate]:
         if alt:
             out.append(Candidate(
                 kind="observation",
-                summary=phrasing.fit(f"{name} is not on the PATH on this machine; use {alt} instead"),
+                summary=phrasing.fit(f"{name} is not on the PATH on {machine.this_machine(session)}; use {alt} instead"),
                 content=f"`{_command_text(step)}` failed: {line}\n{alt} ran the same job afterwards.",
                 why=f"No {name} here ({count}x), while {alt} worked in the same session.",
                 how_to_apply=f"Call {alt}, not {name}, on this machine.",
@@ -591,13 +597,31 @@ def missing_command_rule(session: Session) -> list[Candidate]:
             continue
         out.append(Candidate(
             kind="pattern" if count >= 2 else "observation",
-            summary=phrasing.fit(f"{name} is not installed or not on the PATH on this machine (no {name} binary found)"),
+            summary=phrasing.fit(f"{name} is not installed or not on the PATH on {machine.this_machine(session)} (no {name} binary found)"),
             content=f"`{_command_text(step)}` failed: {line}" + (f" ({count}x)" if count > 1 else ""),
             why=f"The shell could not find {name}, and nothing later in the session ran it.",
             how_to_apply=f"Check for {name} before relying on it here, or install it.",
             signals=["error"], scope="global", weight=1.6,
         ))
     return out
+
+
+def _probed_absent(session: Session, index: int, name: str, found: list[str]) -> Candidate:
+    """A program a call tried to run that a later lookup (``which``) confirmed is not there."""
+    step = session.steps[index]
+    line = next((" ".join(m.group(0).split()) for p in _MISSING for m in p.finditer(_error_text(step))
+                 if name in m.group(0).lower()), _line(step))
+    others = [n for n in found if n != name]
+    return Candidate(
+        kind="observation",
+        summary=phrasing.fit(f"{name} is not installed on {machine.this_machine(session)}"
+                             + (f"; `which` found {', '.join(others[:2])} but no {name}" if others else "")),
+        content=f"`{_command_text(step)}` said: {line}\nA later lookup found no {name}"
+                + (f" (it found {', '.join(others)})." if others else "."),
+        why=f"The call's output said {name} could not be run, and `which` then found no {name}.",
+        how_to_apply=f"Do not plan on {name} here" + (f"; {others[0]} is available." if others else "; install it first."),
+        signals=["error"], scope="global", weight=1.8,
+    )
 
 
 def missing_module_rule(session: Session) -> list[Candidate]:

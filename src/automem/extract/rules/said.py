@@ -14,7 +14,7 @@ import re
 from collections import Counter
 
 from automem.extract import phrasing
-from automem.extract.directives import Directive, directives, scope_of
+from automem.extract.directives import Directive, directives, scope_of, sentences
 from automem.extract.rules import Session
 from automem.extract.steps import Step
 from automem.schema import INSTRUCTION, Candidate
@@ -60,7 +60,7 @@ def _first_sentence(text: str, limit: int = 220) -> str:
 def _keep(d: Directive, document: bool) -> bool:
     """Precision first: the cue must make it a standing rule, not a one-off request or a hedge."""
     text = d.sentence
-    if _ERRORISH.search(text) or _HEDGE.search(text) or _VAGUE.search(text):
+    if _ERRORISH.search(text) or _VAGUE.search(text) or (_HEDGE.search(text) and d.cue != "habit"):
         return False
     if d.cue in ("must", "want", "default") and document:
         return False  # requirements of a pasted spec are the spec's, not a rule for the agent
@@ -80,6 +80,9 @@ def _summary(d: Directive) -> str:
 
         return phrasing.fit(f"Talk to the user in {language_request(d.sentence)}; they asked for it")
     clean = _clean(d.sentence)
+    habit = re.match(r"^(as (?:with|for|in) [^,]+|as (?:always|usual)),\s*(?:let'?s\s+|we\s+)?(.+)$", clean, re.I)
+    if d.cue == "habit" and habit:  # "As with all projects, let's start with X" -> "Start with X (as with all projects)"
+        clean = f"{habit.group(2)[:1].upper()}{habit.group(2)[1:]} ({habit.group(1).lower()})"
     rule = _RULE_CLAUSE.search(clean)
     if rule and len(clean) > phrasing.LIMIT:
         clean = phrasing._cap(clean[rule.end():])  # "... doesn't adhere to the invariant that X must Y" -> "X must Y"
@@ -132,13 +135,44 @@ def _changed_after(session: Session, index: int) -> list[str]:
     return files
 
 
+_GENERIC_FOLDER = frozenset("src lib app apps source sources scripts script docs doc test tests packages package "
+                            "components pages utils skills repos home users".split())
+
+
+def _subject_of(files: list[str]) -> str:
+    """What a turn's changed files have in common, to name what "this" meant: their nearest meaningful folder, or the
+    file when there is one; "" when nothing specific is shared."""
+    parts = [[p for p in f.strip("/").split("/") if p not in ("", ".", "~")] for f in files]
+    if len(parts) == 1:
+        return "/".join(parts[0][-2:])
+    common = []
+    for names in zip(*(p[:-1] for p in parts)):
+        if len(set(names)) > 1:
+            break
+        common.append(names[0])
+    meaningful = [c for c in common if c.lower() not in _GENERIC_FOLDER and not c.startswith(".")]
+    return meaningful[-1] if meaningful else ""
+
+
+def _with_subject(summary: str, subject: str) -> str:
+    """ "这个改为整个.claude目录" -> "sync-work: 改为整个.claude目录": a leading pronoun replaced by what the turn changed."""
+    from automem.extract.usable import _PRONOUN_START, _PRONOUN_START_CJK
+
+    for pattern in (_PRONOUN_START_CJK, _PRONOUN_START):
+        match = pattern.match(summary)
+        if match:
+            rest = summary[match.end():].lstrip(" ,:")
+            return phrasing.fit(f"{subject}: {rest}") if len(rest) >= 4 else summary
+    return summary
+
+
 def _sole_request(prompt: str, sentence: str) -> bool:
     """Is the instruction (nearly) all the prompt says, so that what the agent did next was doing it?"""
     words = lambda text: len(re.findall(r"\w+", text)) + len(re.findall(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]", text))
     return words(sentence) >= 0.7 * words(prompt)
 
 
-_STRONG_CUES = ("swap", "never", "dont", "always", "future", "prefer", "language", "sequence")
+_STRONG_CUES = ("swap", "never", "dont", "always", "future", "prefer", "language", "sequence", "habit")
 _LASTING = re.compile(
     r"\b(?:never|always|only|not|no|don'?t|instead of|rather than|from now on|every|each|any"
     r"|in this (?:repo|repository|project|codebase)|you (?:have to|must|need to|should))\b",
@@ -152,6 +186,8 @@ def lasting(d: Directive) -> bool:
     "Use X, not Y", "never ...", "from now on ...", "I prefer ...", "every line must ...", "you have to ..." do;
     "I want the UI to be pretty" or "Remove the file tree by default" ask for this turn's work: stored, not promoted.
     """
+    if d.cue == "change":
+        return False
     return d.cue in _STRONG_CUES or d.language != "en" or bool(_LASTING.search(d.sentence))
 
 
@@ -172,8 +208,11 @@ def directive_rule(session: Session) -> list[Candidate]:
             summary = _summary(d)
             context = _context_before(step.text, d.sentence) or _list_context(step.text, d.sentence)
             done = _first_sentence(step.answer)
-            changed = _changed_after(session, index) if _sole_request(step.text, d.sentence) else []
+            said = " ".join(sentences(step.text))  # the prompt without pasted code, logs and tables
+            changed = _changed_after(session, index) if _sole_request(said, d.sentence) else []
             applied = ", ".join(changed) if 0 < len(changed) <= APPLIED_MAX else ""
+            if applied and (subject := _subject_of(changed)):
+                summary = _with_subject(summary, subject)
             content = (f"The user said: \"{d.sentence}\""
                        + (f"\nJust before: \"{context}\"" if context else "")
                        + (f"\nApplied to: {applied}" if applied else "")
@@ -184,7 +223,7 @@ def directive_rule(session: Session) -> list[Candidate]:
                 + ".",
                 how_to_apply="Follow it in later sessions" + (" of this project." if d.scope == "project" else " everywhere."),
                 signals=["rule" if d.kind == "decision" else "preference"], scope=d.scope,
-                weight=2.6 if d.cue in ("swap", "never", "dont", "always", "future", "prefer", "language") else 2.0,
+                weight=2.6 if d.cue in _STRONG_CUES and d.cue != "sequence" else 2.0,
                 promotion=INSTRUCTION if lasting(d) else "",
             ))
     return out
@@ -238,9 +277,16 @@ def rejection_rule(session: Session) -> list[Candidate]:
             why="The user stopped the agent's call and said what to do instead.",
             how_to_apply="Follow the user's choice when the same step comes up again.",
             signals=["correction"], scope=scope_of(feedback, "decision"), weight=2.5,
-            promotion="" if vague else INSTRUCTION,
+            promotion=INSTRUCTION if not vague and _standing(feedback) else "",
         ))
     return out
+
+
+def _standing(feedback: str) -> bool:
+    """Does a rejection's feedback state a rule ("use X, not Y", "never ..."), not only this step's choice
+    ("Super shift alt t should open btop")?"""
+    return bool(_LASTING.search(feedback)) or any(lasting(d) for d in directives(feedback, limit=2)
+                                                  if d.cue not in ("must", "want", "default"))
 
 
 _FACT_SHAPE = re.compile(r"\b(?:is|are|was|were|isn'?t|aren'?t|lives?|located|installed|uses?|runs?|not)\b", re.I)

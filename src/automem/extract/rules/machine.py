@@ -1,0 +1,161 @@
+"""Facts about the machine a session ran on: what a program lookup found, and places it could not write.
+
+These are global lessons (they hold for every project on the machine), so each is stated only from
+direct evidence: the output of ``which``/``command -v`` for what is installed, and a write that was
+refused followed by the same job writing somewhere else for a place that is not writable.
+"""
+
+from __future__ import annotations
+
+import re
+
+from automem.extract import phrasing
+from automem.extract.rules import Session
+from automem.extract.steps import Step
+from automem.schema import VERIFIED_FIX, Candidate
+
+WINDOW = 12  # steps after a refused write in which the same job must have written elsewhere
+
+PROBES = frozenset({"which", "where", "where.exe", "command", "type", "whereis", "get-command"})
+_NAME = re.compile(r"[A-Za-z][\w.+-]{0,40}")
+_PATH_LINE = re.compile(r"^\s*(?:(?P<name>[\w.+-]+) is )?(?P<path>/[^\s:]+|[A-Za-z]:\\[^\n:]+)\s*$")
+_WHICH_NO = re.compile(r"^which: no ([\w.+-]+) in", re.M)
+
+
+def machine_label(root: str) -> str:
+    """What kind of machine a project folder says it is on: "Termux", "Mac", "Windows", "WSL", or ""."""
+    root = (root or "").replace("\\", "/")
+    if "/com.termux/" in root:
+        return "Termux"
+    if re.match(r"^/mnt/[a-z]/", root):
+        return "WSL"
+    if re.match(r"^[A-Za-z]:/", root):
+        return "Windows"
+    if root.startswith("/Users/"):
+        return "Mac"
+    return ""
+
+
+def this_machine(session: Session) -> str:
+    """ "this machine", or "this Mac" / "this Termux machine" when the project folder says which."""
+    label = machine_label(session.root)
+    return {"Mac": "this Mac", "": "this machine"}.get(label, f"this {label} machine")
+
+
+def probed_names(step: Step, intent) -> list[str]:
+    """The program names a lookup call (``which a b``, ``command -v a``) asked about."""
+    names: list[str] = []
+    for command in intent.commands:
+        if command.program.lower() not in PROBES:
+            continue
+        for word in command.positional:
+            if _NAME.fullmatch(word) and word.lower() not in names and word not in ("-v", "-a"):
+                names.append(word.lower())
+    return names
+
+
+def probe_shows(step: Step, intent, name: str) -> bool | None:
+    """Did a lookup's output find ``name`` (True), show it missing (False), or say nothing either way (None)?
+
+    ``which`` prints one path per program it finds and nothing (or "which: no X in ...") for one it does not;
+    an output with no path line at all (silenced, or swallowed by a pipe) cannot tell."""
+    if name not in probed_names(step, intent):
+        return None
+    text = step.result_head or ""
+    found, any_path = set(), False
+    for line in text.splitlines():
+        match = _PATH_LINE.match(line)
+        if match:
+            any_path = True
+            base = re.split(r"[/\\]", match.group("path").rstrip("/\\"))[-1].lower().removesuffix(".exe")
+            found.add((match.group("name") or base).lower())
+    if name in found:
+        return True
+    missing = {m.lower() for m in _WHICH_NO.findall(text)}
+    if name in missing or any_path:
+        return False
+    return None
+
+
+def absent_by_probe(session: Session, start: int, name: str) -> tuple[int, list[str]] | None:
+    """A later successful lookup whose output shows ``name`` missing, and the names the same lookup did find."""
+    for j in range(start + 1, len(session.steps)):
+        step = session.steps[j]
+        if step.kind != "action" or not step.ok:
+            continue
+        intent = session.intent(j)
+        shown = probe_shows(step, intent, name)
+        if shown is True:
+            return None
+        if shown is False:
+            found = [n for n in probed_names(step, intent) if probe_shows(step, intent, n)]
+            return j, found
+    return None
+
+
+# "/tmp/x.log: Permission denied", "cannot create /var/log/x: Read-only file system"
+_REFUSED = re.compile(r"(?P<path>/(?:[\w.@+-]+/)*[\w.@+-]+):\s+(?:Permission denied|Read-only file system)"
+                      r"|cannot (?:create|open|touch|write)[^/\n]{0,30}(?P<path2>/(?:[\w.@+-]+/)*[\w.@+-]+)[^\n]*?"
+                      r"(?:Permission denied|Read-only file system)")
+_SYSTEM_DIRS = ("/tmp", "/var/tmp", "/var", "/opt", "/usr", "/etc", "/srv", "/mnt", "/run")
+
+
+def _refused_place(step: Step, root: str) -> tuple[str, str] | None:
+    """The system folder a failed call could not write to, and the file it tried: ("/tmp", "server.log")."""
+    for error in step.errors:
+        match = _REFUSED.search(error.get("line", ""))
+        if not match:
+            continue
+        path = match.group("path") or match.group("path2")
+        if root and path.startswith(root.rstrip("/") + "/"):
+            return None  # a file of the project itself: a permissions problem of that file, not of the machine
+        folder = next((d for d in _SYSTEM_DIRS if path == d or path.startswith(d + "/")), "")
+        if folder and path != folder:
+            return folder, path.rsplit("/", 1)[-1]
+    return None
+
+
+def unwritable_place_rule(session: Session) -> list[Candidate]:
+    """A system folder (/tmp, /var, ...) refused a write, and the same job then wrote the file elsewhere."""
+    out: list[Candidate] = []
+    done: set[str] = set()
+    for index, step in enumerate(session.steps):
+        if step.kind != "action" or step.ok or not step.errors:
+            continue
+        refused = _refused_place(step, session.root)
+        if not refused or refused[0] in done:
+            continue
+        folder, filename = refused
+        programs = session.intent(index).programs - PROBES - {"cd", "echo", "sleep", "cat"}
+        for j in range(index + 1, min(len(session.steps), index + WINDOW)):
+            later = session.steps[j]
+            if later.kind == "prompt":
+                break
+            if later.kind != "action" or not later.ok:
+                continue
+            text = later.raw or later.input
+            if filename in text and folder + "/" not in text and programs & session.intent(j).programs:
+                done.add(folder)
+                where = this_machine(session)
+                out.append(Candidate(
+                    kind="observation",
+                    summary=phrasing.fit(f"{folder} is not writable on {where}; keep logs and temp files in the project"),
+                    content=(f"Writing {folder}/{filename} failed: {_line(step)}\n"
+                             f"The same job worked writing {filename} elsewhere: `{_gist(text)}`"),
+                    why=f"{folder} refused the write, and the session's next try wrote the file in another place.",
+                    how_to_apply=f"Do not write to {folder} here; put logs and scratch files in the project folder.",
+                    signals=["error"], scope="global", weight=2.2, promotion=VERIFIED_FIX,
+                ))
+                break
+    return out
+
+
+def _line(step: Step) -> str:
+    line = next((e.get("line", "") for e in step.errors if _REFUSED.search(e.get("line", ""))), "")
+    return " ".join(line.split())[:160]
+
+
+def _gist(text: str) -> str:
+    from automem.extract.rules.errors import command_gist
+
+    return command_gist(" ".join(text.split()), 100)

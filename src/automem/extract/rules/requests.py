@@ -1,0 +1,177 @@
+"""Facts of the project a user's request settled in one turn: a file kept out of git, a package chosen, a folder
+deleted on purpose.
+
+Each needs both halves in the same turn: the user asked for it in their own words, and the agent's
+next calls did exactly that (the edit of .gitignore, the dependency added, the ``rm -r``). Stored as
+candidates: a one-off request becomes a rule only when it is seen again or kept.
+"""
+
+from __future__ import annotations
+
+import re
+
+from automem.extract import phrasing
+from automem.extract.intent import installed_names, is_install
+from automem.extract.rules import Session
+from automem.schema import Candidate
+
+MAX_ENTRIES = 4  # more lines added to an ignore file than this: a template, not what the user asked for
+
+_IGNORE_ASKED = re.compile(r"\b(?:git)?ignored?\b|\bgit-?ignore\b|\bkeep (?:it|them|\S+) out of git\b", re.I)
+_DELETE_ASKED = re.compile(r"\b(?:delete|remove|rm|get rid of|drop)\b|删除|删掉|삭제|удали", re.I)
+_MANIFESTS = ("package.json", "pyproject.toml", "requirements.txt", "requirements-dev.txt", "cargo.toml", "go.mod",
+              "gemfile", "composer.json")
+_NPM_DEP = re.compile(r'^\s*"(@?[\w.-]+(?:/[\w.-]+)?)"\s*:\s*"(?:[\^~>=<]*\d|workspace:|latest|\*)', re.M)
+_PY_DEP = re.compile(r'^\s*"?([A-Za-z][\w.-]+)(?:\[[\w,.-]+\])?\s*(?:[<>=~!]=?|\^)', re.M)
+
+
+def _quote(prompt: str, limit: int = 200) -> str:
+    text = " ".join(prompt.split())
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
+
+
+def _turns(session: Session):
+    """(prompt index, the indexes of the successful actions of its turn) for every prompt."""
+    steps = session.steps
+    for index, step in enumerate(steps):
+        if step.kind != "prompt" or not step.text:
+            continue
+        actions = []
+        for j in range(index + 1, len(steps)):
+            if steps[j].kind in ("prompt", "interrupt", "rejection"):
+                break
+            if steps[j].kind == "action" and steps[j].ok:
+                actions.append(j)
+        yield index, actions
+
+
+def _added_to(step, name: str) -> str:
+    """The lines an edit added to the file ``name`` (a patch may touch several files)."""
+    text = step.added or ""
+    if "*** File: " not in text:
+        return text
+    out, current = [], ""
+    for line in text.splitlines():
+        if line.startswith("*** File: "):
+            current = line[len("*** File: "):].strip().replace("\\", "/").rsplit("/", 1)[-1].lower()
+        elif current == name:
+            out.append(line)
+    return "\n".join(out)
+
+
+def _edited(session: Session, j: int, names: tuple[str, ...]) -> str:
+    """The basename of the file among ``names`` that action ``j`` edited, or ""."""
+    intent = session.intent(j)
+    if intent.kind != "edit":
+        return ""
+    return next((t.rsplit("/", 1)[-1] for t in intent.targets if t.rsplit("/", 1)[-1] in names), "")
+
+
+def ignored_by_request_rule(session: Session) -> list[Candidate]:
+    """The user asked to keep something out of git, and the turn added it to .gitignore."""
+    out: list[Candidate] = []
+    for index, actions in _turns(session):
+        prompt = session.steps[index].text
+        if not _IGNORE_ASKED.search(prompt) or len(prompt) > 400:
+            continue
+        for j in actions:
+            if not _edited(session, j, (".gitignore",)):
+                continue
+            entries = [e.strip() for e in _added_to(session.steps[j], ".gitignore").splitlines()
+                       if e.strip() and not e.strip().startswith("#")]
+            if not 0 < len(entries) <= MAX_ENTRIES or any(len(e) > 60 for e in entries):
+                continue
+            listed = ", ".join(entries)
+            out.append(Candidate(
+                kind="decision",
+                summary=phrasing.fit(f"{listed} {'is' if len(entries) == 1 else 'are'} git-ignored in this project"
+                                     f" (the user asked)"),
+                content=f"The user said: \"{_quote(prompt)}\"\nAdded to .gitignore: {listed}",
+                why="The user asked for it, and the agent added it to .gitignore in the same turn.",
+                how_to_apply=f"Keep {listed} out of commits; do not un-ignore it.",
+                signals=["rule"], scope="project", weight=1.4,
+            ))
+            break
+    return out
+
+
+def _dependencies(session: Session, j: int) -> list[tuple[str, str]]:
+    """(package, manifest) pairs action ``j`` added: a line of a dependency manifest, or an install command."""
+    found = []
+    manifest = _edited(session, j, _MANIFESTS)
+    if manifest:
+        text = _added_to(session.steps[j], manifest)
+        pattern = _NPM_DEP if manifest.endswith(".json") else _PY_DEP
+        found += [(name, manifest) for name in pattern.findall(text)]
+    for command in session.intent(j).commands:
+        if is_install(command):
+            found += [(re.sub(r"(?<=.)@[^/]*$|[<>=~!].*$", "", name), command.program)
+                      for name in installed_names(command) if not name.startswith("-")]
+    return found
+
+
+def _named_in(prompt: str, package: str) -> bool:
+    """Does the prompt name the package (``@vitest/coverage-v8`` by "coverage-v8" too)?"""
+    text = prompt.lower()
+    for name in {package.lower(), package.lower().rsplit("/", 1)[-1]}:
+        if len(name) >= 4 and re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", text):
+            return True
+    return False
+
+
+def dependency_by_request_rule(session: Session) -> list[Candidate]:
+    """A package the user named, added to the project's dependencies in the same turn."""
+    out: list[Candidate] = []
+    seen: set[str] = set()
+    for index, actions in _turns(session):
+        prompt = session.steps[index].text
+        if len(prompt) > 600:
+            continue  # a pasted spec names many packages; what the turn added is the spec's choice
+        for j in actions:
+            for package, where in _dependencies(session, j):
+                if package in seen or not _named_in(prompt, package):
+                    continue
+                seen.add(package)
+                via = f"added to {where}" if "." in where else f"installed with {where}"
+                did = f"added it to {where}" if "." in where else f"installed it with {where}"
+                out.append(Candidate(
+                    kind="decision",
+                    summary=phrasing.fit(f"The project uses {package} ({via} at the user's request)"),
+                    content=f"The user said: \"{_quote(prompt)}\"\nThe agent then {did}.",
+                    why="The user named the package, and the agent added it to the project in the same turn.",
+                    how_to_apply=f"Keep using {package} for this; do not swap it for an alternative unasked.",
+                    signals=["rule"], scope="project", weight=1.5,
+                ))
+    return out
+
+
+_REMOVE = re.compile(r"^(?:rm|git rm|remove-item|rmdir|rd|del)$", re.I)
+
+
+def deleted_by_request_rule(session: Session) -> list[Candidate]:
+    """A folder the user asked to delete (naming it), deleted in the same turn: gone on purpose."""
+    out: list[Candidate] = []
+    for index, actions in _turns(session):
+        prompt = session.steps[index].text
+        if not _DELETE_ASKED.search(prompt) or len(prompt) > 300:
+            continue
+        for j in actions:
+            for command in session.intent(j).commands:
+                name = command.program if command.program != "git" else f"git {command.subcommand}"
+                recursive = any(re.fullmatch(r"-[a-zA-Z]*[rR][a-zA-Z]*|-Recurse|/s", o) for o in command.options)
+                if not _REMOVE.match(name) or not recursive:
+                    continue
+                for target in command.positional:
+                    base = target.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1]
+                    if len(base) < 4 or base.lower() not in prompt.lower():
+                        continue
+                    out.append(Candidate(
+                        kind="decision",
+                        summary=phrasing.fit(f"{target.rstrip('/')} was deleted at the user's request; do not recreate it"),
+                        content=f"The user said: \"{_quote(prompt)}\"\nThe agent ran: `{command.text[:160]}`",
+                        why="The user asked for this folder to go, by name, and the agent removed it in the same turn.",
+                        how_to_apply="Treat it as removed on purpose: do not restore or recreate it.",
+                        signals=["rule"], scope="project", weight=1.3,
+                    ))
+                    break
+    return out
