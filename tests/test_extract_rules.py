@@ -591,3 +591,128 @@ def test_the_file_a_record_is_kept_in_is_stated_as_where_it_lives_not_as_the_tas
                                                "it needs to cover all the things we want to do")])
     assert cand.summary == "The implementation plan is kept in docs/refactor.md; keep it up to date"
     assert "createa full implementation plan" in cand.content
+
+
+# --- machine facts: a lookup's output, a folder that refused a write -----------------------------------------
+
+
+def test_a_lookup_that_prints_no_path_for_a_program_confirms_a_hidden_not_found():
+    """``nohup python3 ... &`` exits 0 and hides the failure in its log; ``which`` finding only node settles it."""
+    from automem.extract.rules import machine
+
+    steps = [
+        _ok("nohup python3 -m http.server 8080 > server.log 2>&1 & sleep 2; cat server.log",
+            result_head="nohup: failed to run command 'python3': No such file or directory"),
+        _ok("which python python3 node 2>/dev/null", result_head="/data/data/com.termux/files/usr/bin/node\n"),
+        _ok("node server.js"),
+    ]
+    found = _run(errors.missing_command_rule, steps, root="/data/data/com.termux/files/home/site")
+    assert [c.summary for c in found] == [
+        "python3 is not installed on this Termux machine; `which` found node but no python3"]
+    assert found[0].scope == "global" and not found[0].promotion
+    assert machine.machine_label("/Users/ana/code/app") == "Mac" and machine.machine_label("/home/ana/app") == ""
+
+
+def test_a_lookup_that_found_the_program_means_it_is_there():
+    steps = [
+        _ok("nohup python3 -m http.server 8080 > server.log 2>&1 & cat server.log",
+            result_head="nohup: failed to run command 'python3': No such file or directory"),
+        _ok("which python3 node", result_head="/usr/bin/python3\n/usr/bin/node\n"),
+    ]
+    assert _run(errors.missing_command_rule, steps) == []
+
+
+def test_a_lookup_whose_output_says_nothing_proves_nothing():
+    steps = [
+        _ok("nohup python3 -m http.server > s.log 2>&1 & cat s.log",
+            result_head="nohup: failed to run command 'python3': No such file or directory"),
+        _ok("which python3 >/dev/null 2>&1 || echo missing", result_head="missing\n"),
+    ]
+    assert _run(errors.missing_command_rule, steps) == []
+
+
+def test_a_system_folder_that_refused_a_write_is_a_lesson_once_the_job_wrote_elsewhere():
+    from automem.extract.rules import machine
+
+    refused = _fail("python3 -m http.server 8765 > /tmp/server.log 2>&1 &",
+                    "bash: line 1: /tmp/server.log: Permission denied")
+    steps = [refused, _ok("nohup python3 -m http.server 8765 > server.log 2>&1 &")]
+    found = _run(machine.unwritable_place_rule, steps, root="/data/data/com.termux/files/home/site")
+    assert [c.summary for c in found] == [
+        "/tmp is not writable on this Termux machine; keep logs and temp files in the project"]
+    assert found[0].promotion == VERIFIED_FIX and found[0].scope == "global"
+    # the same refusal with no later write elsewhere, or a file of the project itself, says nothing about the machine
+    assert _run(machine.unwritable_place_rule, [refused, _ok("ls")]) == []
+    own = _fail("echo x > /srv/app/out.log", "bash: /srv/app/out.log: Permission denied")
+    assert _run(machine.unwritable_place_rule, [own, _ok("echo x > out.log")], root="/srv/app") == []
+
+
+# --- facts a user's request settled in one turn -----------------------------------------------------------------
+
+
+def _patch(path: str, *lines: str) -> str:
+    return "*** Begin Patch\n*** Update File: " + path + "\n@@\n" + "\n".join(lines) + "\n*** End Patch"
+
+
+def test_a_folder_the_user_asked_to_ignore_and_the_turn_added_to_gitignore():
+    from automem.extract.rules import requests
+    from automem.extract.steps import added_text
+
+    patch = _patch(".gitignore", " node_modules/", "+coverage/")
+    steps = [_prompt("do people gitignore their coverage folder?"), _prompt("Please ignore it"),
+             _ok(patch, tool="apply_patch", added=added_text(patch))]
+    found = _run(requests.ignored_by_request_rule, steps)
+    assert [c.summary for c in found] == ["coverage/ is git-ignored in this project (the user asked)"]
+    assert not found[0].promotion
+    # an ignore-file template written without being asked is not the user's decision
+    assert _run(requests.ignored_by_request_rule, [_prompt("set up the repo"), steps[2]]) == []
+
+
+def test_a_package_the_user_named_and_the_turn_added_is_the_projects_choice():
+    from automem.extract.rules import requests
+    from automem.extract.steps import added_text
+
+    patch = _patch("package.json", '-    "vitest": "^1.2.0"', '+    "vitest": "^1.2.0",', '+    "@vitest/coverage-v8": "^1.2.0"')
+    steps = [_prompt("I want coverage in webstorm. It says I need vitest coverage-v8"),
+             _ok(patch, tool="apply_patch", added=added_text(patch))]
+    found = _run(requests.dependency_by_request_rule, steps)
+    assert [c.summary for c in found] == [
+        "The project uses @vitest/coverage-v8 (added to package.json at the user's request)"]  # not vitest: only a comma
+    assert _run(requests.dependency_by_request_rule, [_prompt("add test coverage"), steps[1]]) == []
+
+
+def test_a_folder_the_user_named_for_deletion_and_the_turn_removed():
+    from automem.extract.rules import requests
+
+    steps = [_prompt("you can delete the 001-init-poker directory"), _ok("rm -rf specs/001-init-poker")]
+    found = _run(requests.deleted_by_request_rule, steps)
+    assert [c.summary for c in found] == ["specs/001-init-poker was deleted at the user's request; do not recreate it"]
+    assert _run(requests.deleted_by_request_rule, [_prompt("clean up"), steps[1]]) == []  # not asked by name
+    assert _run(requests.deleted_by_request_rule, [steps[0], _ok("rm specs/001-init-poker/a.md")]) == []  # a file
+
+
+# --- what the user said ---------------------------------------------------------------------------------------
+
+
+def test_a_habit_cue_makes_a_standing_preference():
+    steps = [_prompt("As with all software projects, let's start with the README and then the notes it references.")]
+    found = _run(said.directive_rule, steps)
+    assert [c.summary for c in found] == [
+        "Start with the README and then the notes it references (as with all software projects)"]
+    assert found[0].promotion == INSTRUCTION
+
+
+def test_a_pronoun_directive_takes_its_subject_from_the_files_its_turn_changed():
+    steps = [_prompt("这个改为整个.claude目录 │ ~/.claude/skills/  │ .claude/skills/  │"),
+             _ok("~/.claude/skills/sync-work/scripts/sync.sh", tool="Edit"),
+             _ok("~/.claude/skills/sync-work/SKILL.md", tool="Edit")]
+    found = _run(said.directive_rule, steps)
+    assert [c.summary for c in found] == ["sync-work: 改为整个.claude目录"]
+    assert not found[0].promotion  # "change this to ...": this turn's edit, not a standing rule
+
+
+def test_a_rejection_is_promoted_only_when_it_states_a_rule():
+    rejected = Step("rejection", text="Super shift alt t should open btop", tool="ExitPlanMode", input="# Plan")
+    assert not _run(said.rejection_rule, [rejected])[0].promotion
+    rule = Step("rejection", text="Use pnpm, not npm, in this repo", tool="Bash", input="npm install")
+    assert _run(said.rejection_rule, [rule])[0].promotion == INSTRUCTION
