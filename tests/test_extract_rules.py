@@ -716,3 +716,35 @@ def test_a_rejection_is_promoted_only_when_it_states_a_rule():
     assert not _run(said.rejection_rule, [rejected])[0].promotion
     rule = Step("rejection", text="Use pnpm, not npm, in this repo", tool="Bash", input="npm install")
     assert _run(said.rejection_rule, [rule])[0].promotion == INSTRUCTION
+
+
+def test_a_listing_that_timed_out_and_then_worked_with_a_limit():
+    from automem.extract.rules import slow
+
+    timed_out = _fail("powershell.exe -Command Get-ChildItem -Force", "exit code 124: command timed out after 10034 milliseconds")
+    bounded = _ok("powershell.exe -Command Get-ChildItem -Directory -Force | Select-Object -First 30 Name")
+    found = _run(slow.big_listing_rule, [timed_out, _ok("Get-ChildItem | Measure-Object"), bounded])
+    assert [c.summary for c in found] == [
+        "Listing this folder in full times out; list it with a limit (Select-Object -First 30)"]
+    assert _run(slow.big_listing_rule, [timed_out, _ok("git status")]) == []  # no bounded listing: a slow moment
+    slow_test = _fail("npm test", "Command timed out after 60 seconds")
+    assert _run(slow.big_listing_rule, [slow_test, _ok("npm test | head -20")]) == []  # not a listing
+
+
+def test_it_is_at_after_stopping_the_agent_names_the_folder_the_agent_then_went_to():
+    steps = [_ok("ls ~"), Step("interrupt"), _prompt("Close -- it's at user /Documents/VAULT", after_interrupt=True),
+             _ok("powershell.exe -Command Set-Location C:\\Users\\ana\\Documents\\VAULT; Get-ChildItem")]
+    found = _run(said.location_rule, steps)
+    assert [c.summary for c in found] == ["VAULT is at C:\\Users\\ana\\Documents\\VAULT, not where the agent starts"]
+    assert found[0].promotion == INSTRUCTION
+    steps[3] = _ok("cd ~/other && ls")  # the agent went somewhere else: what "it" was stays unknown
+    assert _run(said.location_rule, steps) == []
+
+
+def test_a_request_repeated_with_a_typo_counts_and_a_complaint_is_not_a_request():
+    steps = [_prompt("read src/theme.ts in full, then the selectors"), _prompt("you broke it. reda the full file"),
+             _prompt("ok, read it in full"), _prompt("the colors are too intense"), _prompt("now the colors are too intense"),
+             _prompt("again the colors are too intense")]
+    summaries = [c.summary for c in _run(said.repeated_request_rule, steps)]
+    assert "Read the full file" in summaries
+    assert not any("intense" in s for s in summaries)

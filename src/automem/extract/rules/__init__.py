@@ -40,7 +40,7 @@ Rule = Callable[[Session], list[Candidate]]
 
 
 def _rules() -> list[Rule]:
-    from automem.extract.rules import errors, machine, reports, requests, said
+    from automem.extract.rules import errors, machine, reports, requests, said, slow
 
     return [
         said.directive_rule,
@@ -65,6 +65,7 @@ def _rules() -> list[Rule]:
         errors.old_python_rule,
         errors.commit_hook_rule,
         machine.unwritable_place_rule,
+        slow.big_listing_rule,
         reports.diagnosis_rule,
         reports.reported_problem_rule,
         reports.answered_question_rule,

@@ -336,13 +336,51 @@ def location_statement(sentence: str) -> str:
     return sentence[start : match.end()].strip()
 
 
+_IT_IS_AT = re.compile(r"\bit(?:'s| is) (?:at|in|under) (?P<path>\S.{2,120})$", re.I)
+_GOES_TO = frozenset({"cd", "set-location", "push-location", "pushd", "sl"})
+
+
+def _pointed_place(session: Session, index: int) -> str:
+    """After "it's at <path>" typed right after stopping the agent: the folder the agent then went to, when it ends
+    in the same name the user gave (the user's own spelling is often partial: "user /Documents/VAULT")."""
+    step = session.steps[index]
+    match = _IT_IS_AT.search(" ".join(step.text.split()))
+    if not (step.after_interrupt and match):
+        return ""
+    name = re.split(r"[/\\]", match.group("path").strip().rstrip("/\\."))[-1].lower()
+    if len(name) < 3:
+        return ""
+    for j in range(index + 1, min(len(session.steps), index + 4)):
+        later = session.steps[j]
+        if later.kind != "action":
+            break
+        went = session.intent(j).cwd or next((next(iter(c.positional), "") for c in session.intent(j).commands
+                                               if c.program.lower() in _GOES_TO), "")
+        if went and went.rstrip("/\\").lower().endswith(name):
+            spelled = re.search(rf"(?:[A-Za-z]:[\\/]|~|/)[^\s;'\"|&]*?{re.escape(name)}(?![\w-])",
+                                later.raw or later.input, re.I)  # as written (the parsed form loses backslashes)
+            return spelled.group(0) if spelled else went
+    return ""
+
+
 def location_rule(session: Session) -> list[Candidate]:
     """The user saying where something lives ("there is a keybindings file at .config/hypr/bindings.conf")."""
     from automem.extract.directives import sentences
 
     out: list[Candidate] = []
-    for step in session.steps:
+    for index, step in enumerate(session.steps):
         if step.kind != "prompt":
+            continue
+        pointed = _pointed_place(session, index)
+        if pointed:
+            name = re.split(r"[/\\]", pointed.rstrip("/\\"))[-1]
+            out.append(Candidate(
+                kind="observation", summary=phrasing.fit(f"{name} is at {pointed}, not where the agent starts"),
+                content=f"The user stopped the agent and said: \"{_clean(step.text)}\"\nThe agent then went to: {pointed}",
+                why="The agent was looking in the wrong folder; the user said where this is.",
+                how_to_apply=f"Go to {pointed} first instead of searching from the start folder.",
+                signals=["correction"], scope="project", weight=1.9, promotion=INSTRUCTION,
+            ))
             continue
         for sentence in sentences(step.text):
             if sentence.endswith("?") or not 12 <= len(sentence) <= 240:
@@ -458,6 +496,30 @@ _CARRY_ON_TEXT = re.compile(r"\b(?:until (?:it'?s |it is )?(?:completed?|done|fi
                             r"|get (?:this|it|that) (?:resolved|done|fixed|working|finished))\b", re.I)
 
 
+def _typo_map(spread: Counter) -> dict[str, str]:
+    """Words typed with two neighbouring letters swapped ("reda", "remoev") -> the word the user types more often."""
+    out: dict[str, str] = {}
+    for word, count in spread.items():
+        if len(word) < 4:
+            continue
+        for i in range(len(word) - 1):
+            swapped = word[:i] + word[i + 1] + word[i] + word[i + 2:]
+            if swapped != word and spread.get(swapped, 0) > count:
+                out[word] = swapped
+                break
+    return out
+
+
+_DESCRIBES = re.compile(r"^(?:the|a|an|this|that|these|those|it|its|our|my)\b", re.I)
+_ASKS = re.compile(r"\b(?:should|must|need|needs|want|wants|has to|have to|please)\b", re.I)
+
+
+def _untypo(sentence: str, typed: dict[str, str]) -> str:
+    if not typed:
+        return sentence
+    return re.sub(r"[A-Za-z][a-z'-]+", lambda m: typed.get(m.group(0).lower(), m.group(0)), sentence)
+
+
 def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int = 2) -> list[Candidate]:
     """A request the user makes in three prompts or more is a habit, however they phrase it.
 
@@ -472,25 +534,27 @@ def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int
     spread: Counter = Counter()
     where: dict[tuple[str, str], list[str]] = {}
     for step in prompts:
-        pairs: set[tuple[str, str]] = set()
         spread.update(set(re.findall(r"[a-z][a-z'-]+", step.text.lower())))
+    typed = _typo_map(spread)
+    for step in prompts:
+        pairs: set[tuple[str, str]] = set()
         for sentence in sentences(step.text):
             if sentence.rstrip().endswith("?"):
                 continue
             plain = re.sub(r"\S*[/@.]\S*", " ", _PROFANITY.sub("", sentence.lower()))
-            words = re.findall(r"[a-z][a-z'-]+", plain)
+            words = [typed.get(w, w) for w in re.findall(r"[a-z][a-z'-]+", plain)]
             for i, a in enumerate(words):
                 if a in _STOP or len(a) < 3:
                     continue
                 for b in words[i + 1 : i + 6]:
                     if b not in _STOP and len(b) >= 3 and b != a and (a, b) not in pairs:
                         pairs.add((a, b))
-                        where.setdefault((a, b), []).append(sentence)
+                        where.setdefault((a, b), []).append(_untypo(sentence, typed))
         counts.update(pairs)
     topics = {w for w, k in spread.items() if k >= max(5, TOPIC_SHARE * len(prompts)) and w not in _STOP}
     out: list[Candidate] = []
     used: set[str] = set()
-    for pair, n in counts.most_common(4):
+    for pair, n in counts.most_common(8):
         if n < min_prompts or len(out) >= max_items:
             break
         if n < MIN_PHRASE_SHARE * max(spread[pair[0]], spread[pair[1]]):
@@ -510,6 +574,8 @@ def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int
             continue
         if _CARRY_ON_TEXT.search(clean):
             continue
+        if _DESCRIBES.match(clean) and not _ASKS.search(clean):
+            continue  # "The thinking level colors are too intense": a complaint about this turn's result, not a request
         if clean.lower() in used or len(clean.split()) < 3 or not _informative(clean) or _VAGUE.search(clean):
             continue
         used.add(clean.lower())
