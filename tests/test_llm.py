@@ -213,3 +213,51 @@ def test_a_model_lesson_restating_a_rule_is_confirmed_and_its_own_ideas_wait():
               Candidate(kind="observation", summary="The project probably targets Node 20 everywhere",
                         content="guess", why="", how_to_apply="")]
     assert [c.promotion for c in confirm(better, found)] == ["model", "instruction", ""]
+
+
+def _transcript_of(path, cwd: str, prompts: list[str]) -> None:
+    """A Claude Code transcript: per prompt, the user's message, a Bash call failing with the same text, an answer."""
+    lines, parent = [], None
+    for n, text in enumerate(prompts):
+        for k, record in enumerate((
+                {"type": "user", "message": {"role": "user", "content": text}},
+                {"type": "assistant", "message": {"id": f"m{n}", "role": "assistant", "content": [
+                    {"type": "tool_use", "id": f"toolu_{n}", "name": "Bash", "input": {"command": "npm test"}}]}},
+                {"type": "user", "message": {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": f"toolu_{n}", "is_error": True,
+                     "content": f"Exit code 1\nError: {text}"}]}},
+                {"type": "assistant", "message": {"id": f"m{n}b", "role": "assistant",
+                                                  "content": [{"type": "text", "text": "Checked."}]}})):
+            uid = f"00000000-0000-4000-8000-{n * 4 + k:012d}"
+            lines.append({"uuid": uid, "parentUuid": parent, "isSidechain": False, "sessionId": "llm-session",
+                          "timestamp": f"2026-11-01T10:{n:02d}:{k:02d}.000Z", "cwd": cwd, "version": "2.1.300",
+                          "userType": "external", **record})
+            parent = uid
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+
+
+def test_no_red_team_shape_reaches_the_model_request(serve, session, monkeypatch):
+    """One secret of every shape in tests/data/secrets_extra.jsonl (lower-case passwords, tokens as URL users,
+    base64 env lines, htpasswd, JSON and hex escapes, vendor keys), each in a prompt and a failing command's output
+    of a session the model is asked to read."""
+    from pathlib import Path
+
+    home, transcript = session
+    rows = [json.loads(line) for line in (Path(__file__).parent / "data" / "secrets_extra.jsonl").read_text().splitlines()]
+    one_per_type = {r["type"]: r for r in rows if not r["negative"] and len(r["text"]) <= 180}
+    prompts = [f"Use this config from now on: {r['text']}" for r in one_per_type.values()] + ["END-OF-CONFIG, thanks"]
+    _transcript_of(transcript, str(transcript.parent / "proj"), prompts)
+    server = serve([(200, anthropic_reply(GOOD))])
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+    monkeypatch.setenv("AUTOMEM_MODEL", "claude-haiku-4-5-20251001")
+    _run(home, transcript)
+    [request] = server.requests
+    assert "END-OF-CONFIG" in request["raw"], "the prompts never reached the request: the test would prove nothing"
+    assert request["raw"].count("Use this config") >= len(one_per_type), "every prompt went out (redacted)"
+    sent = json.dumps(request["body"], ensure_ascii=False) + request["raw"]
+    leaks = [f"{r['type']}: {s[:12]}…" for r in one_per_type.values() for s in r["secrets"]
+             if len(s) >= 6 and (s in sent or json.dumps(s)[1:-1] in sent)]
+    assert len(one_per_type) >= 30 and not leaks, leaks
+    on_disk = "\n".join(p.read_text("utf-8", "replace") for p in home.root.rglob("*") if p.is_file()
+                         and p.suffix in (".md", ".json", ".jsonl", ".log"))
+    assert not [s for r in one_per_type.values() for s in r["secrets"] if len(s) >= 6 and s in on_disk]
