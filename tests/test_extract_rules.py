@@ -748,3 +748,10 @@ def test_a_request_repeated_with_a_typo_counts_and_a_complaint_is_not_a_request(
     summaries = [c.summary for c in _run(said.repeated_request_rule, steps)]
     assert "Read the full file" in summaries
     assert not any("intense" in s for s in summaries)
+
+
+def test_a_rule_the_user_overturned_later_in_the_session_is_not_stored():
+    steps = [_prompt("Always use npm for installs in this repo."), _ok("npm install"),
+             _prompt("Actually, use pnpm, not npm, in this repo."), _prompt("Never use sudo here.")]
+    assert [c.summary for c in _run(said.directive_rule, steps)] == [
+        "Use pnpm, not npm, in this repo", "Never use sudo here"]

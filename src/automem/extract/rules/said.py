@@ -226,7 +226,25 @@ def directive_rule(session: Session) -> list[Candidate]:
                 weight=2.6 if d.cue in _STRONG_CUES and d.cue != "sequence" else 2.0,
                 promotion=INSTRUCTION if lasting(d) else "",
             ))
-    return out
+    return _latest_stands(out)
+
+
+_USES = re.compile(r"\b(?:use|using|run|prefer|switch to|stick (?:to|with)|go with)\s+([\w.@/+-]+)", re.I)
+_AVOIDS = re.compile(r"(?:,\s*|\s)(?:not|instead of|rather than|over)\s+([\w.@/+-]+)"
+                     r"|\b(?:never|don'?t|do not|stop|avoid)\s+(?:use\s+|using\s+|run(?:ning)?\s+)?([\w.@/+-]+)", re.I)
+
+
+def _latest_stands(found: list[Candidate]) -> list[Candidate]:
+    """Later evidence wins: a rule the user overturned later in the session ("use npm", then "use pnpm, not npm")
+    is dropped; the later statement stays."""
+    kept: list[Candidate] = []
+    for cand in found:
+        avoided = {(a or b).lower().strip(".,") for a, b in _AVOIDS.findall(cand.summary)}
+        avoided.discard("")
+        if avoided:
+            kept = [k for k in kept if not any(u.lower().strip(".,") in avoided for u in _USES.findall(k.summary))]
+        kept.append(cand)
+    return kept
 
 
 def _what_was_rejected(step: Step) -> str:
