@@ -306,3 +306,18 @@ def test_a_brief_line_keeps_the_rule_and_leaves_the_turns_context_to_the_audit()
     line = memory_line("r2", "decision", "Use usernames", 'The user said: "use usernames" Applied to: a.ts '
                        "The agent then: Chat now shows names.", 1)
     assert "Applied to: a.ts" in line and "The agent then" not in line
+
+
+def test_a_brief_line_adds_what_worked_not_the_users_words_again_or_a_placeholder():
+    from automem.brief import brief_detail
+
+    title = "The user doesn't need to view file here, they can read in other IDE"
+    assert brief_detail(title, 'The user said: "I don\'t need to view file here, I can read in other IDE"') == ""
+    fix = ("`npm test -s` failed: Error: Worker exited unexpectedly What worked: `npm run -s test -- --pool=threads`"
+           " (--pool=threads).")
+    assert brief_detail("npm test needs --pool=threads here", fix) == \
+        "What worked: `npm run -s test -- --pool=threads` (--pool=threads)."
+    spilled = "Read failed 2 times with: File content (21901 tokens) exceeds the limit What worked: `<saved tool output>`"
+    assert brief_detail("Read fails with \"File content exceeds…\" here", spilled) == ""
+    other = 'The user said: "中文交互，用中文来问我"'  # the words differ from the title's: kept
+    assert brief_detail("Talk to the user in Chinese; they asked for it", other) == other

@@ -132,7 +132,9 @@ def test_not_installed_is_claimed_only_when_nothing_later_ran_it(extracted):
     """Class 6: bash was missing on the Windows PATH until the session added Git's bin folder."""
     idaho = extracted[_file(12)]
     assert not any("bash is not installed" in m.summary for m in idaho)
-    assert any(m.summary.startswith("bash is not on the PATH here until") for m in idaho)
+    # the session then saved Git's bin folder to the user PATH: a past fact, no longer "not on the PATH until"
+    [path] = [m for m in idaho if m.summary.startswith("bash was not on the PATH until")]
+    assert "Git\\bin was added" in path.summary and "%USERPROFILE%" in path.summary and path.status == "candidate"
     assert any(m.summary.startswith("python is not on the PATH on this Mac; use python3") for m in extracted[_file(11)])
 
 

@@ -159,7 +159,7 @@ def test_not_installed_only_when_nothing_later_ran_it():
     assert cand.summary.startswith("jq is not installed") and cand.scope == "global" and not cand.promotion
     assert _run(errors.missing_command_rule, [missing, _ok("jq --version")]) == []  # it ran later after all
     installed = _run(errors.missing_command_rule, [missing, _ok("brew install jq"), _ok("jq . a.json")])
-    assert installed[0].summary == "jq is not preinstalled on this machine; `brew install jq` installs it"
+    assert installed[0].summary == "jq was not preinstalled on this machine; `brew install jq` installed it"
     python = _fail("python a.py", "bash: python: command not found")
     [alt] = _run(errors.missing_command_rule, [python, _ok("python3 a.py")])
     assert alt.summary == "python is not on the PATH on this machine; use python3 instead" and alt.promotion
@@ -172,7 +172,7 @@ def test_an_install_after_a_not_found_a_pipe_hid_is_a_verified_lesson():
     probe = _ok("ssh -V 2>&1 | head -1", result_head="bash: line 1: ssh: command not found\n")
     install, run = _ok("pkg install openssh -y 2>&1 | tail -3"), _ok("ssh -V")
     [cand] = _run(errors.missing_command_rule, [probe, install, run])
-    assert cand.summary == "ssh is not preinstalled on this machine; `pkg install openssh -y` installs it"
+    assert cand.summary == "ssh was not preinstalled on this machine; `pkg install openssh -y` installed it"
     assert cand.promotion == VERIFIED_FIX and "said: ssh: command not found" in cand.content
     assert _run(errors.missing_command_rule, [probe]) == []  # a hidden "not found" alone is not a memory
     assert _run(errors.missing_command_rule, [probe, run]) == []  # it ran later without an install
@@ -497,7 +497,7 @@ def test_paths_escapes_and_cut_words_never_reach_a_summary():
     from automem.extract.usable import readable, summary_text
 
     assert summary_text("writes to /tmp/tmpa8f3k2/out.txt then fails", "") == "writes to /tmp then fails"
-    assert summary_text("C:\\Users\\ana\\app\\x.py fails", "") == "~\\app\\x.py fails"
+    assert summary_text("C:\\Users\\ana\\app\\x.py fails", "") == "%USERPROFILE%\\app\\x.py fails"
     assert not readable("npm run build fails with E0463]") and not readable("Run the tests in the fol…")
     assert readable("Use pnpm, not npm, for the frontend")
     assert not readable("Read it in full") and not readable("Fix that one too") and readable("Read the file in full")

@@ -343,10 +343,41 @@ def _shortest_line(row: tuple) -> str:
 _AUDIT_ONLY = re.compile(r"\s(?:Rejected call|The agent then|Just before):\s")
 
 
+_PART = re.compile(r"\s+(?=(?:What worked|Applied to|Failing call|Changed|Command|The agent):\s)")
+_SAID = re.compile(r'^The user (?:said|stopped the agent and said|asked[^:"]{0,40}|reported[^:"]{0,20}):\s*"(.+)"$')
+_WORD_OF = re.compile(r"\w{3,}")
+
+
+def _repeats(quote: str, title: str) -> bool:
+    """Does the user's quoted sentence say what the title already says (the title is made from it)?"""
+    said, titled = (set(_WORD_OF.findall(text.lower())) - _PLAIN for text in (quote, title))
+    return bool(titled) and len(said & titled) >= 0.7 * len(titled)
+
+
+_PLAIN = frozenset("the user users they them their this that and for with you your are was".split())
+_DUMP = re.compile(r"\bfailed(?: \d+ times)? with:|` (?:failed|said):")
+_BARE_PATH = re.compile(r"^What worked: `[^`\s]+`")
+
+
+def brief_detail(title: str, detail: str) -> str:
+    """What a brief line adds to its title: the fix that worked and where a rule took effect; not the user's words
+    again when the title is made of them, not an error dump next to the fix, never a placeholder."""
+    head, *rest = _PART.split(detail.strip())
+    said = _SAID.match(head)
+    if said and _repeats(said.group(1), title):
+        head = ""
+    dropped = [part for part in rest if "<saved tool output>" in part or _BARE_PATH.match(part)]
+    rest = [part for part in rest if part not in dropped and not part.startswith("The agent")]
+    if any(part.startswith("What worked") for part in rest) or (dropped and _DUMP.search(head)):
+        head = ""  # the title names the error; the line's room goes to what fixed it
+    return " ".join(part for part in [head, *rest] if part)
+
+
 def memory_line(ref: str, type_: str, title: str, snippet: str, seen: int, is_global: bool = False,
                 cap: int = ITEM_CAP) -> str:
     detail = snippet if snippet and snippet != title else ""
     detail = _AUDIT_ONLY.split(detail, maxsplit=1)[0].strip()  # what led to it and what the agent did next: audit only
+    detail = brief_detail(title, detail)
     text = " ".join((title + (f": {detail}" if detail else "")).split())
     if len(text) > cap:
         text = text[: cap - 1].rstrip() + "…"

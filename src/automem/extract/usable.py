@@ -26,7 +26,7 @@ _HOME = re.compile(
 )
 _TEMP = re.compile(
     r"(?<![\w/])(?:/private)?/(?:tmp|var/tmp|var/folders/[\w/+-]+?/T)(?:/[^\s'\"`)\]]*)?"
-    r"|~[\\/]AppData[\\/]Local[\\/]Temp(?:[\\/][^\s'\"`)\]]*)?",
+    r"|(?:~|%USERPROFILE%)[\\/]AppData[\\/]Local[\\/]Temp(?:[\\/][^\s'\"`)\]]*)?",
     re.I,
 )
 
@@ -41,15 +41,22 @@ def _root_forms(root: str) -> list[str]:
 
 
 def generalize(text: str, project_root: str = "") -> str:
-    """Machine-specific folders out: the project becomes ``./``, homes ``~``, temp folders ``<tmp>``."""
+    """Machine-specific folders out: the project becomes ``./``, homes ``~`` (``%USERPROFILE%`` on Windows), temp
+    folders ``<tmp>``."""
     text = strip_controls(text)
     if project_root and _HOME.fullmatch(project_root.rstrip("/\\")):
         project_root = ""  # a session started in a home folder: the home rule below says it better
     for form in _root_forms(project_root):
         text = re.sub(re.escape(form) + r"(?:[\\/](?=\S)|(?![\w.-]))", lambda m: "./" if m.group(0)[-1:] in "/\\" else ".",
                       text, flags=re.I)
-    text = _HOME.sub("~", text)
+    text = _HOME.sub(_home, text)
     return _TEMP.sub(_temp, text)
+
+
+def _home(match: re.Match) -> str:
+    """``~`` for a POSIX home; ``%USERPROFILE%`` for a Windows one, where ``~`` in a PATH entry or a quoted
+    PowerShell string is taken literally (a command written with it would silently do the wrong thing)."""
+    return "%USERPROFILE%" if match.group(0)[1:2] == ":" else "~"
 
 
 _RANDOM = re.compile(r"(?:tmp|temp)[\w.-]{4,}|[0-9a-f]{8,}|[\w-]*\d{5,}[\w-]*|claude-\d+|pytest-\d+", re.I)
@@ -58,7 +65,8 @@ _RANDOM = re.compile(r"(?:tmp|temp)[\w.-]{4,}|[0-9a-f]{8,}|[\w-]*\d{5,}[\w-]*|cl
 def _temp(match: re.Match) -> str:
     """A temp path keeps its folder and a meaningful name; generated parts (tmpab12cd, hashes) become <tmp>."""
     path = match.group(0)
-    head = re.match(r"(?:/private)?/(?:tmp|var/tmp)|~[\\/]AppData[\\/]Local[\\/]Temp|/var/folders", path, re.I)
+    head = re.match(r"(?:/private)?/(?:tmp|var/tmp)|(?:~|%USERPROFILE%)[\\/]AppData[\\/]Local[\\/]Temp|/var/folders", path,
+                    re.I)
     if not head:
         return "<tmp>"
     rest = path[head.end():][:300]

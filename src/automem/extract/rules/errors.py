@@ -562,7 +562,7 @@ def missing_command_rule(session: Session) -> list[Candidate]:
                 how = re.sub(r"\s+(?:\d?>>?|&>)\s*\S+|\s+\d?>&\d", "", installs[-1].text)[:80]
                 out.append(Candidate(
                     kind="observation",
-                    summary=phrasing.fit(f"{name} is not preinstalled on {machine.this_machine(session)}; `{how}` installs it"),
+                    summary=phrasing.fit(f"{name} was not preinstalled on {machine.this_machine(session)}; `{how}` installed it"),
                     content=(f"`{_command_text(step)}` " + ("said" if step.ok else "failed") + f": {line}\n"
                              f"After `{how}` it ran."),
                     why=f"{name} was missing until it was installed in this session.",
@@ -572,6 +572,19 @@ def missing_command_rule(session: Session) -> list[Candidate]:
             elif (explained := explained_fix(session, [index])) and explained[2].kind == "before" and re.search(
                     r"\bpath\b", explained[2].text, re.I):
                 change = explained[2].text.removeprefix("after ").strip("`")
+                if _path_persisted(session):  # made permanent in the session: a past fact, stored as one
+                    added = re.findall(r"[;'\"]\s*([^;'\"]{3,})['\"]", change)
+                    folder = added[-1].strip() if added else "a folder"
+                    out.append(Candidate(
+                        kind="observation",
+                        summary=phrasing.fit(f"{name} was not on the PATH until {folder} was added; the session made it "
+                                             f"permanent (user PATH)"),
+                        content=f"`{_command_text(step)}` failed: {line}\nWhat worked: `{change}`",
+                        why=f"{name} was found once {folder} was on the PATH, and the session saved that to the user PATH.",
+                        how_to_apply=f"If {name} is missing on a new setup, add {folder} to the PATH.",
+                        signals=["error"], scope="global", weight=1.6,
+                    ))
+                    continue
                 out.append(Candidate(
                     kind="observation",
                     summary=phrasing.fit(f"{name} is not on the PATH here until `{change}`"),
@@ -604,6 +617,16 @@ def missing_command_rule(session: Session) -> list[Candidate]:
             signals=["error"], scope="global", weight=1.6,
         ))
     return out
+
+
+_PERSISTS_PATH = re.compile(r"SetEnvironmentVariable\(\s*['\"]Path['\"][^)]*['\"](?:User|Machine)['\"]|\bsetx\s+PATH\b"
+                            r"|export\s+PATH=.*>>\s*~?/?\S*(?:bashrc|zshrc|profile)\b", re.I)
+
+
+def _path_persisted(session: Session) -> bool:
+    """Did a successful call make a PATH change permanent (the user PATH, a shell profile)? Then "not on the PATH
+    until ..." is stale for every later session."""
+    return any(s.kind == "action" and s.ok and _PERSISTS_PATH.search(s.raw or s.input) for s in session.steps)
 
 
 def _probed_absent(session: Session, index: int, name: str, found: list[str]) -> Candidate:

@@ -188,6 +188,8 @@ def lasting(d: Directive) -> bool:
     """
     if d.cue == "change":
         return False
+    if d.cue == "sequence" and re.match(r"^\W*(?:please\s+)?(?:update|change|make|set up|configure)\b", d.sentence, re.I):
+        return False  # "Update the skill to run X before tests": an edit to a file this turn, which holds it from now on
     return d.cue in _STRONG_CUES or d.language != "en" or bool(_LASTING.search(d.sentence))
 
 
@@ -217,14 +219,17 @@ def directive_rule(session: Session) -> list[Candidate]:
                        + (f"\nJust before: \"{context}\"" if context else "")
                        + (f"\nApplied to: {applied}" if applied else "")
                        + (f"\nThe agent then: {done}" if done else ""))
+            standing = lasting(d)
+            language = " (in another language)" if d.language != "en" else ""
             out.append(Candidate(
                 kind=d.kind, summary=summary, content=content,
-                why="The user said this to the agent as a rule" + (" (in another language)" if d.language != "en" else "")
-                + ".",
-                how_to_apply="Follow it in later sessions" + (" of this project." if d.scope == "project" else " everywhere."),
+                why=(f"The user said this to the agent as a rule{language}." if standing else
+                     f"The user asked for this in one turn{language}; not yet a standing rule."),
+                how_to_apply=("Follow it in later sessions" + (" of this project." if d.scope == "project" else " everywhere."))
+                if standing else "It describes how this was left; follow it as a rule only once the user says it again.",
                 signals=["rule" if d.kind == "decision" else "preference"], scope=d.scope,
                 weight=2.6 if d.cue in _STRONG_CUES and d.cue != "sequence" else 2.0,
-                promotion=INSTRUCTION if lasting(d) else "",
+                promotion=INSTRUCTION if standing else "",
             ))
     return _latest_stands(out)
 
