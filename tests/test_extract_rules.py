@@ -755,3 +755,23 @@ def test_a_rule_the_user_overturned_later_in_the_session_is_not_stored():
              _prompt("Actually, use pnpm, not npm, in this repo."), _prompt("Never use sudo here.")]
     assert [c.summary for c in _run(said.directive_rule, steps)] == [
         "Use pnpm, not npm, in this repo", "Never use sudo here"]
+
+
+def test_calls_the_sandbox_let_through_only_escalated_are_one_memory():
+    from automem.extract.rules import merge_escalations
+    from automem.schema import Candidate
+
+    def esc(summary):
+        return Candidate("observation", summary, summary + " (content)", "", "", promotion=VERIFIED_FIX)
+
+    found = merge_escalations([
+        esc("git fetch needs escalated sandbox permissions to write in .git here: Operation not permitted otherwise"),
+        Candidate("decision", "Use pnpm, not npm", "", "", ""),
+        esc("git ls-remote needs escalated sandbox permissions here: Could not read from remote otherwise"),
+        esc("create-new-feature.sh needs escalated sandbox permissions to write in .git here: cannot lock ref otherwise")])
+    assert [c.summary for c in found] == [
+        "The sandbox blocks git fetch and create-new-feature.sh and git ls-remote here; "
+        "rerun them with escalated permissions", "Use pnpm, not npm"]  # fitted to the summary's length: no "(writing ...)"
+    assert found[0].promotion == VERIFIED_FIX and found[0].content.count("(content)") == 3
+    single = [esc("mkdir needs escalated sandbox permissions to write in .codex here: Operation not permitted otherwise")]
+    assert merge_escalations(single) == single

@@ -10,6 +10,7 @@ than a missing one, and a candidate still has to earn its promotion before it is
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -108,5 +109,37 @@ def find_candidates(session: Session, limit: int = MAX_CANDIDATES) -> list[Candi
             cand.why = generalize(cand.why, session.root)
             cand.how_to_apply = generalize(cand.how_to_apply, session.root)
             out.append(cand)
+    out = merge_escalations(out)
     out.sort(key=lambda c: -c.weight)
     return out[:limit]
+
+
+_ESCALATED = re.compile(r"^(.+?) needs escalated sandbox permissions(?: to write in (\S+))? here\b")
+
+
+def merge_escalations(found: list[Candidate]) -> list[Candidate]:
+    """Several calls of one session that the sandbox let through only escalated are one fact about the sandbox:
+    one memory naming them all, not a brief line each."""
+    escalated = [(c, m) for c in found if (m := _ESCALATED.match(c.summary))]
+    if len(escalated) < 2:
+        return found
+    from automem.extract import phrasing
+
+    names: dict[str, list[str]] = {}
+    for _cand, match in escalated:
+        names.setdefault(match.group(2) or "", []).append(match.group(1))
+    parts = [" and ".join(dict.fromkeys(group)) + (f" (writing in {place})" if place else "")
+             for place, group in sorted(names.items(), key=lambda item: not item[0])]
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    first = escalated[0][0]
+    merged = Candidate(
+        kind="observation",
+        summary=phrasing.fit(f"The sandbox blocks {listed} here; rerun them with escalated permissions"),
+        content="\n".join(c.content for c, _ in escalated),
+        why=f"{len(escalated)} calls failed in the sandbox and worked once rerun with escalated permissions.",
+        how_to_apply="Ask for escalated permissions for these calls from the start.",
+        signals=first.signals, scope=first.scope, weight=max(c.weight for c, _ in escalated), promotion=first.promotion,
+        rule=first.rule,
+    )
+    gone = {id(c) for c, _ in escalated}
+    return [merged if id(c) == id(first) else c for c in found if id(c) not in gone or id(c) == id(first)]

@@ -240,8 +240,8 @@ def _fixed_summary(name: str, diff: Difference, line: str) -> str:
     gist = _gist(line, 48)
     if diff.kind == "escalated":
         place = _protected_place(line)
-        where = f" in {place}" if place else ""
-        return phrasing.fit(f"{name}{where} needs escalated sandbox permissions here: {gist} otherwise")
+        where = f" to write in {place}" if place else ""
+        return phrasing.fit(f"{name} needs escalated sandbox permissions{where} here: {gist} otherwise")
     if diff.kind == "tool":
         return phrasing.fit(f"{name} fails with \"{gist}\" here; {diff.text} worked")
     if diff.kind == "before" and diff.text.startswith("after reading"):
