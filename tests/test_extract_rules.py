@@ -775,3 +775,14 @@ def test_calls_the_sandbox_let_through_only_escalated_are_one_memory():
     assert found[0].promotion == VERIFIED_FIX and found[0].content.count("(content)") == 3
     single = [esc("mkdir needs escalated sandbox permissions to write in .codex here: Operation not permitted otherwise")]
     assert merge_escalations(single) == single
+
+
+def test_a_windows_path_keeps_its_backslashes_in_a_parsed_command():
+    intent = intent_of("shell", "powershell.exe -Command Set-Location C:\\Users\\ana\\Documents\\VAULT; Get-ChildItem")
+    assert intent.cwd == "C:\\Users\\ana\\Documents\\VAULT"
+    assert intent_of("Bash", "echo a\\ b && cd /srv/app").cwd == "/srv/app"  # POSIX escapes still work
+
+
+def test_a_home_dotfolder_the_user_names_is_written_from_the_home():
+    steps = [_prompt("there is a keybindings file at .config/hypr/bindings.conf")]
+    assert [c.summary for c in _run(said.location_rule, steps)] == ["The keybindings file is at ~/.config/hypr/bindings.conf"]

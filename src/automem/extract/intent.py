@@ -144,8 +144,15 @@ def unwrap(text: str) -> str:
     return text
 
 
+_WINDOWS_PATH = re.compile(r"(?<![\w])[A-Za-z]:\\")
+
+
 def _split_words(segment: str) -> list[str]:
     try:
+        if _WINDOWS_PATH.search(segment):  # C:\Users\x: a backslash there separates folders, it escapes nothing
+            lexer = shlex.shlex(segment, posix=True)
+            lexer.whitespace_split, lexer.escape = True, ""
+            return list(lexer)
         return shlex.split(segment, posix=True)
     except ValueError:
         return segment.split()

@@ -386,6 +386,10 @@ def _pointed_place(session: Session, index: int) -> str:
     return ""
 
 
+_HOME_DOTFILE = re.compile(r"(^|\s)(\.(?:config|local|ssh|cache|aws|kube|gnupg|docker)/|\.(?:bashrc|zshrc|profile|gitconfig"
+                           r"|npmrc|bash_profile)\b)")
+
+
 def location_rule(session: Session) -> list[Candidate]:
     """The user saying where something lives ("there is a keybindings file at .config/hypr/bindings.conf")."""
     from automem.extract.directives import sentences
@@ -411,6 +415,7 @@ def location_rule(session: Session) -> list[Candidate]:
             place = location_statement(sentence)
             if not place:
                 continue
+            place = _HOME_DOTFILE.sub(r"\1~/\2", place)  # ".config/hypr/x.conf" is the home's, wherever the agent is
             summary = phrasing.location(_clean(place)) or phrasing.fit(_clean(place))
             out.append(Candidate(
                 kind="observation", summary=summary, content=f"The user said: \"{_clean(sentence)}\"",

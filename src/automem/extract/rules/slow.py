@@ -49,9 +49,11 @@ def big_listing_rule(session: Session) -> list[Candidate]:
                                                    flags=re.I).split()), 90)
             limit = re.search(r"select-object\s+-(?:first|last)\s+\d+|head(?:\s+-n)?\s+\d+|head\b", text, re.I).group(0)
             said = next((e.get("line", "") for e in step.errors if _TIMED_OUT.search(e.get("line", ""))), "timed out")
+            place = session.intent(index).cwd or next((a for a in listing.positional if not a.startswith("-")), "")
+            name = re.split(r"[/\\]", place.rstrip("/\\"))[-1] if place not in ("", ".", "~") else ""
             return [Candidate(
                 kind="observation",
-                summary=phrasing.fit(f"Listing this folder in full times out; list it with a limit ({limit})"),
+                summary=phrasing.fit(f"Listing {name or 'this folder'} in full times out; list it with a limit ({limit})"),
                 content=f"`{failed}` failed: {' '.join(said.split())[:120]}\nWhat worked: `{bounded}`",
                 why="The full listing ran out of time, and the same listing with a limit worked right after.",
                 how_to_apply="Count the entries first and list a bounded number; never list the whole folder at once.",
