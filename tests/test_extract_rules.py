@@ -780,7 +780,7 @@ def test_calls_the_sandbox_let_through_only_escalated_are_one_memory():
 def test_a_windows_path_keeps_its_backslashes_in_a_parsed_command():
     intent = intent_of("shell", "powershell.exe -Command Set-Location C:\\Users\\ana\\Documents\\VAULT; Get-ChildItem")
     assert intent.cwd == "C:\\Users\\ana\\Documents\\VAULT"
-    assert intent_of("Bash", "echo a\\ b && cd /srv/app").cwd == "/srv/app"  # POSIX escapes still work
+    assert intent_of("Bash", "cd /srv/my\\ app && ls").cwd == "/srv/my app"  # POSIX escapes still work
 
 
 def test_a_home_dotfolder_the_user_names_is_written_from_the_home():
