@@ -786,3 +786,17 @@ def test_a_windows_path_keeps_its_backslashes_in_a_parsed_command():
 def test_a_home_dotfolder_the_user_names_is_written_from_the_home():
     steps = [_prompt("there is a keybindings file at .config/hypr/bindings.conf")]
     assert [c.summary for c in _run(said.location_rule, steps)] == ["The keybindings file is at ~/.config/hypr/bindings.conf"]
+
+
+def test_a_reported_problem_states_its_cause_without_the_agents_pointer_and_where_it_was_fixed():
+    from automem.extract.rules.reports import _cause
+
+    assert _cause("Those 404s are because the browser requests extensionless module paths.") == \
+        "The browser requests extensionless module paths"
+    assert _cause("The Keycloak error is because the UI uses the implicit flow") == "The UI uses the implicit flow"
+    answer = "The view was stuck because the UI never re-rendered after the auth callback finished. I added a gate."
+    steps = [_prompt("After logging in, I'm getting stuck on a page saying \"Signing in...\"", answer=answer),
+             _ok("src/main.tsx", tool="Edit"), _prompt("next: the timer")]
+    summaries = [c.summary for c in _run(reports.reported_problem_rule, steps)]
+    assert summaries == ["The view was stuck because the UI never re-rendered after the auth callback finished "
+                         "(fixed in main.tsx)"], summaries

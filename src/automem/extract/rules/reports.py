@@ -172,8 +172,15 @@ _AGENT_I = re.compile(r"^I(?:'ve| have)?\s+(?=(?:fixed|updated|changed|added|rem
                       r"rewrote|wired|set|kept)\b)")
 
 
+# "Those 404s are because X", "The Keycloak error is because X": the pointer goes, the cause stays
+_POINTER_BECAUSE = re.compile(r"^(?:(?:those|these|this|that|it)(?:\s+[\w.“”\"'…-]+){0,3}?|the [\w .“”\"'…-]{1,40}?)\s+"
+                              r"(?:is|are|was|were|happens?|happened)"
+                              r"\s+(?:only\s+)?because\s+(?:of\s+)?", re.I)
+
+
 def _cause(sentence: str) -> str:
     text = _CAUSE_LEAD.sub("", sentence.replace("**", "").strip()).strip(" —–-:").rstrip(".")
+    text = _POINTER_BECAUSE.sub("", text)
     text = _AGENT_I.sub("", text)  # the agent's "I fixed X by ..." -> "Fixed X by ...": the fix, not who made it
     return phrasing._cap(text) if len(text) >= 12 else sentence
 
@@ -253,8 +260,11 @@ def reported_problem_rule(session: Session) -> list[Candidate]:
         from automem.extract.usable import readable
 
         cause = _cause(sentence)
-        summary = next((s for s in (phrasing.fit(f"{lead}: {cause}") if lead else "", phrasing.fit(cause))
-                        if s and readable(s) and cause[:16] in s), "")  # the cause must survive the shortening
+        fixed = f" (fixed in {edited[0].rsplit('/', 1)[-1]})" if len(edited) == 1 else ""
+        tries = [(f"{lead}: {cause}{fixed}", fixed), (f"{lead}: {cause}", "")] if lead else []
+        tries += [(f"{cause}{fixed}", fixed), (cause, "")]
+        summary = next((s for s, tail in ((phrasing.fit(t), tail) for t, tail in tries if t.strip())
+                        if readable(s) and cause[:16] in s and s.endswith(tail)), "")  # the cause must survive
         if not summary:
             continue
         follow = [f for f in [_after(source, sentence)] if f]
