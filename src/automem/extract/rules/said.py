@@ -562,7 +562,7 @@ def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int
     spread: Counter = Counter()
     where: dict[tuple[str, str], list[str]] = {}
     for step in prompts:
-        spread.update(set(re.findall(r"[a-z][a-z'-]+", step.text.lower())))
+        spread.update(set(re.findall(r"[a-z][a-z0-9_'-]+", step.text.lower())))
     typed = _typo_map(spread)
     for step in prompts:
         pairs: set[tuple[str, str]] = set()
@@ -570,7 +570,7 @@ def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int
             if sentence.rstrip().endswith("?"):
                 continue
             plain = re.sub(r"\S*[/@.]\S*", " ", _PROFANITY.sub("", sentence.lower()))
-            words = [typed.get(w, w) for w in re.findall(r"[a-z][a-z'-]+", plain)]
+            words = [typed.get(w, w) for w in re.findall(r"[a-z][a-z0-9_'-]+", plain)]
             for i, a in enumerate(words):
                 if a in _STOP or len(a) < 3:
                     continue
