@@ -261,3 +261,15 @@ def test_quoted_commands_carry_no_heredoc_script_or_pasted_spec(extracted):
                 assert "\nimport " not in quoted and " import re, " not in quoted, quoted
     lotto = [m for m in extracted[_file(11)] if "python3" in m.summary]
     assert lotto and "(inline script)" in lotto[0].content
+
+
+def test_a_subagent_does_not_store_what_the_user_contradicted_in_its_parent_session(tmp_path, monkeypatch):
+    """omarchy: the user said "Teams is installed as a pwa"; the subagent's `which teams` found no binary."""
+    home = Home(tmp_path / "home")
+    monkeypatch.setenv("AUTOMEM_HOME", str(home.root))
+    home.ensure()
+    consent.write(home.root, "yes")
+    parent = extract(home, transcript=CORPUS / _file(3), use_model=False)
+    assert "Teams is installed as a pwa" in [m.summary for m in parent.stored]
+    subagent = extract(home, transcript=CORPUS / _file(4), use_model=False)
+    assert not [m.summary for m in subagent.stored if "teams is not installed" in m.summary]

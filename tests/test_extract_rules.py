@@ -800,3 +800,10 @@ def test_a_reported_problem_states_its_cause_without_the_agents_pointer_and_wher
     summaries = [c.summary for c in _run(reports.reported_problem_rule, steps)]
     assert summaries == ["The view was stuck because the UI never re-rendered after the auth callback finished "
                          "(fixed in main.tsx)"], summaries
+
+
+def test_the_user_saying_a_program_is_installed_beats_a_failed_lookup():
+    missing = _fail("which teams", "which: no teams in (/usr/bin)")
+    assert _run(errors.missing_command_rule, [missing])  # alone: not installed, as far as the session knows
+    assert _run(errors.missing_command_rule, [missing, _prompt("Teams is installed as a pwa")]) == []
+    assert _run(errors.missing_command_rule, [missing, _prompt("teams is not installed, add it")])

@@ -184,6 +184,8 @@ def _store(home, project, found, result, state, state_path, session_id, family, 
         if key in emitted:
             continue  # this run already saw it in an earlier pass over the same session
         emitted.add(key)
+        if _contradicted(cand, existing):
+            continue
         memory = _to_memory(cand, harness or "", session_id, family)
         match = deduper.duplicate_of(_compared(memory))
         if match is not None:
@@ -222,6 +224,18 @@ def _store(home, project, found, result, state, state_path, session_id, family, 
 _LABELS = re.compile(r"(?m)^(?:The user said|The agent then|Just before|The user reported(?: \(\d+ times\))?|The agent"
                      r"|Changed|What worked|Failing call|The failure|Rejected call|The user rejected [^:]{0,80} and said)"
                      r"\s*:\s*")
+
+
+_NOT_INSTALLED = re.compile(r"^([\w.+-]+) is not installed\b")
+
+
+def _contradicted(cand: Candidate, existing: list[Memory]) -> bool:
+    """A "not installed" lesson the user already contradicted in a memory ("Teams is installed as a pwa")."""
+    missing = _NOT_INSTALLED.match(cand.summary)
+    if not missing:
+        return False
+    said = re.compile(rf"\b{re.escape(missing.group(1))}\b[^.?!]{{0,40}}?\b(?:is|are)\s+(?:already\s+)?installed\b", re.I)
+    return any(said.search(m.summary) and " not " not in f" {m.summary.lower()} " for m in existing if not _forgotten(m))
 
 
 def _compared(memory: Memory) -> str:

@@ -597,6 +597,8 @@ def missing_command_rule(session: Session) -> list[Candidate]:
         if name in SHELL_FUNCTIONS:
             out.append(_shell_function_lesson(session, index, name, line, count))
             continue
+        if _user_says_installed(session, name):
+            continue  # "Teams is installed as a pwa": there is no binary, and the user says it is there
         alt = _alternative(session, index, name)
         if alt:
             out.append(Candidate(
@@ -627,6 +629,13 @@ def _path_persisted(session: Session) -> bool:
     """Did a successful call make a PATH change permanent (the user PATH, a shell profile)? Then "not on the PATH
     until ..." is stale for every later session."""
     return any(s.kind == "action" and s.ok and _PERSISTS_PATH.search(s.raw or s.input) for s in session.steps)
+
+
+def _user_says_installed(session: Session, name: str) -> bool:
+    """Did the user say the program is installed (as an app, a PWA, somewhere else)? Their word beats a lookup."""
+    said = re.compile(rf"\b{re.escape(name)}\b[^.?!\n]{{0,40}}?\b(?:is|are|'s)\s+(?:already\s+)?installed\b", re.I)
+    return any(s.kind == "prompt" and (m := said.search(s.text)) and not re.search(r"\bnot\b", m.group(0), re.I)
+               for s in session.steps)
 
 
 def _probed_absent(session: Session, index: int, name: str, found: list[str]) -> Candidate:

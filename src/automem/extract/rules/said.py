@@ -469,7 +469,8 @@ def choice_rule(session: Session) -> list[Candidate]:
             continue
         others = [o for o in step.offered if o != picked]
         out.append(Candidate(
-            kind="decision", summary=phrasing.fit("Chosen by the user: " + _clean(re.sub(r"^(?:or|and)\s+", "", picked, flags=re.I))),
+            kind="decision",
+            summary=phrasing.fit("Chosen by the user: " + _clean(re.sub(r"^(?:or|and)\s+", "", picked, flags=re.I)).rstrip("?？ ")),
             content=f"The agent offered {len(step.offered)} options; the user picked: \"{picked}\"\n"
                     + "Not chosen: " + "; ".join(o[:80] for o in others[:4]),
             why="The user chose this among the options the agent offered.",
