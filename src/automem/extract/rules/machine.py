@@ -141,7 +141,7 @@ def unwritable_place_rule(session: Session) -> list[Candidate]:
                     kind="observation",
                     summary=phrasing.fit(f"{folder} is not writable on {where}; keep logs and temp files in the project"),
                     content=(f"Writing {folder}/{filename} failed: {_line(step)}\n"
-                             f"The same job worked writing {filename} elsewhere: `{_gist(text)}`"),
+                             f"The same job worked writing {filename} elsewhere: `{_gist(_segment_with(text, filename))}`"),
                     why=f"{folder} refused the write, and the session's next try wrote the file in another place.",
                     how_to_apply=f"Do not write to {folder} here; put logs and scratch files in the project folder.",
                     signals=["error"], scope="global", weight=2.2, promotion=VERIFIED_FIX,
@@ -152,7 +152,15 @@ def unwritable_place_rule(session: Session) -> list[Candidate]:
 
 def _line(step: Step) -> str:
     line = next((e.get("line", "") for e in step.errors if _REFUSED.search(e.get("line", ""))), "")
+    line = re.sub(r"^\S*/(?:ba|z|da)?sh: (?:line \d+: )?", "", line)  # "/usr/bin/bash: line 1: /tmp/x: ..." -> "/tmp/x: ..."
     return " ".join(line.split())[:160]
+
+
+def _segment_with(text: str, filename: str) -> str:
+    """The one command of a command line that wrote ``filename`` (not the ``pkill`` and ``sleep`` around it)."""
+    from automem.extract.intent import split_segments
+
+    return next((seg for seg in split_segments(text) if filename in seg), text).strip()
 
 
 def _gist(text: str) -> str:
