@@ -1,5 +1,6 @@
 """Readers on transcripts the real clients wrote in the e2e run (tests/data/clients/, refreshed by
-tests/e2e/refresh_fixtures.py): Claude Code 2.1.332 print mode, Codex 0.171.0 ``codex exec``, pi 0.73.1 ``pi -p``."""
+tests/e2e/refresh_fixtures.py): Claude Code 2.1.332 print mode, Codex 0.171.0 ``codex exec``, pi 0.73.1 ``pi -p``,
+omp 18.2.3 ``omp -p``."""
 
 from __future__ import annotations
 
@@ -12,13 +13,15 @@ from pathlib import Path
 import pytest
 
 from automem import consent
-from automem.harness import claude_code, codex, pi
+from automem.extract.turns import guess_harness
+from automem.harness import claude_code, codex, omp, pi
 from automem.home import Home
 
 DATA = Path(__file__).parent / "data" / "clients"
 CLAUDE = DATA / "claude-code"
 CODEX = DATA / "codex"
 PI = DATA / "pi"
+OMP = DATA / "omp"
 PROMPT = "Run the project check. Use pnpm, not npm, in this repo."
 
 
@@ -84,6 +87,71 @@ def test_pi_0731_session_reads_prompt_failures_and_fix():
                                                                      ("python3 check.py", True),
                                                                      ("APP_MODE=test python3 check.py", False)]
     assert [a.exit_code for a in turn.actions[:2]] == [1, 1]
+
+
+def _omp_lines() -> list[str]:
+    return (OMP / "failing-check-then-fix.jsonl").read_text().splitlines(keepends=True)
+
+
+def test_omp_1823_session_reads_prompt_failures_and_fix():
+    path = OMP / "failing-check-then-fix.jsonl"
+    first, second = (json.loads(line) for line in _omp_lines()[:2])
+    assert first["type"] == "title" and second["type"] == "session"  # the title slot comes before the header
+    (turn,) = omp.read_turns(path)
+    assert turn.finished and turn.finish_reason == "stop" and turn.harness == "omp"
+    assert turn.prompt == PROMPT and turn.answer.startswith("Done: check.py passes")
+    assert turn.session_id == second["id"] and turn.cwd == "/home/user/e2e/project"
+    assert turn.model == "loopback/claude-loopback"
+    assert [(a.input_summary, a.is_error) for a in turn.actions] == [("python3 check.py", True),
+                                                                     ("python3 check.py", True),
+                                                                     ("APP_MODE=test python3 check.py", False)]
+    assert [a.exit_code for a in turn.actions[:2]] == [1, 1]
+    assert guess_harness(path) == "omp" and guess_harness(PI / "failing-check-then-fix.jsonl") == "pi"
+
+
+def test_omp_read_from_mid_file_still_knows_the_header_on_line_two(tmp_path):
+    lines = _omp_lines()
+    header = json.loads(lines[1])
+    path = tmp_path / "session.jsonl"  # a name without the session id: only the header can give it
+    path.write_text("".join(lines) + lines[4].replace("Run the project check. Use pnpm, not npm, in this repo.",
+                                                      "And the linter?"))
+    start = len("".join(lines).encode())
+    (turn,) = omp.read_turns(path, start_offset=start, now=path.stat().st_mtime + 1)
+    assert turn.prompt == "And the linter?" and not turn.finished
+    assert turn.session_id == header["id"] and turn.cwd == "/home/user/e2e/project"
+
+
+def test_omp_title_slot_rewritten_in_place_titles_the_turns(tmp_path):
+    lines = _omp_lines()
+    slot = json.loads(lines[0])
+    before = len(lines[0].encode())
+    slot["title"], slot["source"] = "Project check", "auto"
+    slot["pad"] = ""
+    line = json.dumps(slot, separators=(",", ":"))
+    slot["pad"] = " " * (before - 1 - len(line.encode()))  # omp keeps the slot at one width
+    lines[0] = json.dumps(slot, separators=(",", ":")) + "\n"
+    assert len(lines[0].encode()) == before
+    path = tmp_path / "session.jsonl"
+    path.write_text("".join(lines))
+    (turn,) = omp.read_turns(path)
+    assert turn.title == "Project check" and turn.prompt == PROMPT
+
+
+def test_omp_agent_attributed_user_messages_are_not_prompts(tmp_path):
+    lines = _omp_lines()
+    user = json.loads(lines[4])
+    notice = dict(user, message=dict(user["message"], attribution="agent",
+                                     content=[{"type": "text", "text": "Continue. Do not ask for confirmation."}]))
+    agent_line = json.dumps(notice) + "\n"
+    # one mid-turn (after the first tool result), one after the turn stopped, followed by the agent's work on it
+    path = tmp_path / "session.jsonl"
+    path.write_text("".join(lines[:8]) + agent_line + "".join(lines[8:]) + agent_line + "".join(lines[5:8]))
+    first, second = omp.read_turns(path, now=path.stat().st_mtime + 1)
+    assert first.prompt == PROMPT and first.finished and len(first.actions) == 3
+    assert second.prompt == "" and [a.input_summary for a in second.actions] == ["python3 check.py"]
+    # pi, which has no such attribution, reads each of them as a prompt
+    assert [t.prompt for t in pi.read_turns(path, now=path.stat().st_mtime + 1)][1:] == \
+        ["Continue. Do not ask for confirmation.", "Continue. Do not ask for confirmation."]
 
 
 # ---------------------------------------------------------------- through the real Stop hook

@@ -140,3 +140,19 @@ def test_discovery_skips_subagent_folders(tmp_path):
     assert [p.name for p in pi.discover({"HOME": str(tmp_path), "PI_CODING_AGENT_DIR": str(pi_dir)})] == ["a.jsonl"]
     assert pi.discover({"HOME": str(tmp_path)}) == []
     assert READERS["omp"] is omp and READERS["pi"] is pi
+
+
+def test_omp_discovery_finds_every_folder_scheme(tmp_path):
+    # omp names a session folder "-<path below HOME>" ("-" for HOME itself), "-tmp-<path>" below the temp
+    # folder, and "--<absolute path>--" elsewhere; a session's own folder holds its subagents' runs
+    sessions = tmp_path / ".omp" / "agent" / "sessions"
+    mains = []
+    for folder in ("-", "-work-shop", "-tmp-scratch", "--srv-app--"):
+        (sessions / folder).mkdir(parents=True)
+        mains.append(sessions / folder / OMP_MAIN.name)
+        shutil.copy(OMP_MAIN, mains[-1])
+    nested = sessions / "-work-shop" / OMP_MAIN.stem
+    nested.mkdir()
+    shutil.copy(OMP_MAIN, nested / "0-scout.jsonl")
+    assert omp.discover({"HOME": str(tmp_path)}) == sorted(mains)
+    assert list(omp.read_turns(nested / "0-scout.jsonl", now=0)) == []

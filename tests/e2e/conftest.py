@@ -18,5 +18,6 @@ def pytest_collection_modifyitems(items):
 
 @pytest.fixture(scope="session")
 def npm_clients() -> dict[str, Path]:
-    """{"claude": path, "codex": path, "pi": path}: the pinned clients' executables (installed once, cached)."""
+    """{"claude": path, "codex": path, "pi": path, "omp": path, "bun": path}: the pinned clients' executables
+    (installed once, cached)."""
     return install_clients()

@@ -27,6 +27,10 @@ CLIENTS = {
     "claude": ("@anthropic-ai/claude-code", "2.1.332"),
     "codex": ("@openai/codex", "0.171.0"),
     "pi": ("@mariozechner/pi-coding-agent", "0.73.1"),
+    # omp publishes all its @oh-my-pi/* packages at one version; 18.2.3 is the newest whose whole set the registry
+    # holds (18.3.4 needs @oh-my-pi/pi-natives@18.3.4 and ten more at 18.3.4, none of them in it)
+    "omp": ("@oh-my-pi/pi-coding-agent", "18.2.3"),
+    "bun": ("bun", "1.4.5"),  # the runtime omp's cli.js runs on (#!/usr/bin/env bun; omp asks for bun >= 1.3.14)
 }
 _NETWORK = ("ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "ECONNREFUSED", "ECONNRESET", "ENETUNREACH", "network",
             "getaddrinfo", "fetch failed", "ERR_SOCKET_TIMEOUT")
@@ -44,7 +48,7 @@ def _installed_version(prefix: Path, package: str) -> str | None:
 
 
 def install_clients() -> dict[str, Path]:
-    """{"claude": path, "codex": path, "pi": path}: the pinned clients' executables."""
+    """{"claude": path, "codex": path, "pi": path, "omp": path, "bun": path}: the pinned clients' executables."""
     npm = shutil.which("npm")
     if npm is None or shutil.which("node") is None:
         pytest.skip("e2e: npm/node are not installed; install Node.js (>= 20) to drive the real clients")
@@ -53,7 +57,7 @@ def install_clients() -> dict[str, Path]:
     wanted = [f"{pkg}@{ver}" for pkg, ver in CLIENTS.values() if _installed_version(prefix, pkg) != ver]
     if wanted:  # saved to the cache's package.json, so a later install of one client never prunes the others
         out = subprocess.run([npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--save-exact",
-                              "--loglevel=error", *wanted], capture_output=True, text=True, timeout=600)
+                              "--loglevel=error", *wanted], capture_output=True, text=True, timeout=900)
         if out.returncode != 0:
             text = out.stdout + out.stderr
             if any(word in text for word in _NETWORK):

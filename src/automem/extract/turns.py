@@ -20,7 +20,7 @@ FAR_FUTURE = 1e12  # "now" for the quiet rule: a finished transcript's last turn
 
 
 def guess_harness(path: Path) -> str:
-    """claude-code | codex | pi from the first lines of a transcript (its path says too little)."""
+    """claude-code | codex | pi | omp from the first lines of a transcript (its path says too little)."""
     try:
         with open(path, "rb") as handle:
             heads = [handle.readline() for _ in range(5)]
@@ -34,6 +34,8 @@ def guess_harness(path: Path) -> str:
         if not isinstance(record, dict):
             continue
         kind = record.get("type")
+        if kind == "title" and "pad" in record:
+            return "omp"  # omp's fixed-width title slot, written before its pi-style session header
         if kind == "session" and ("cwd" in record or "branchedFrom" in record):
             return "pi"
         if kind in ("session_meta", "response_item", "event_msg", "turn_context") or "record_type" in record:

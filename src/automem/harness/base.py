@@ -96,6 +96,21 @@ def read_first_record(path: Path) -> Any:
     return _parse(line)
 
 
+def read_head_records(path: Path, count: int, limit: int) -> list[Any]:
+    """The first ``count`` complete lines ending at or before byte ``limit``, parsed (None for a corrupt one)."""
+    records: list[Any] = []
+    try:
+        stream = iter_records(path)
+        for _, end, record in stream:
+            if end > limit or len(records) == count:
+                break
+            records.append(record)
+        stream.close()
+    except OSError:
+        return []
+    return records
+
+
 class OpenTurn:
     """A turn being assembled: the Turn plus what is needed to decide when it is finished."""
 
@@ -172,13 +187,14 @@ class Parser:
 
     quiet_rule = True
     wants_header = False
+    header_records = 1  # how many leading lines ``header`` is given (a title line may precede the header)
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.current: OpenTurn | None = None
         self.skip_file = False
 
-    def header(self, record: Any) -> None:  # first line, given before reading from a mid-file offset
+    def header(self, record: Any) -> None:  # each leading line, given before reading from a mid-file offset
         pass
 
     def feed(self, offset: int, end: int, record: Any) -> list[Turn]:
@@ -211,9 +227,9 @@ class TurnStream:
             return
         try:
             if self.start_offset and parser.wants_header:
-                first = read_first_record(self.path)
-                if first is not None:
-                    parser.header(first)
+                for first in read_head_records(self.path, parser.header_records, self.start_offset):
+                    if first is not None:
+                        parser.header(first)
             for offset, end, record in iter_records(self.path, self.start_offset):
                 last_end = end
                 if parser.skip_file:

@@ -1,18 +1,29 @@
-"""oh-my-pi (omp) sessions: ``~/.omp/agent/sessions/--<cwd>--/<ts>_<sessionId>.jsonl``.
+"""oh-my-pi (omp) sessions: ``~/.omp/agent/sessions/<folder>/<ts>_<sessionId>.jsonl``.
+
+The folder names the session's cwd: ``-<path below HOME>`` (``-`` for HOME itself), ``-tmp-<path>``
+below the temp folder, ``--<absolute path>--`` elsewhere; files inside a session's own folder
+(``<ts>_<sessionId>/…``) are subagent runs and are skipped.
 
 The pi v3 format (see ``pi.py``: same turn rules, fork and subagent handling) plus omp's own
-entries: ``model_change`` carries ``model: "provider/id"`` and a ``role`` (only the default role
-is the model that answers); ``ttsr_injection`` (an injected rule reminder), ``session_init`` and
-``mode_change`` are not prompts and are ignored; images may be ``blob:sha256:`` references, which
-are never loaded; the header may carry a ``title``.
+entries. Line 1 is a fixed-width ``title`` slot that omp rewrites in place (same length, so byte
+offsets stay valid) and the ``session`` header is line 2, so both are read before resuming mid-file;
+``title_change`` entries update the title too. ``model_change`` carries ``model: "provider/id"``
+and a ``role`` (only the default role is the model that answers); ``ttsr_injection`` (an injected
+rule reminder), ``session_init``, ``mode_change`` and ``custom`` entries are not prompts and are
+ignored; images may be ``blob:sha256:`` references, which are never loaded. A user message with
+``attribution: "agent"`` is one omp wrote itself (a plan-mode kickoff, an auto-continue, a
+reminder): it is not the user's words, so it never becomes a prompt. It continues the open turn,
+or, with none open, starts one with a blank prompt.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from automem.harness.base import TurnStream, env_home
+from automem.harness.model import Turn
 from automem.harness.pi import PiParser, discover_in
 
 HARNESS = "omp"
@@ -20,6 +31,18 @@ HARNESS = "omp"
 
 class OmpParser(PiParser):
     harness = HARNESS
+    header_records = 2  # the title slot, then the session header
+
+    def header(self, record: Any) -> None:
+        if isinstance(record, dict) and record.get("type") == "title":
+            self._title(record)
+        else:
+            super().header(record)
+
+    def _title(self, record: dict) -> None:
+        title = record.get("title")
+        if isinstance(title, str) and title.strip():
+            self.title = title.strip()
 
     def _model_change(self, record: dict) -> None:
         role = record.get("role")
@@ -28,8 +51,19 @@ class OmpParser(PiParser):
         super()._model_change(record)
 
     def other_entry(self, record: dict) -> None:
-        if record.get("type") == "session_init" and isinstance(record.get("cwd"), str):
+        kind = record.get("type")
+        if kind in ("title", "title_change"):
+            self._title(record)
+        elif kind == "session_init" and isinstance(record.get("cwd"), str):
             self.cwd = record["cwd"]
+
+    def _message(self, offset: int, end: int, entry: dict, message: dict) -> list[Turn]:
+        if message.get("role") != "user" or message.get("attribution") != "agent":
+            return super()._message(offset, end, entry, message)
+        if self.current is None:
+            return self._start(offset, end, entry, message, "")
+        self.current.turn.end_offset = end
+        return []
 
 
 def agent_dir(env: Mapping[str, str] | None = None) -> Path:

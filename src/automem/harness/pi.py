@@ -85,6 +85,7 @@ class PiParser(Parser):
                 model=self.model,
                 start_offset=offset,
                 end_offset=end,
+                title=self.title,
             )
         )
         return settled
