@@ -29,6 +29,8 @@ import sqlite3
 import time
 from datetime import datetime, timezone
 
+from automem.capture import paths as _paths
+
 KINDS = {"memories": "memory", "bank": "bank", "journal": "journal"}
 MAIN_NAME = "MAIN.md"
 INDEX_START = "<!-- automem:index:start -->"
@@ -363,7 +365,7 @@ def sync(conn: sqlite3.Connection, home_root=None, slugs: list[str] | None = Non
     next full sync (the Stop worker runs one after every turn).
     """
     root = _home_str(home_root)
-    projects_dir = os.path.join(root, "projects")
+    projects_dir = _paths.projects_dir(root)
     if slugs is None:
         try:
             slugs = sorted(e.name for e in os.scandir(projects_dir) if e.is_dir())
@@ -642,7 +644,7 @@ def index_drift(home) -> dict:
     finally:
         conn.close()
     on_disk: dict[str, tuple[int, int]] = {}
-    projects_dir = os.path.join(root, "projects")
+    projects_dir = _paths.projects_dir(root)
     try:
         slugs = [e.name for e in os.scandir(projects_dir) if e.is_dir()]
     except OSError:
@@ -651,7 +653,7 @@ def index_drift(home) -> dict:
         candidates = [f"projects/{slug}/{MAIN_NAME}"]
         for sub in KINDS:
             try:
-                candidates += [f"projects/{slug}/{sub}/{n}" for n in os.listdir(os.path.join(root, "projects", slug, sub))
+                candidates += [f"projects/{slug}/{sub}/{n}" for n in os.listdir(os.path.join(projects_dir, slug, sub))
                                if n.endswith(".md") and not n.startswith(".")]
             except OSError:
                 continue
