@@ -207,7 +207,7 @@ def _tree_bytes(home: Path) -> int:
 
 def run_scale(base: Path, memories: int, bank: int, runs: int) -> dict:
     """One tree: build (or reuse) it, then time the hooks against two floors, interleaved run by run."""
-    from automem.home import find_project_root, project_slug
+    from automem.home import Home, find_project_root, project_slug
     from automem.index import fts
     from automem.recall import recall
 
@@ -259,11 +259,11 @@ def run_scale(base: Path, memories: int, bank: int, runs: int) -> dict:
 
     conn = fts.open_index(str(home))
     queries = [f"{topic} {extra}" for topic in fts_topics() for extra in ("fix", "error", "setup")]
-    recall(queries[0], project=slug, home_root=str(home), conn=conn)  # warm the page cache
+    recall(queries[0], project=slug, home=Home(home), conn=conn)  # warm the page cache
     recall_ms = []
     for query in queries:
         t = time.perf_counter()
-        recall(query, project=slug, home_root=str(home), conn=conn, limit=10)
+        recall(query, project=slug, home=Home(home), conn=conn, limit=10)
         recall_ms.append((time.perf_counter() - t) * 1000)
     conn.close()
 

@@ -125,7 +125,7 @@ def test_no_memory_gives_nothing(automem_home, tmp_path, run_hook):
                                  "<!-- automem:index:start -->\n<!-- automem:index:end -->\n", encoding="utf-8")
     done = run_hook("SessionStart", payload)
     assert done.returncode == 0 and done.stdout == b""  # automem's own boilerplate is not memory
-    assert brief_mod.build(project.slug, home_root=str(home.root)).text == ""
+    assert brief_mod.build(project.slug, home=home).text == ""
 
 
 def test_hostile_memory_text_comes_out_fenced_as_data(automem_home, tmp_path, run_hook):
@@ -160,7 +160,7 @@ def test_journal_today_and_yesterday_last_ten(automem_home, tmp_path):
     for n, day in days.items():
         entries = "".join(f"\n## Job #{n}{i} (engineer) — 10:{i:02d}\n**Task:** task {n}-{i}\n" for i in range(7))
         (project.journal_dir / f"{day}.md").write_text(entries, encoding="utf-8")
-    result = brief_mod.build(project.slug, home_root=str(home.root), budget_tokens=2000, now=now)
+    result = brief_mod.build(project.slug, home=home, budget_tokens=2000, now=now)
     jobs = re.findall(r"Job #(\d+)", result.text)
     assert jobs == [f"1{i}" for i in range(4, 7)] + [f"0{i}" for i in range(7)]  # the last 10, day before first
     assert "Job #2" not in result.text
@@ -193,7 +193,7 @@ def _notes(chars: int) -> str:
 def _build(home, project, budget):
     conn = fts.open_index(str(home.root))
     try:
-        return brief_mod.build(project.slug, home_root=str(home.root), budget_tokens=budget, conn=conn)
+        return brief_mod.build(project.slug, home=home, budget_tokens=budget, conn=conn)
     finally:
         conn.close()
 
@@ -275,7 +275,7 @@ def test_the_brief_ranks_by_evidence_includes_machine_facts_and_never_a_candidat
     fts.reindex(str(home.root))
     conn = fts.open_index(str(home.root))
     try:
-        text = brief_mod.build(project.slug, home_root=str(home.root), conn=conn).text
+        text = brief_mod.build(project.slug, home=home, conn=conn).text
     finally:
         conn.close()
     lines = [line for line in text.splitlines() if line.startswith("- [")]

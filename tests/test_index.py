@@ -34,7 +34,7 @@ def put_memory(project_dir, summary: str, mem_id: str, **kw) -> Memory:
 
 
 def ids(home, query: str, **kw) -> list[str]:
-    return [h.id for h in recall(query, project="proj-1", home_root=str(home.root), **kw)]
+    return [h.id for h in recall(query, project="proj-1", home=home, **kw)]
 
 
 def test_mtime_scan_sees_new_changed_and_deleted_files(tree):
@@ -164,7 +164,7 @@ def test_memory_and_journal_edited_in_place_reach_recall_and_brief(tree):
     assert fts.index_drift(home)["ok"] is True
     conn = fts.open_index(str(home.root))
     try:
-        text = brief.build("proj-1", home_root=str(home.root), conn=conn).text
+        text = brief.build("proj-1", home=home, conn=conn).text
         again = fts.sync(conn, str(home.root))
     finally:
         conn.close()

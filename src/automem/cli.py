@@ -385,7 +385,7 @@ def recall(query, all_projects, type_, since, harness, limit, candidates, as_jso
         since_at = parse_since(since)
     except ValueError as exc:
         _fail(str(exc))
-    hits = run_recall(" ".join(query), project=project.slug, home_root=str(home.root), all_projects=all_projects,
+    hits = run_recall(" ".join(query), project=project.slug, home=home, all_projects=all_projects,
                       type=type_, since=since_at, harness=harness, limit=limit, candidates=candidates)
     if as_json:
         _echo_json([h.as_dict() for h in hits])
@@ -615,7 +615,7 @@ def consent(answer: str, as_json: bool) -> None:
         caught_up = extract_pending(home)  # what the hooks spooled while the question was open
     stored = sum(len(r.stored) for r in caught_up)
     if as_json:
-        _echo_json({"consented": value, "state": state, "path": str(root / "consent.json"),
+        _echo_json({"consented": value, "state": state, "path": str(home.consent_file),
                     "sessions_extracted": len(caught_up), "memories_stored": stored})
         return
     click.echo(f"consent: {state}")

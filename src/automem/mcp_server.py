@@ -17,9 +17,12 @@ imported before a tool is called; the tree is not read until then.
 import os
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
+
+if TYPE_CHECKING:
+    from automem.home import Home
 
 SERVER_NAME = "automem"
 SNIPPET_CAP = 200
@@ -104,7 +107,7 @@ def search(query: str, *, type: str | None = None, since: str | None = None, har
         since_at = parse_since(since)
     except ValueError as exc:
         raise CallError(str(exc).replace("--since", "since")) from None
-    hits = recall(query, project=project.slug, home_root=str(home.root), all_projects=all_projects, type=type,
+    hits = recall(query, project=project.slug, home=home, all_projects=all_projects, type=type,
                   since=since_at, harness=harness, limit=limit)
     out = []
     for hit in hits:
@@ -152,19 +155,19 @@ def get(id: str | None = None, path: str | None = None, *, cwd: str | None = Non
     return out
 
 
-def _path_for_id(home, slug: str, entry_id: str) -> str:
-    from automem.index import fts
+def _path_for_id(home: "Home", slug: str, entry_id: str) -> str:
+    from automem.index import fts, queries
     from automem.recall import project_scope
 
     root = str(home.root)
-    scope = project_scope(root, slug)
+    scope = project_scope(home, slug)
     conn = fts.open_index(root)
     try:
         fts.sync(conn, root, scope)
-        rows = conn.execute("SELECT path, project FROM fts_docs WHERE ref = ?", (entry_id,)).fetchall()
+        rows = queries.paths_of_ref(conn, entry_id)
         if not rows:  # maybe in a project the scope does not cover and the index has not seen yet
             fts.sync(conn, root)
-            rows = conn.execute("SELECT path, project FROM fts_docs WHERE ref = ?", (entry_id,)).fetchall()
+            rows = queries.paths_of_ref(conn, entry_id)
     finally:
         conn.close()
     if not rows:
