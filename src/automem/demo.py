@@ -68,8 +68,9 @@ def replay(root: Path, env: dict) -> tuple[str, str, list[dict]]:
 def wait_for_worker(home: Path, session_id: str, seconds: float = WAIT_SECONDS) -> bool:
     """The Stop hook's worker is detached: wait until it leaves its note (or its state)."""
     from automem.capture.paths import safe_session_id
+    from automem.home import Home
 
-    state = home / "state" / "extract" / f"{safe_session_id(session_id)}.json"
+    state = Home(home).extract_state_dir / f"{safe_session_id(session_id)}.json"
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if state.exists():
@@ -83,9 +84,12 @@ def wait_for_locks(home: Path, seconds: float = WAIT_SECONDS) -> None:
     """Until no detached worker holds a lock in this home (they write nothing after letting go)."""
     import fcntl
 
+    from automem.home import Home
+
     deadline = time.monotonic() + seconds
-    extract = home / "state" / "extract"
-    for lock in [home / "state" / "bank.lock", *extract.glob("*.worker"), *extract.glob("*.lock")]:
+    tree = Home(home)
+    extract = tree.extract_state_dir
+    for lock in [tree.state_dir / "bank.lock", *extract.glob("*.worker"), *extract.glob("*.lock")]:
         try:
             fd = os.open(lock, os.O_RDONLY)
         except OSError:
@@ -140,7 +144,9 @@ def run_demo(echo: Callable[[str], None] = print, keep: bool = False) -> dict:
         from automem.extract.trigger import stop_message
 
         stop = stop_message(str(home), session_id)
-        memories = sorted((home / "projects").glob("*/memories/*.md"))
+        from automem.home import Home
+
+        memories = sorted(Home(home).projects_dir.glob("*/memories/*.md"))
         echo(f"\n== memories stored ({len(memories)})")
         for path in memories:
             from automem.store.memories import parse

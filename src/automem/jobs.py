@@ -492,19 +492,20 @@ def session_id_for(project: Project, entry: Entry) -> str:
 def extract_lessons(home: Home, project: Project, entry: Entry, *, command: list[str] | None = None,
                     cwd: str | None = None):
     """Run the session extractor over the job, written as a one-turn transcript (removed afterwards)."""
-    from automem.atomic import atomic_write_text
     from automem.extract.pipeline import extract
+    from automem.store import remove, write_file
 
     session_id = session_id_for(project, entry)
     where = cwd or project.root or ""
-    path = home.root / "state" / "jobs" / f"{session_id}.jsonl"
+    path = home.jobs_state_dir / f"{session_id}.jsonl"
     lines = job_transcript(session_id, where, entry, command)
-    atomic_write_text(path, "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))
+    # built from the journal entry, which is redacted already
+    write_file(path, "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), home=home)
     try:
         return extract(home, session_id=session_id, transcript=path, harness="claude-code", cwd=where or None)
     finally:
         try:
-            path.unlink()
+            remove(path, home=home)
         except OSError:
             pass
 
