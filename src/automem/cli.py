@@ -26,7 +26,7 @@ def _echo_json(value: object) -> None:
 class _Group(click.Group):
     """Turns the package's own user-facing errors into clean CLI errors."""
 
-    def invoke(self, ctx: click.Context):  # type: ignore[override]
+    def invoke(self, ctx: click.Context):
         from automem.config import ConfigError
 
         try:
@@ -607,7 +607,7 @@ def consent(answer: str, as_json: bool) -> None:
         if answer == "ask":
             gate.forget_asked(root)
     value = gate.read(root)
-    state = {True: "yes", False: "no", "ask": "ask"}.get(value, "not answered")  # type: ignore[arg-type]
+    state = {True: "yes", False: "no", "ask": "ask"}.get(value, "not answered")
     caught_up = []
     if value is True and before is not True:
         from automem.extract.pending import extract_pending

@@ -57,8 +57,9 @@ def normalize_path(path: str) -> str:
     msys = None if drive else _MSYS_DRIVE.match(text)
     if msys and os.name != "nt" and os.path.isdir(text[:2]):
         msys = None  # a real POSIX folder such as /c, not a Git Bash drive
-    if drive or msys:
-        letter = (drive or msys).group(1).lower()
+    found = drive or msys
+    if found:
+        letter = found.group(1).lower()
         parts = [p for p in text[2:].replace("\\", "/").split("/") if p not in ("", ".")]
         parts = _collapse_dotdot(parts)
         return (letter + ":/" + "/".join(parts)).lower()

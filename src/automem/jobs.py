@@ -37,7 +37,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO, BinaryIO
 
 from automem.home import Home, Project
 from automem.journal import Entry
@@ -96,12 +96,14 @@ def place_memory(command: list[str], block: str) -> tuple[list[str], bool]:
 class _Tee(threading.Thread):
     """Copy a child's pipe to our stream as it comes, keeping the tail for parsing."""
 
-    def __init__(self, source: BinaryIO, sink: BinaryIO | None, keep: int) -> None:
+    def __init__(self, source: IO[bytes] | None, sink: BinaryIO | None, keep: int) -> None:
         super().__init__(daemon=True)
         self.source, self.sink, self.keep = source, sink, keep
         self.data = bytearray()
 
     def run(self) -> None:
+        if self.source is None:
+            return  # a child started without this pipe
         fd = self.source.fileno()
         while True:
             try:
@@ -285,6 +287,8 @@ class _SignalRelay:
         self._send(signum)
 
     def _send(self, signum: int) -> None:
+        if self.child is None:
+            return
         try:
             self.child.send_signal(signum)
         except OSError:

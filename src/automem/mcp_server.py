@@ -48,9 +48,11 @@ INSTRUCTIONS = (
 Cwd = Annotated[str | None, Field(description="The project folder the call is about (absolute path). Default: the "
                                               "folder the server runs in.")]
 Query = Annotated[str, Field(min_length=1, max_length=2000, description="Words to search for (BM25 full text).")]
-SearchType = Annotated[Literal[SEARCH_TYPES] | None, Field(  # type: ignore[valid-type]
-    description="Only this memory type (pattern, decision, preference, observation), all memories (memory), or "
-                "one kind of file (bank, journal, main).")]
+SearchType = Annotated[
+    Literal[SEARCH_TYPES] | None,  # type: ignore[valid-type]
+    Field(description="Only this memory type (pattern, decision, preference, observation), all memories (memory), or "
+                      "one kind of file (bank, journal, main)."),
+]
 Since = Annotated[str | None, Field(description="Only what was written or seen since: 7d, 12h, 2w, 30m or an ISO "
                                                 "date.")]
 HarnessName = Annotated[str | None, Field(description="Only what came from this harness (claude-code, codex, pi, "
@@ -61,9 +63,11 @@ AllProjects = Annotated[bool, Field(description="Search every project, not just 
 EntryId = Annotated[str | None, Field(max_length=200, description="An id from memory_search or context_brief.")]
 EntryPath = Annotated[str | None, Field(max_length=4096, description="Or a path of a .md file under AUTOMEM_HOME "
                                                                      "(absolute or relative to it).")]
-MemoryType = Annotated[Literal[MEMORY_TYPES], Field(  # type: ignore[valid-type]
-    description="pattern (how things work here), decision (a choice made and why), preference (how the user wants "
-                "things done), observation (a fact worth knowing).")]
+MemoryType = Annotated[
+    Literal[MEMORY_TYPES],  # type: ignore[valid-type]
+    Field(description="pattern (how things work here), decision (a choice made and why), preference (how the user "
+                      "wants things done), observation (a fact worth knowing)."),
+]
 Summary = Annotated[str, Field(min_length=1, max_length=1000, description="One line, <= 120 characters (longer is "
                                                                          "cut).")]
 Content = Annotated[str, Field(min_length=1, max_length=20_000, description="The lesson itself, <= 4096 characters "
@@ -312,8 +316,10 @@ def build_server():
                                 "by path under AUTOMEM_HOME. Pass exactly one of id or path.")
 
     def memory_bank(type: MemoryType, summary: Summary, content: Content, why: Why = "", how_to_apply: HowToApply = "",
-                    tags: Tags = [], scope: Scope = "project", cwd: Cwd = None,  # noqa: B006 - never mutated
-                    ctx: Context = None) -> dict[str, Any]:  # type: ignore[assignment]
+                    tags: Tags = [],  # noqa: B006 - never mutated
+                    scope: Scope = "project", cwd: Cwd = None,
+                    ctx: Context = None,  # type: ignore[assignment]
+                    ) -> dict[str, Any]:
         return _call(bank, type=type, summary=summary, content=content, why=why, how_to_apply=how_to_apply,
                      tags=tags, scope=scope, cwd=cwd, client=client_name(ctx))
 

@@ -108,7 +108,7 @@ def run_pass(
     """One pass (single-flight). ``paths`` limits it to given files per harness (the Stop hook's own);
     ``budget_bytes`` None reads everything; ``stop`` returning True ends the pass cleanly between two turns;
     ``stopped`` are transcripts whose Stop hook said the last turn ended (banked now, not after the quiet rule)."""
-    stopped = {str(p) for p in stopped}
+    ended = {str(p) for p in stopped}
     home = (home or Home.current()).ensure()
     cfg = config_mod.load(home, strict=False)
     if not cfg.auto_bank:
@@ -121,7 +121,7 @@ def run_pass(
         total = PassReport()
         for _ in range(MAX_REPEATS):
             lock.clear_note()
-            report = _one_pass(home, cfg, harnesses, paths, now, budget_bytes, progress, stop, stopped)
+            report = _one_pass(home, cfg, harnesses, paths, now, budget_bytes, progress, stop, ended)
             _merge(total, report)
             if report.interrupted or not lock.note_left():
                 break

@@ -15,9 +15,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from automem.extract.dedupe import Deduper
 from automem.extract.rules import Session, find_candidates
 from automem.extract.rules.errors import error_clusters
-from automem.extract.dedupe import Deduper
 from automem.extract.steps import Step, steps_from_spool, steps_from_turns
 from automem.home import GLOBAL_PROJECT, Home, Project
 from automem.schema import Candidate

@@ -16,7 +16,7 @@ from automem.capture.paths import automem_home, extract_state_dir, safe_session_
 
 def on_stop(payload: dict, harness: str) -> dict | None:
     home = automem_home()
-    session_id = payload.get("session_id") if isinstance(payload.get("session_id"), str) else ""
+    session_id = payload["session_id"] if isinstance(payload.get("session_id"), str) else ""
     if _not_a_session(home, payload, session_id):
         return None  # `claude mcp list` health checks end "sessions" that never wrote a transcript or a capture
     args = [sys.executable, "-m", "automem.extract.worker", "--harness", harness]

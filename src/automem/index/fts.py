@@ -64,8 +64,8 @@ class SyncReport:
 
 def open_index(home_root: str | None = None) -> sqlite3.Connection:
     """index.db with the FTS tables (a corrupt file is moved aside and rebuilt by db.connect)."""
-    from automem.index.db import connect
     from automem.home import Home
+    from automem.index.db import connect
 
     return connect(Home(_root_path(home_root)))
 
@@ -211,7 +211,7 @@ def _upsert(conn: sqlite3.Connection, rel: str, project: str, kind: str, text: s
 def parse_doc(kind: str, text: str, name: str, mtime: float) -> dict:
     """The fields the index keeps for one file."""
     meta, body = split_frontmatter(text)
-    doc = {
+    doc: dict = {
         "ref": str(meta.get("id") or name[:-3]), "type": "", "title": "", "snippet": "", "tags": [],
         "source": str(meta.get("source") or ""), "harness": str(meta.get("harness") or ""),
         "session_id": str(meta.get("session_id") or ""), "created": mtime, "last_seen": mtime, "seen": 1,
@@ -775,7 +775,7 @@ def docs_by_id(conn: sqlite3.Connection, ids: list[int]) -> dict[int, dict]:
     marks = ",".join("?" * len(ids))
     cur = conn.execute(f"SELECT * FROM fts_docs WHERE id IN ({marks})", ids)
     cols = [c[0] for c in cur.description]
-    return {row[0]: dict(zip(cols, row)) for row in cur.fetchall()}
+    return {row[0]: dict(zip(cols, row, strict=True)) for row in cur.fetchall()}
 
 
 def main(argv: list[str] | None = None) -> int:

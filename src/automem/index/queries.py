@@ -78,7 +78,8 @@ def memories_of_tier(conn: Connection, project: str, tier: str | None, order: st
 def newest_bank_entries(conn: Connection, project: str, limit: int) -> list[tuple[str, str, float]]:
     """(title, snippet, created) of a project's newest bank entries."""
     return conn.execute(
-        "SELECT title, snippet, created FROM fts_docs WHERE project = ? AND kind = 'bank' ORDER BY created DESC LIMIT ?",
+        "SELECT title, snippet, created FROM fts_docs WHERE project = ? AND kind = "
+        "'bank' ORDER BY created DESC LIMIT ?",
         (project, limit),
     ).fetchall()
 

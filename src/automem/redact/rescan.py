@@ -7,8 +7,9 @@ file name carried a secret, brings index.db up to date with the rewritten files 
 old text is gone from its pages too. ``dry_run`` reports the same without writing anything.
 
 The person's own words are left alone where automem never writes: ``config.yml`` and the part of MAIN.md
-above automem's markers (trash/ is scrubbed too: a forgotten memory is still on disk). Each rescan records the rules' fingerprint in ``state/rescan.json``;
-``rules_changed`` (for ``automem doctor``) says when the rules moved on since.
+above automem's markers (trash/ is scrubbed too: a forgotten memory is still on disk). Each rescan records
+the rules' fingerprint in ``state/rescan.json``; ``rules_changed`` (for ``automem doctor``) says when the
+rules moved on since.
 """
 
 from __future__ import annotations

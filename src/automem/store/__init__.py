@@ -92,8 +92,8 @@ def sweep_temp_files(home: Home, projects: list[str] | None = None) -> int:
     if projects is None:
         removed += sweep(home.root)
         if home.state_dir.is_dir():
-            for folder, _dirs, _files in os.walk(home.state_dir):
-                removed += sweep(folder)
+            for walked, _dirs, _files in os.walk(home.state_dir):
+                removed += sweep(walked)
         projects = [project.slug for project in home.projects()]
     for slug in projects:
         project = Project(home=home, slug=slug, root="")

@@ -21,11 +21,23 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from automem.home import Project, file_safe_iso, title_slug
 from automem.schema import (  # noqa: F401 - TYPES and is_automatic_source are imported from here by others
-    CANDIDATE, CONTENT_CAP, EXPIRED, HOW_CAP, INJECTABLE, PROMOTED, REINFORCED, STATUSES, SUMMARY_CAP, TYPES, WHY_CAP,
-    is_automatic_source, memory_state,
+    CANDIDATE,
+    CONTENT_CAP,
+    EXPIRED,
+    HOW_CAP,
+    INJECTABLE,
+    PROMOTED,
+    REINFORCED,
+    STATUSES,
+    SUMMARY_CAP,
+    TYPES,
+    WHY_CAP,
+    is_automatic_source,
+    memory_state,
 )
 
 TRUNCATION = "…[truncated]"
@@ -161,7 +173,7 @@ def parse(path: Path) -> Memory:
         post = frontmatter.load(str(path))
     except Exception as exc:  # noqa: BLE001 - yaml and io errors alike: say which file
         raise ValueError(f"{path}: not a memory file ({exc})") from None
-    meta = post.metadata
+    meta: dict[str, Any] = post.metadata
     body = post.content
     why = how = ""
     if _HOW in body:
