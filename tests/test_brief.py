@@ -16,13 +16,12 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import hook_command  # noqa: E402
 
 from automem import brief as brief_mod
 from automem.home import Home, find_project_root, project_slug
 from automem.index import fts
 from automem.store.memories import Memory
-
-from conftest import hook_command  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -88,9 +87,9 @@ def test_brief_keeps_every_budget_on_the_big_tree(big_tree, budget):
     sections = re.findall(r"^## (.+)$", text, re.M)
     memories_head = brief_mod.MEMORY_HEAD.strip("#\n ")
     if memories_head in sections:
-        items = [l for l in text.splitlines() if l.startswith("- [")]
-        assert items and all(re.search(r"id [^ )]+\)$", l) for l in items)
-        types = [re.match(r"- \[(\w+)\]", l).group(1) for l in items]
+        items = [line for line in text.splitlines() if line.startswith("- [")]
+        assert items and all(re.search(r"id [^ )]+\)$", line) for line in items)
+        types = [re.match(r"- \[(\w+)\]", line).group(1) for line in items]
         assert all(types.count(t) <= cap for t, cap in brief_mod.PER_TYPE_CAP.items())  # no kind crowds out the rest
     if budget >= 1500:
         assert {"Project notes (MAIN.md)", memories_head, "Newest turns (bank)",

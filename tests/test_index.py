@@ -56,7 +56,8 @@ def test_every_kind_of_file_is_searchable(tree):
     home, project_dir = tree
     (project_dir / "bank").mkdir()
     (project_dir / "bank" / "2026-01-01T10-00-00-000Z--x.md").write_text(
-        '---\nid: "b1"\nts: "2026-01-01T10:00:00.000Z"\ntitle: "wire the kubernetes ingress"\ntags:\n  - "bash"\n---\n\n'
+        '---\nid: "b1"\nts: "2026-01-01T10:00:00.000Z"\ntitle: "wire the kubernetes '
+        'ingress"\ntags:\n  - "bash"\n---\n\n'
         "## Prompt\n\nwire the ingress\n\n## Actions\n\n- bash: kubectl apply -f helmchart.yaml\n\n## Result\n\n"
         "the zeppelin service answers now\n", encoding="utf-8")
     (project_dir / "journal").mkdir()

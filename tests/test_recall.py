@@ -101,7 +101,8 @@ def test_scope_is_the_project_its_links_and_global_unless_all(automem_home):
         write_memory(home.project_dir(slug), Memory(type="decision", summary=f"kafka topic naming in {slug}",
                                                    content="kafka topics are dotted lower case", id=f"id-{slug}"))
     (home.project_dir("app-1") / "MAIN.md").write_text(
-        "# App\n\nnotes\n\n## Linked projects\n- lib-2\n\n<!-- automem:index:start -->\n- other-3\n<!-- automem:index:end -->\n",
+        "# App\n\nnotes\n\n## Linked projects\n- lib-2\n\n<!-- automem:index:start "
+        "-->\n- other-3\n<!-- automem:index:end -->\n",
         encoding="utf-8")
     ids = {h.id for h in recall("kafka topic naming", project="app-1", home=home)}
     assert ids == {"id-app-1", "id-lib-2", "id-_global"}  # other-3 is only below the markers: not a link

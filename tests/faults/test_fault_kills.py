@@ -19,10 +19,25 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import CORPUS_TRANSCRIPTS, build_claude_transcripts, copy_id
-from faultkit import (AUTOMEM, LESSONS, SEEDS, SHORT, check_tree, env_for, finished_turns, fresh_home, memories,
-                      run_killed, run_seeds, bank_run, stop_hook, wait_gone, wait_idle, worker_pids)
+from faultkit import (
+    AUTOMEM,
+    LESSONS,
+    SEEDS,
+    SHORT,
+    bank_run,
+    check_tree,
+    env_for,
+    finished_turns,
+    fresh_home,
+    memories,
+    run_killed,
+    run_seeds,
+    stop_hook,
+    wait_gone,
+    wait_idle,
+    worker_pids,
+)
 
 pytestmark = [
     pytest.mark.skipif(not CORPUS_TRANSCRIPTS.is_dir(), reason="shared corpus not present"),
@@ -167,7 +182,7 @@ def test_kill_between_the_bank_entry_and_index_db(world):
     for n in _tries():
         home = fresh_home(world["root"] / f"bank-seam-{n}")
         env = env_for(world["user"], home)
-        if not _killed_when([*AUTOMEM, "bank", "run"], env, lambda: any(home.glob("projects/*/bank/*.md"))):
+        if not _killed_when([*AUTOMEM, "bank", "run"], env, lambda home=home: any(home.glob("projects/*/bank/*.md"))):
             continue
         conn = sqlite3.connect(home / "index.db")
         banked = {row[0] for row in conn.execute("SELECT file FROM banked")}
@@ -191,7 +206,7 @@ def test_kill_between_a_memory_file_and_index_db(world):
         env = env_for(world["user"], home)
         worker = [*AUTOMEM[:1], "-m", "automem.extract.worker", "--harness", "claude-code", "--transcript",
                   str(lessons), "--session", session]
-        if not _killed_when(worker, env, lambda: any(home.glob("projects/*/memories/*.md"))):
+        if not _killed_when(worker, env, lambda home=home: any(home.glob("projects/*/memories/*.md"))):
             continue
         written = {str(p.relative_to(home)) for p in home.glob("projects/*/memories/*.md")}
         hits += bool(written - _indexed(home))
