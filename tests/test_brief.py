@@ -65,6 +65,7 @@ def _hook(event: str, payload: dict, home: Path, base: Path):
                           env=env, timeout=60)
 
 
+@pytest.mark.slow  # big_tree: 10,000 memories and 100,000 bank entries, about a minute to build
 @pytest.mark.parametrize("budget", [200, 600, 1500, 2500])
 def test_brief_keeps_every_budget_on_the_big_tree(big_tree, budget):
     home, base = big_tree["home"], big_tree["base"]
@@ -98,6 +99,7 @@ def test_brief_keeps_every_budget_on_the_big_tree(big_tree, budget):
         assert len(bank_rows) == 10
 
 
+@pytest.mark.slow  # big_tree
 def test_brief_cli_matches_the_budget(big_tree, monkeypatch):
     from click.testing import CliRunner
 

@@ -76,6 +76,7 @@ def world(tmp_path_factory):
             "session": session, "lesson_turns": lesson_turns, "reference": reference, "stop_seconds": stop_seconds}
 
 
+@pytest.mark.slow  # one killed run per seed
 def test_sigkill_of_bank_run_then_a_normal_pass(world):
     def one(seed: int) -> list[str]:
         rng = random.Random(seed)
@@ -91,6 +92,7 @@ def test_sigkill_of_bank_run_then_a_normal_pass(world):
     assert not failed, failed
 
 
+@pytest.mark.slow  # one killed run per seed
 def test_sigkill_of_the_stop_worker_then_the_next_stop(world):
     """The worker the real hook started (detached, its own session) is killed; the session's next Stop must start
     a worker at once (the dead one's claim is gone with it) and that one finishes the job."""
@@ -175,6 +177,7 @@ def _seam_result(name: str, hits: int, tries: int) -> None:
         pytest.skip(f"no kill of {tries} landed between the {name} write and the index update on this machine")
 
 
+@pytest.mark.slow  # one killed run per seed
 def test_kill_between_the_bank_entry_and_index_db(world):
     """Killed the moment the first entry is on disk: index.db neither lists it as banked nor has it in the
     search index yet; the next pass banks that turn once and indexes it."""
@@ -196,6 +199,7 @@ def test_kill_between_the_bank_entry_and_index_db(world):
     _seam_result("bank entry", hits, n + 1)
 
 
+@pytest.mark.slow  # one killed run per seed
 def test_kill_between_a_memory_file_and_index_db(world):
     """The worker killed the moment its first memory is on disk, before the search index has it: the next Stop
     stores no second copy, and the memory becomes searchable."""
