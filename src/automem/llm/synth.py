@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import json
 import time
+from typing import TYPE_CHECKING
 
 from automem.llm.schema import parse_memories
 from automem.schema import MODEL, Candidate
+
+if TYPE_CHECKING:
+    from automem.home import Home
 
 DIGEST_CAP = 6000
 SYSTEM = (
@@ -25,7 +29,7 @@ SYSTEM = (
 )
 
 
-def synthesize(found: list[Candidate], steps, *, model: str, timeout: float, home=None, last_message: str | None = None):
+def synthesize(found: list[Candidate], steps, *, model: str, timeout: float, home: Home | None = None, last_message: str | None = None):
     """Better candidates from the model, or None (the caller keeps its own)."""
     from automem.store import clean_for_model
 
