@@ -14,7 +14,7 @@ import sys
 import textwrap
 
 # automem.__main__ is the console script's entry; automem.redact.rules is the stdlib rule table the fast tier applies
-# session_hooks: per-prompt recall (issue 5) rides on UserPromptSubmit; it imports only os until a memory exists
+# session_hooks: per-prompt recall rides on UserPromptSubmit; it imports only os until a memory exists
 ALLOWED = {"automem", "automem.__main__", "automem.redact", "automem.redact.fast", "automem.redact.rules",
            "automem.session_hooks"}
 FORBIDDEN = ("yaml", "click", "detect_secrets", "httpx", "frontmatter", "ollama", "mcp", "rank_bm25", "sqlite3")

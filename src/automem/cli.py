@@ -560,7 +560,7 @@ def remember(text, type_, summary, is_global, as_json) -> None:
         click.echo(f"already remembered as {memory.id} [{memory.type}] {memory.summary}")
 
 
-# ---------------------------------------------------------------- extract / consent / demo (issue 7)
+# ---------------------------------------------------------------- extract / consent / demo
 
 
 @cli.command()
