@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -100,7 +99,8 @@ def idle_pass(base: Path) -> float:
         pass_times.append(time.perf_counter() - start)
         assert report.banked == 0
     p, s = statistics.median(pass_times) * 1000, statistics.median(stat_times) * 1000
-    print(f"idle pass over {len(files)} transcripts: {p:.1f} ms median (stat floor {s:.1f} ms, {p / s:.1f}x; budget 100 ms)")
+    print(f"idle pass over {len(files)} transcripts: {p:.1f} ms median (stat floor {s:.1f} "
+          f"ms, {p / s:.1f}x; budget 100 ms)")
     return p
 
 

@@ -45,7 +45,6 @@ def run_stops(tmp: Path, name: str, count: int) -> tuple[int, float, float]:
     """``count`` Stop hooks at once on a fresh home; (workers started, CPU-seconds of all, wall seconds to idle,
     CPU-seconds of the workers alone)."""
     from automem import consent
-
     from automem.bank.passes import backfill
     from automem.home import Home
 

@@ -103,7 +103,8 @@ engines._load(sys.argv[1])
 t1 = time.perf_counter()
 engines.SPANS[sys.argv[1]]("export GITHUB_TOKEN=ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A")
 t2 = time.perf_counter()
-print(json.dumps({"load_ms": (t1 - t0) * 1000, "first_scan_ms": (t2 - t1) * 1000, "err": str(engines.load_error(sys.argv[1]) or "")}))
+error = str(engines.load_error(sys.argv[1]) or "")
+print(json.dumps({"load_ms": (t1 - t0) * 1000, "first_scan_ms": (t2 - t1) * 1000, "err": error}))
 """
 
 

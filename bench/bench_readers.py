@@ -77,7 +77,9 @@ def throughput() -> None:
     floor_mbps = total_mb / floor_s
     print(f"corpus: {len(files)} files, {size / 1e6:.2f} MB x {repeats} = {total_mb:.1f} MB, {turns} turns")
     print(f"floor (lines + json.loads): {floor_mbps:.1f} MB/s")
-    print(f"readers:                    {mbps:.1f} MB/s  ({mbps / floor_mbps:.2f}x floor)  target >= {TARGET_MB_PER_S:.0f} MB/s: {'OK' if mbps >= TARGET_MB_PER_S else 'BELOW'}")
+    print(f"readers:                    {mbps:.1f} MB/s  ({mbps / floor_mbps:.2f}x floor)  "
+          f"target >= {TARGET_MB_PER_S:.0f} MB/s: "
+          f"{'OK' if mbps >= TARGET_MB_PER_S else 'BELOW'}")
 
 
 def synthesize(target_bytes: int, out: Path) -> int:
@@ -122,7 +124,8 @@ def memory() -> None:
             results[label] = peak_kb
             print(
                 f"{label:>6}: {written / 1e6:6.1f} MB, {turns:6d} finished turns, peak RSS {peak_kb / 1024:6.1f} MB "
-                f"(imports {base_kb / 1024:.1f} MB, reading added {(peak_kb - base_kb) / 1024:.1f} MB), {written / 1e6 / took:.1f} MB/s"
+                f"(imports {base_kb / 1024:.1f} MB, reading added "
+                f"{(peak_kb - base_kb) / 1024:.1f} MB), {written / 1e6 / took:.1f} MB/s"
             )
             path.unlink()
     ratio = results["100 MB"] / results["10 MB"]

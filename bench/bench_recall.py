@@ -110,7 +110,8 @@ def make_tree(home: Path, slug: str, memories: int, bank: int, *, seed: int = 5,
     for sub in ("memories", "bank", "journal"):
         (project / sub).mkdir(parents=True, exist_ok=True)
     (project / "MAIN.md").write_text(
-        "# Project Memory\n\nBig synthetic project for the recall benchmark.\nUse ruff and pytest; deploy with docker compose.\n\n"
+        "# Project Memory\n\nBig synthetic project for the recall benchmark.\nUse ruff "
+        "and pytest; deploy with docker compose.\n\n"
         "<!-- automem:index:start -->\n<!-- automem:index:end -->\n", encoding="utf-8")
     for i in range(memories):
         name, text = memory_text(i, rng, vocab, now)
@@ -121,7 +122,8 @@ def make_tree(home: Path, slug: str, memories: int, bank: int, *, seed: int = 5,
         (project / "bank" / name).write_text(text, encoding="utf-8")
     day = time.strftime("%Y-%m-%d", time.localtime(now))
     (project / "journal" / f"{day}.md").write_text("".join(
-        f"\n## Job #{n} (engineer) — 0{n}:00\n**Task:** nightly {_TOPICS[n]} run\n**Result:** completed, $0.12, 40s\n"
+        f"\n## Job #{n} (engineer) — 0{n}:00\n**Task:** nightly {_TOPICS[n]} "
+        f"run\n**Result:** completed, $0.12, 40s\n"
         for n in range(1, 6)), encoding="utf-8")
     return {"vocab": vocab, "project": project}
 
@@ -137,7 +139,8 @@ def add_bank_rows(conn, slug: str, start: int, count: int, vocab: list[str], *, 
 
         doc = parse_doc("bank", text, name, now)
         cur = conn.execute(
-            "INSERT INTO fts_docs (path, project, kind, ref, title, snippet, tags, source, harness, session_id, created,"
+            "INSERT INTO fts_docs (path, project, kind, ref, title, snippet, tags, source, "
+            "harness, session_id, created,"
             " last_seen, seen, mtime_ns, size) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,1,0,0)",
             (f"projects/{slug}/bank-rows/{name}", slug, "bank", doc["ref"], doc["title"], doc["snippet"],
              " ".join(doc["tags"]), doc["source"], doc["harness"], doc["session_id"], doc["created"], doc["created"]))
@@ -183,7 +186,7 @@ def main() -> int:
     scales = [int(n) for n in args.scales.split(",")]
     results = [(n, run_scale(base / f"n{n}", max(1, n // 10), n, args.runs)) for n in scales]
     first_n, first = results[0]
-    print(f"\n| entries | SessionStart ms | x floor | UserPromptSubmit ms | x floor | floor ms | index / Markdown |")
+    print("\n| entries | SessionStart ms | x floor | UserPromptSubmit ms | x floor | floor ms | index / Markdown |")
     print("|---|---|---|---|---|---|---|")
     for n, fig in results:
         print(f"| {n:,} | {fig['start']:.1f} | {fig['start'] / fig['floor']:.2f}x | {fig['prompt']:.1f} | "
@@ -207,7 +210,7 @@ def _tree_bytes(home: Path) -> int:
 
 def run_scale(base: Path, memories: int, bank: int, runs: int) -> dict:
     """One tree: build (or reuse) it, then time the hooks against two floors, interleaved run by run."""
-    from automem.home import find_project_root, project_slug
+    from automem.home import Home, find_project_root, project_slug
     from automem.index import fts
     from automem.recall import recall
 
@@ -259,11 +262,11 @@ def run_scale(base: Path, memories: int, bank: int, runs: int) -> dict:
 
     conn = fts.open_index(str(home))
     queries = [f"{topic} {extra}" for topic in fts_topics() for extra in ("fix", "error", "setup")]
-    recall(queries[0], project=slug, home_root=str(home), conn=conn)  # warm the page cache
+    recall(queries[0], project=slug, home=Home(home), conn=conn)  # warm the page cache
     recall_ms = []
     for query in queries:
         t = time.perf_counter()
-        recall(query, project=slug, home_root=str(home), conn=conn, limit=10)
+        recall(query, project=slug, home=Home(home), conn=conn, limit=10)
         recall_ms.append((time.perf_counter() - t) * 1000)
     conn.close()
 

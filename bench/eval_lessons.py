@@ -91,7 +91,8 @@ def main() -> int:
                 print(f"\n=== F{index[rel]} {rel}")
                 for m in mems:
                     head = m["text"].split("\n", 1)
-                    print(f"  [{m['type']}/{m['scope']}/{m['status'] or '-'}{'/' + m['promoted'] if m['promoted'] else ''}] {head[0]}")
+                    print(f"  [{m['type']}/{m['scope']}/"
+                          f"{m['status'] or '-'}{'/' + m['promoted'] if m['promoted'] else ''}] {head[0]}")
                     body = head[1].replace("\n", " | ") if len(head) > 1 else ""
                     print(f"      {body[:400]}")
     return 0
@@ -110,7 +111,7 @@ def print_missed(memories: dict[str, list[dict]]) -> None:
             print(f"  missed F{index[lesson['file']]} [{lesson['kind']}] {lesson['lesson']}")
     for rel, mems in memories.items():
         for m in mems:
-            if not any(hit(l["keywords"], m["text"]) for l in lessons if l["file"] == rel):
+            if not any(hit(lesson["keywords"], m["text"]) for lesson in lessons if lesson["file"] == rel):
                 print(f"  noise  F{index[rel]} [{m['type']}] {m['text'].splitlines()[0]}")
 
 

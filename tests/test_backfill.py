@@ -18,7 +18,6 @@ import termios
 from pathlib import Path
 
 import pytest
-
 from conftest import CORPUS_TRANSCRIPTS, build_claude_transcripts
 
 from automem.bank.passes import READ_BUDGET_BYTES, Progress, is_trivial

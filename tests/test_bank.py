@@ -421,7 +421,7 @@ def test_temp_files_of_dead_writers_are_swept_and_live_ones_kept(env):
     assert not list(project.glob("bank/.written.txt.*")), "a finished write leaves no temp file"
     from automem.store import sweep_temp_files
 
-    assert sweep_temp_files(env.root) == 3
+    assert sweep_temp_files(env) == 3
     assert live.exists() and not any(p.exists() for p in orphans)
 
 

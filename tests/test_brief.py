@@ -16,13 +16,12 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import hook_command  # noqa: E402
 
 from automem import brief as brief_mod
 from automem.home import Home, find_project_root, project_slug
 from automem.index import fts
 from automem.store.memories import Memory
-
-from conftest import hook_command  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -66,6 +65,7 @@ def _hook(event: str, payload: dict, home: Path, base: Path):
                           env=env, timeout=60)
 
 
+@pytest.mark.slow  # big_tree: 10,000 memories and 100,000 bank entries, about a minute to build
 @pytest.mark.parametrize("budget", [200, 600, 1500, 2500])
 def test_brief_keeps_every_budget_on_the_big_tree(big_tree, budget):
     home, base = big_tree["home"], big_tree["base"]
@@ -88,9 +88,9 @@ def test_brief_keeps_every_budget_on_the_big_tree(big_tree, budget):
     sections = re.findall(r"^## (.+)$", text, re.M)
     memories_head = brief_mod.MEMORY_HEAD.strip("#\n ")
     if memories_head in sections:
-        items = [l for l in text.splitlines() if l.startswith("- [")]
-        assert items and all(re.search(r"id [^ )]+\)$", l) for l in items)
-        types = [re.match(r"- \[(\w+)\]", l).group(1) for l in items]
+        items = [line for line in text.splitlines() if line.startswith("- [")]
+        assert items and all(re.search(r"id [^ )]+\)$", line) for line in items)
+        types = [re.match(r"- \[(\w+)\]", line).group(1) for line in items]
         assert all(types.count(t) <= cap for t, cap in brief_mod.PER_TYPE_CAP.items())  # no kind crowds out the rest
     if budget >= 1500:
         assert {"Project notes (MAIN.md)", memories_head, "Newest turns (bank)",
@@ -99,6 +99,7 @@ def test_brief_keeps_every_budget_on_the_big_tree(big_tree, budget):
         assert len(bank_rows) == 10
 
 
+@pytest.mark.slow  # big_tree
 def test_brief_cli_matches_the_budget(big_tree, monkeypatch):
     from click.testing import CliRunner
 
@@ -125,7 +126,7 @@ def test_no_memory_gives_nothing(automem_home, tmp_path, run_hook):
                                  "<!-- automem:index:start -->\n<!-- automem:index:end -->\n", encoding="utf-8")
     done = run_hook("SessionStart", payload)
     assert done.returncode == 0 and done.stdout == b""  # automem's own boilerplate is not memory
-    assert brief_mod.build(project.slug, home_root=str(home.root)).text == ""
+    assert brief_mod.build(project.slug, home=home).text == ""
 
 
 def test_hostile_memory_text_comes_out_fenced_as_data(automem_home, tmp_path, run_hook):
@@ -160,7 +161,7 @@ def test_journal_today_and_yesterday_last_ten(automem_home, tmp_path):
     for n, day in days.items():
         entries = "".join(f"\n## Job #{n}{i} (engineer) — 10:{i:02d}\n**Task:** task {n}-{i}\n" for i in range(7))
         (project.journal_dir / f"{day}.md").write_text(entries, encoding="utf-8")
-    result = brief_mod.build(project.slug, home_root=str(home.root), budget_tokens=2000, now=now)
+    result = brief_mod.build(project.slug, home=home, budget_tokens=2000, now=now)
     jobs = re.findall(r"Job #(\d+)", result.text)
     assert jobs == [f"1{i}" for i in range(4, 7)] + [f"0{i}" for i in range(7)]  # the last 10, day before first
     assert "Job #2" not in result.text
@@ -193,7 +194,7 @@ def _notes(chars: int) -> str:
 def _build(home, project, budget):
     conn = fts.open_index(str(home.root))
     try:
-        return brief_mod.build(project.slug, home_root=str(home.root), budget_tokens=budget, conn=conn)
+        return brief_mod.build(project.slug, home=home, budget_tokens=budget, conn=conn)
     finally:
         conn.close()
 
@@ -275,7 +276,7 @@ def test_the_brief_ranks_by_evidence_includes_machine_facts_and_never_a_candidat
     fts.reindex(str(home.root))
     conn = fts.open_index(str(home.root))
     try:
-        text = brief_mod.build(project.slug, home_root=str(home.root), conn=conn).text
+        text = brief_mod.build(project.slug, home=home, conn=conn).text
     finally:
         conn.close()
     lines = [line for line in text.splitlines() if line.startswith("- [")]

@@ -380,3 +380,14 @@ def test_an_empty_search_is_an_answer_not_an_error(automem_home, run_hook):
     errors = [r for r in records if r.get("kind") == "error"]
     assert errors and all("Wall time" not in r["signature"] for r in errors)
     assert all("rg -n" not in r.get("input", "") and "grep" not in r.get("input", "") for r in errors)
+
+
+@pytest.mark.parametrize("event", sorted(LATE_HANDLERS))
+def test_every_late_handler_imports_and_takes_a_payload_and_a_harness(event):
+    """Each entry of the routing table loads a real function (a moved or renamed handler fails here, not in a hook)."""
+    import inspect
+
+    assert event in KNOWN_EVENTS
+    handler = LATE_HANDLERS[event]()
+    assert callable(handler)
+    assert list(inspect.signature(handler).parameters)[:2] == ["payload", "harness"]

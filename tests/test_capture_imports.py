@@ -14,7 +14,7 @@ import sys
 import textwrap
 
 # automem.__main__ is the console script's entry; automem.redact.rules is the stdlib rule table the fast tier applies
-# session_hooks: per-prompt recall (issue 5) rides on UserPromptSubmit; it imports only os until a memory exists
+# session_hooks: per-prompt recall rides on UserPromptSubmit; it imports only os until a memory exists
 ALLOWED = {"automem", "automem.__main__", "automem.redact", "automem.redact.fast", "automem.redact.rules",
            "automem.session_hooks"}
 FORBIDDEN = ("yaml", "click", "detect_secrets", "httpx", "frontmatter", "ollama", "mcp", "rank_bm25", "sqlite3")
@@ -29,17 +29,23 @@ DRIVER = textwrap.dedent("""
     from automem.capture import spool
     automem.__main__.EXIT_FAST = False  # main() would end this process after the first call
     spool.MAX_SPOOL_BYTES = 2000  # so the rotation path runs too
-    tb = 'Traceback (most recent call last):\\n  File "/app/x.py", line 3, in f\\nModuleNotFoundError: No module named yaml\\n'
+    tb = ('Traceback (most recent call last):\\n  File "/app/x.py", line 3, in f\\n'
+          'ModuleNotFoundError: No module named yaml\\n')
     base = {"session_id": "imports-check", "cwd": "/home/dev/app", "transcript_path": None}
     calls = [
-        ("PreToolUse", {"tool_name": "Bash", "tool_input": {"command": "curl -H 'Authorization: Bearer abcdefghijklmnop1234' x"}}),
-        ("PreToolUse", {"tool_name": "Edit", "tool_input": {"file_path": "/home/dev/app/x.py", "old_string": "a", "new_string": "b"}}),
+        ("PreToolUse", {"tool_name": "Bash",
+                        "tool_input": {"command": "curl -H 'Authorization: Bearer abcdefghijklmnop1234' x"}}),
+        ("PreToolUse", {"tool_name": "Edit",
+                        "tool_input": {"file_path": "/home/dev/app/x.py", "old_string": "a", "new_string": "b"}}),
         ("PostToolUse", {"tool_name": "Bash", "tool_input": {"command": "pytest"},
                          "tool_response": {"stdout": tb * 50, "stderr": "", "interrupted": False, "isImage": False}}),
-        ("PostToolUseFailure", {"tool_name": "Bash", "tool_input": {"command": "npm test"}, "error": "Exit code 1\\nnpm ERR! test failed"}),
-        ("PostToolUseFailure", {"tool_name": "Edit", "tool_input": {}, "error": "The user doesn't want to proceed with this tool use. the user said:\\nno"}),
+        ("PostToolUseFailure", {"tool_name": "Bash", "tool_input": {"command": "npm test"},
+                                "error": "Exit code 1\\nnpm ERR! test failed"}),
+        ("PostToolUseFailure", {"tool_name": "Edit", "tool_input": {},
+                                "error": "The user doesn't want to proceed with this tool use. the user said:\\nno"}),
         ("UserPromptSubmit", {"prompt": "No, don't do that. From now on always run the linter first. Perfect."}),
-        ("PreToolUse", {"tool_name": "Read", "tool_input": {"file_path": "/x"}, "session_id": "../odd id needing a hash"}),
+        ("PreToolUse", {"tool_name": "Read", "tool_input": {"file_path": "/x"},
+                        "session_id": "../odd id needing a hash"}),
         ("PreToolUse", {"tool_name": "Bash", "session_id": None}),  # logged: no session id
         ("PreToolUse", b"not json"),
     ]

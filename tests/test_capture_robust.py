@@ -55,7 +55,8 @@ WRITER = textwrap.dedent("""
     while not os.path.exists(go):  # start together, once every writer is ready
         time.sleep(0.001)
     for seq in range(count):
-        spool.append("{session}", [{{"v": 1, "kind": "test", "writer": writer, "seq": seq, "pad": "x" * (seq % 97)}}], home)
+        record = {{"v": 1, "kind": "test", "writer": writer, "seq": seq, "pad": "x" * (seq % 97)}}
+        spool.append("{session}", [record], home)
 """).format(session=SESSION)
 
 
@@ -83,7 +84,7 @@ def test_8_writers_x_500_appends_lose_and_corrupt_nothing(automem_home):
     path = Path(spool_path(SESSION, str(automem_home)))
     records = whole_lines(path)
     assert_complete(records, 8, 500)
-    switches = sum(a["writer"] != b["writer"] for a, b in zip(records, records[1:]))
+    switches = sum(a["writer"] != b["writer"] for a, b in zip(records, records[1:], strict=False))
     assert switches > 8, "the writers ran one after the other: this run proved nothing about concurrency"
     assert not Path(str(path) + ".1").exists()
 
@@ -120,7 +121,8 @@ KILLED_WRITER = textwrap.dedent("""
     from automem.capture import spool
     home, seq = sys.argv[1], 0
     while True:
-        spool.append("{session}", [{{"v": 1, "kind": "test", "seq": seq, "i": i, "pad": "y" * 3000}} for i in range(8)], home)
+        records = [{{"v": 1, "kind": "test", "seq": seq, "i": i, "pad": "y" * 3000}} for i in range(8)]
+        spool.append("{session}", records, home)
         seq += 1
 """).format(session=SESSION)
 

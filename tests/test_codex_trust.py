@@ -8,8 +8,9 @@ import json
 import subprocess
 from pathlib import Path
 
-from automem import codex_trust
 from test_install import AUTOMEM, env_for, run_install
+
+from automem import codex_trust
 
 
 def _codex_home(tmp: Path) -> Path:
@@ -63,7 +64,7 @@ def test_review_follows_what_the_binary_reports(tmp_path):
     hooks_path, config = codex_home / "hooks.json", codex_home / "config.toml"
     hooks = codex_trust.automem_hooks(hooks_path)
     listed = [{"key": h["key"], "currentHash": f"sha256:{i:064x}", "trustStatus": status}
-              for i, (h, status) in enumerate(zip(hooks, ["trusted", "modified"] + ["untrusted"] * 4))]
+              for i, (h, status) in enumerate(zip(hooks, ["trusted", "modified"] + ["untrusted"] * 4, strict=False))]
     reviewed = codex_trust.review(hooks_path, config, listed)
     assert [h["status"] for h in reviewed] == ["trusted", "modified"] + ["untrusted"] * 4
     text = codex_trust.how_to_trust(reviewed, config)

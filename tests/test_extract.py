@@ -34,7 +34,7 @@ def replayed(tmp_path: Path, automem_home: Path):
     automem_home.mkdir(parents=True)
     consent.write(automem_home, "yes")
     session_id, cwd, outputs = replay(tmp_path, _env(automem_home, tmp_path))
-    assert wait_for_worker(automem_home, session_id), "the detached Stop worker never finished"
+    assert wait_for_worker(Home(automem_home), session_id), "the detached Stop worker never finished"
     return automem_home, session_id, cwd, tmp_path
 
 
@@ -68,7 +68,7 @@ def test_next_stop_shows_the_stored_line_once(replayed, run_hook):
     message = json.loads(first.stdout)["systemMessage"]
     assert message.startswith("automem: stored 3 new memories: ")
     assert "pnpm" in message
-    assert wait_for_worker(home, session_id)
+    assert wait_for_worker(Home(home), session_id)
     second = run_hook("Stop", payload, _env(home, root))
     assert not second.stdout.strip() or "stored" not in json.loads(second.stdout).get("systemMessage", "")
 

@@ -203,7 +203,7 @@ def briefs(tmp_path_factory) -> dict[str, tuple[str, list[str]]]:
             try:
                 fts.sync(conn, str(home.root), deep=True)
                 for project in home.projects():
-                    text = brief_mod.build(project.slug, home_root=str(home.root), conn=conn).text
+                    text = brief_mod.build(project.slug, home=home, conn=conn).text
                     if project.slug != "_global" and text:
                         out[f"{user}:{project.slug}"] = (text, files)
             finally:

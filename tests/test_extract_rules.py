@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 
 from automem.extract.intent import difference, intent_of, same_intent
-from automem.extract.rules import Session, find_candidates
-from automem.extract.rules import errors, reports, said
+from automem.extract.rules import Session, errors, find_candidates, reports, said
 from automem.extract.steps import Step, steps_from_turns
 from automem.harness.model import ToolAction, Turn
 from automem.schema import INSTRUCTION, VERIFIED_FIX

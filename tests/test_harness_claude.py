@@ -126,7 +126,8 @@ def test_compaction_meta_commands_version_change_and_split_messages(tmp_path):
         _user("u6", "<local-command-stdout>Set model to opus</local-command-stdout>", "2026-01-01T10:01:02Z", version="2.1.5"),
         _user("u7", "<bash-input>ls</bash-input>", "2026-01-01T10:01:03Z", version="2.1.5"),
         # a model-invoking slash command is a prompt
-        _user("u8", "<command-message>review is running…</command-message>\n<command-name>/review</command-name>\n<command-args>src/parser.py</command-args>", "2026-01-01T10:02:00Z", version="2.1.5"),
+        _user("u8", "<command-message>review is running…</command-message>\n<command-name>/review</"
+                    "command-name>\n<command-args>src/parser.py</command-args>", "2026-01-01T10:02:00Z", version="2.1.5"),
         _user("u9", [{"type": "text", "text": "Review the file and list problems."}], "2026-01-01T10:02:00Z", version="2.1.5", isMeta=True),
         _assistant("a4", "m3", [{"type": "text", "text": "Two problems."}], "2026-01-01T10:02:05Z", version="2.1.5"),
         _assistant("a5", "m3", [{"type": "text", "text": "Both are in the tokenizer."}], "2026-01-01T10:02:05Z", version="2.1.5", stop="end_turn"),

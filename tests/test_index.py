@@ -34,7 +34,7 @@ def put_memory(project_dir, summary: str, mem_id: str, **kw) -> Memory:
 
 
 def ids(home, query: str, **kw) -> list[str]:
-    return [h.id for h in recall(query, project="proj-1", home_root=str(home.root), **kw)]
+    return [h.id for h in recall(query, project="proj-1", home=home, **kw)]
 
 
 def test_mtime_scan_sees_new_changed_and_deleted_files(tree):
@@ -56,7 +56,8 @@ def test_every_kind_of_file_is_searchable(tree):
     home, project_dir = tree
     (project_dir / "bank").mkdir()
     (project_dir / "bank" / "2026-01-01T10-00-00-000Z--x.md").write_text(
-        '---\nid: "b1"\nts: "2026-01-01T10:00:00.000Z"\ntitle: "wire the kubernetes ingress"\ntags:\n  - "bash"\n---\n\n'
+        '---\nid: "b1"\nts: "2026-01-01T10:00:00.000Z"\ntitle: "wire the kubernetes '
+        'ingress"\ntags:\n  - "bash"\n---\n\n'
         "## Prompt\n\nwire the ingress\n\n## Actions\n\n- bash: kubectl apply -f helmchart.yaml\n\n## Result\n\n"
         "the zeppelin service answers now\n", encoding="utf-8")
     (project_dir / "journal").mkdir()
@@ -164,7 +165,7 @@ def test_memory_and_journal_edited_in_place_reach_recall_and_brief(tree):
     assert fts.index_drift(home)["ok"] is True
     conn = fts.open_index(str(home.root))
     try:
-        text = brief.build("proj-1", home_root=str(home.root), conn=conn).text
+        text = brief.build("proj-1", home=home, conn=conn).text
         again = fts.sync(conn, str(home.root))
     finally:
         conn.close()

@@ -13,8 +13,8 @@ import os
 import shlex
 import shutil
 import subprocess
-import time
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -393,7 +393,7 @@ def test_uninstall_dry_run_shows_the_removal_and_keeps_everything(tmp_path):
     assert out.returncode == 0, out.stderr
     assert snapshot(tmp_path) == before
     assert f'-                        "command": "{AUTOMEM} hook SessionEnd",' in out.stdout
-    assert '"command": "say done"' not in "".join(l for l in out.stdout.splitlines() if l.startswith("-"))
+    assert '"command": "say done"' not in "".join(line for line in out.stdout.splitlines() if line.startswith("-"))
 
 
 def test_plugin_version_matches_the_package():

@@ -213,7 +213,7 @@ def test_sigterm_reaches_the_agent_and_the_job_is_journaled_as_interrupted(repo)
     assert (entry.agent, entry.status) == ("sleeper", "interrupted")
 
 
-# ---------------------------------------------------------------- review fixes: secrets, failures, closed streams, SIGINT
+# ---------------------------------------------------------------- secrets, failures, closed streams, SIGINT
 
 GHP = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
 ANTHROPIC = "sk-ant-api03-" + "Q" * 40 + "-" + "w" * 40 + "AA"

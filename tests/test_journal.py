@@ -169,7 +169,7 @@ def test_the_brief_shows_what_the_journal_writes(project):
                                   errors="MemoryError in loader"))
     conn = fts.open_index(str(project.home.root))
     try:
-        result = brief_mod.build(project.slug, home_root=str(project.home.root), conn=conn)
+        result = brief_mod.build(project.slug, home=project.home, conn=conn)
         hit = conn.execute("SELECT count(*) FROM fts_text WHERE fts_text MATCH 'parquet'").fetchone()[0]
     finally:
         conn.close()

@@ -183,7 +183,8 @@ def test_a_secret_given_to_memory_bank_is_nowhere_under_automem_home(env):
     async def scenario(s):
         stored = _ok(await s.call_tool("memory_bank", {
             "type": "observation", "summary": f"Deploys authenticate with {token}",
-            "content": f"The staging deploy script reads the token {token} from its config.\npassword={password}\n"
+            "content": f"The staging deploy script reads the token {token} from its "
+                       f"config.\npassword={password}\n"
                        "Rotate it when the deploy user changes.",
             "why": f"password={password}", "tags": ["deploy", token]}))
         found = _ok(await s.call_tool("memory_search", {"query": "staging deploy script token"}))

@@ -66,7 +66,7 @@ def test_labelled_queries_rank_the_relevant_entry_first(labelled_home, capsys):
     first = top3 = 0
     misses = []
     for row in queries:
-        hits = recall(row["query"], project=slug, home_root=str(home.root), limit=3)
+        hits = recall(row["query"], project=slug, home=home, limit=3)
         ids = [h.id for h in hits]
         first += bool(ids) and ids[0] == row["expect"]
         top3 += row["expect"] in ids
@@ -91,7 +91,7 @@ def test_reinforced_and_recent_memories_outrank_equal_text(automem_home):
     write_memory(project_dir, Memory(type="pattern", summary=text, content=text, id="fresh", created=fresh))
     write_memory(project_dir, Memory(type="pattern", summary=text, content=text, id="often", created=older, seen=12,
                                      last_seen=fresh))
-    ids = [h.id for h in recall("flaky upload backoff", project="p-1", home_root=str(home.root))]
+    ids = [h.id for h in recall("flaky upload backoff", project="p-1", home=home)]
     assert ids == ["often", "fresh", "stale"]
 
 
@@ -101,11 +101,12 @@ def test_scope_is_the_project_its_links_and_global_unless_all(automem_home):
         write_memory(home.project_dir(slug), Memory(type="decision", summary=f"kafka topic naming in {slug}",
                                                    content="kafka topics are dotted lower case", id=f"id-{slug}"))
     (home.project_dir("app-1") / "MAIN.md").write_text(
-        "# App\n\nnotes\n\n## Linked projects\n- lib-2\n\n<!-- automem:index:start -->\n- other-3\n<!-- automem:index:end -->\n",
+        "# App\n\nnotes\n\n## Linked projects\n- lib-2\n\n<!-- automem:index:start "
+        "-->\n- other-3\n<!-- automem:index:end -->\n",
         encoding="utf-8")
-    ids = {h.id for h in recall("kafka topic naming", project="app-1", home_root=str(home.root))}
+    ids = {h.id for h in recall("kafka topic naming", project="app-1", home=home)}
     assert ids == {"id-app-1", "id-lib-2", "id-_global"}  # other-3 is only below the markers: not a link
-    everywhere = {h.id for h in recall("kafka topic naming", project="app-1", home_root=str(home.root), all_projects=True)}
+    everywhere = {h.id for h in recall("kafka topic naming", project="app-1", home=home, all_projects=True)}
     assert "id-other-3" in everywhere
 
 
@@ -115,7 +116,7 @@ def test_linked_line_and_paths(tmp_path):
     from automem.home import project_slug
 
     text = f"# Notes\nlinked: api-1234abcd, {repo}\n\n## Linked projects\n* `web-5678`\n"
-    assert linked_projects(text, str(tmp_path)) == ["api-1234abcd", project_slug(str(repo)), "web-5678"]
+    assert linked_projects(text) == ["api-1234abcd", project_slug(str(repo)), "web-5678"]
 
 
 def test_cli_filters_and_json(automem_home, tmp_path, monkeypatch):

@@ -98,7 +98,7 @@ def test_missing_engine_degrades_with_one_log_line(rng, monkeypatch, automem_hom
             assert gh not in out
         assert engines.load_error("betterleaks") is not None
         log = (automem_home / "log" / "automem.log").read_text()
-        lines = [l for l in log.splitlines() if "betterleaks" in l]
+        lines = [line for line in log.splitlines() if "betterleaks" in line]
         assert len(lines) == 1 and "cannot open" in lines[0]
     finally:
         engines._reset("betterleaks")
@@ -116,7 +116,7 @@ def test_engine_failing_on_a_text_loses_nothing(rng, monkeypatch, automem_home):
     assert gh not in redact(f"x {gh}")
     assert gh not in redact(f"y {gh}")
     log = (automem_home / "log" / "automem.log").read_text()
-    assert sum("engine crashed" in l for l in log.splitlines()) == 1
+    assert sum("engine crashed" in line for line in log.splitlines()) == 1
 
 
 def test_fast_tier_never_loads_the_engine():

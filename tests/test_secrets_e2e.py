@@ -125,6 +125,7 @@ def all_files(home: Path) -> list[Path]:
     return [p for p in home.rglob("*") if p.is_file()]
 
 
+@pytest.mark.slow  # every case of the corpus through the real hooks and a real extraction
 def test_no_secret_of_any_type_reaches_disk(automem_home: Path, run_hook) -> None:
     cases = one_case_per_type()
     assert len(cases) >= 100  # every type of the corpus is in the session

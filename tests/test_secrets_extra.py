@@ -31,7 +31,8 @@ GEN = _module(DATA / "secrets_extra.py", "secrets_extra_gen")
 
 
 def _file_cases() -> list[dict]:
-    return [json.loads(l) for l in (DATA / "secrets_extra.jsonl").read_text(encoding="utf-8").splitlines() if l.strip()]
+    return [json.loads(line) for line in (DATA / "secrets_extra.jsonl").read_text(encoding="utf-8").splitlines()
+            if line.strip()]
 
 
 def _score(cases: list[dict], fn) -> tuple[float, float, float, list[str]]:
@@ -85,6 +86,6 @@ def test_fresh_cases_of_the_same_shapes(tier):
 @pytest.mark.skipif(not (SHARED / "cases.jsonl").exists(), reason="shared/corpus/secrets is not there")
 @pytest.mark.parametrize("tier", TIERS)
 def test_shared_and_own_cases_together(tier):
-    cases = [json.loads(l) for l in (SHARED / "cases.jsonl").read_text(encoding="utf-8").splitlines() if l.strip()]
+    cases = [json.loads(line) for line in (SHARED / "cases.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
     recall, strict, fp, bad = _score(cases + _file_cases(), TIERS[tier])
     assert recall >= 0.999 and strict >= 0.99 and fp <= 0.0, bad

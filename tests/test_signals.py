@@ -17,7 +17,8 @@ ModuleNotFoundError: No module named 'foo'
 KINDS = [
     (PY_TRACEBACK, "ModuleNotFoundError"),
     ("Traceback (most recent call last):\n  File \"x.py\", line 1, in f\nTypeError: unsupported operand", "TypeError"),
-    ("/app/index.js:3\n    generate()\n    ^\n\nTypeError: generate is not a function\n    at Object.<anonymous> (/app/index.js:3:5)", "TypeError"),
+    ("/app/index.js:3\n    generate()\n    ^\n\nTypeError: generate is not a "
+     "function\n    at Object.<anonymous> (/app/index.js:3:5)", "TypeError"),
     ("> Build error occurred\n[TypeError: generate is not a function]", "TypeError"),
     ('Exception in thread "main" java.lang.NullPointerException: name is null', "NullPointerException"),
     ("error: cannot find symbol in this scope", "error-line"),

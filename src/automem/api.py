@@ -42,7 +42,7 @@ class Memory:
         (``recall.Hit`` objects; ``hit.as_dict()`` for plain data). Candidates only with ``candidates=True``."""
         from automem.recall import parse_since, recall
 
-        return recall(query, project=self.project(cwd).slug, home_root=str(self.home.root),
+        return recall(query, project=self.project(cwd).slug, home=self.home,
                       all_projects=all_projects, type=type, since=parse_since(since), harness=harness, limit=limit,
                       candidates=candidates)
 

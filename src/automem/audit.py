@@ -10,8 +10,6 @@ through the store (redacted, atomic) and indexes it.
 
 from __future__ import annotations
 
-import os
-import time
 from pathlib import Path
 
 from automem.home import GLOBAL_PROJECT, Home, Project
@@ -58,20 +56,15 @@ def audit(home: Home, slug: str | None, *, since: float | None = None, type: str
 
 def forget(home: Home, memory_id: str, slug: str | None = None, *, purge: bool = False) -> dict:
     """Move a memory to trash/ (or delete it) and out of the index; returns what was done."""
+    from automem.store import remove, trash
+
     memory = find(home, memory_id, slug)
-    path = Path(memory.path)
-    project_dir = path.parent.parent
+    path = _path_of(memory)
     if purge:
-        path.unlink()
+        remove(path, home=home, missing_ok=False)
         where = None
     else:
-        trash = project_dir / "trash"
-        trash.mkdir(parents=True, exist_ok=True, mode=0o700)
-        target = trash / path.name
-        if target.exists():
-            target = trash / f"{path.stem}.{int(time.time())}{path.suffix}"
-        os.replace(path, target)
-        where = str(target)
+        where = str(trash(path, _project_of(home, memory).trash_dir, home=home))
     fts.remove_file(path, str(home.root))
     return {"id": memory.id, "forgotten": str(path), "trash": where, "purged": purge}
 
@@ -98,7 +91,7 @@ def why(home: Home, memory_id: str, slug: str | None = None) -> dict:
         "id": memory.id, "type": memory.type, "summary": memory.summary, "source": memory.source,
         "automatic": memory.is_automatic, "session_id": memory.session_id, "harness": memory.harness,
         "signals": signals, "tags": memory.tags, "created": memory.created, "last_seen": memory.last_seen,
-        "seen": memory.seen, "scope": memory.scope, "project": Path(memory.path).parent.parent.name,
+        "seen": memory.seen, "scope": memory.scope, "project": _path_of(memory).parent.parent.name,
         "path": str(memory.path), "why": memory.why, "how_to_apply": memory.how_to_apply,
         "status": memory.state, "promoted": memory.promoted, "promoted_at": memory.promoted_at,
         "family": memory.family or memory.session_id, "rule": memory.rule, "injected": memory.injectable,
@@ -155,7 +148,7 @@ def store_deduped(home: Home, target: Project, memory: store.Memory, slugs: list
     slugs = list(dict.fromkeys(slugs))
     conn = fts.open_index(root)
     try:
-        with memory_lock(root):  # concurrent writers (and the extractor) dedupe against each other
+        with memory_lock(home):  # concurrent writers (and the extractor) dedupe against each other
             fts.sync(conn, root, slugs)
             rows = fts.memory_texts(conn, slugs)
             deduper = Deduper([f"{title}\n{_content_of(body)}" for _path, title, body in rows])
@@ -177,5 +170,12 @@ def _content_of(body: str) -> str:
     return body.split("**Why:**", 1)[0].split("**How to apply:**", 1)[0].strip()
 
 
+def _path_of(memory: store.Memory) -> Path:
+    if memory.path is None:
+        raise AuditError(f"memory {memory.id!r} has no file")
+    return Path(memory.path)
+
+
 def _project_of(home: Home, memory: store.Memory) -> Project:
-    return Project(home=home, slug=Path(memory.path).parent.parent.name, root="")
+    """The project whose memories/ folder holds the memory's file."""
+    return Project(home=home, slug=_path_of(memory).parent.parent.name, root="")

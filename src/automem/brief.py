@@ -27,12 +27,14 @@ defanged.
 
 from __future__ import annotations
 
-import os
 import re
-import sqlite3
 import time
 
-from automem.index import fts
+from automem.index import fts, queries
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing into the hooks
+if TYPE_CHECKING:
+    from automem.home import Home, Project
 
 MAX_CHARS = 10_000
 CHARS_PER_TOKEN = 4
@@ -48,10 +50,9 @@ TYPE_ORDER = ("preference", "decision", "pattern", "observation")
 # after the user's own (written or kept): why an automatic memory was promoted, strongest first
 EVIDENCE_ORDER = ("kept", "instruction", "reinforced", "verified-fix", "agent", "model")
 PER_TYPE_CAP = {"preference": 6, "decision": 6, "pattern": 5, "observation": 5}
-# the brief's evidence tiers, in order: the user's own, then each promotion reason, then promoted with no reason
-# recorded (files from before promotions were; the index files an unknown reason under none)
-_TIERS = (("status = 'user'", ()),
-          *(("status = 'promoted' AND promoted = ?", (reason,)) for reason in (*EVIDENCE_ORDER, "")))
+# the brief's evidence tiers, in order: the user's own (None), then each promotion reason, then promoted with no
+# reason recorded (files from before promotions were; the index files an unknown reason under none)
+_TIERS: tuple[str | None, ...] = (None, *EVIDENCE_ORDER, "")
 GLOBAL = "_global"
 DEFAULT_MAIN_MARKER = "Everything above the markers is yours: automem never changes it."
 TAG = "automem-memory"
@@ -129,7 +130,7 @@ def _fold(text: str) -> str:
     return "".join(chars).translate(_LOOKALIKES)
 
 
-def current(home, slug: str, budget_tokens: int | None = None) -> Brief:
+def current(home: Home, slug: str, budget_tokens: int | None = None) -> Brief:
     """The brief of project ``slug`` now: the index caught up with the tree first (a full sync, so an edit made in
     place is in it), the budget from config.yml when not given. What `automem brief`, MCP context_brief, `automem
     run` and the Python API give; the SessionStart hook builds its own with the hooks' quick sync."""
@@ -144,7 +145,7 @@ def current(home, slug: str, budget_tokens: int | None = None) -> Brief:
     try:
         if conn is not None:
             fts.sync(conn, root, [slug, GLOBAL])
-        return build(slug, home_root=root, budget_tokens=budget, conn=conn)
+        return build(slug, home=home, budget_tokens=budget, conn=conn)
     finally:
         if conn is not None:
             conn.close()
@@ -153,24 +154,23 @@ def current(home, slug: str, budget_tokens: int | None = None) -> Brief:
 def build(
     slug: str,
     *,
-    home_root: str | None = None,
+    home: Home | None = None,
     budget_tokens: int = DEFAULT_BUDGET_TOKENS,
-    conn: sqlite3.Connection | None = None,
+    conn: queries.Connection | None = None,
     now: float | None = None,
 ) -> Brief:
     """The brief of project ``slug`` (empty text when it has no memory)."""
-    from automem.capture.paths import automem_home
+    from automem.home import Home
 
-    root = str(home_root or automem_home())
+    home = home or Home.current()
     now = time.time() if now is None else now
     budget = max(MIN_BUDGET_TOKENS, int(budget_tokens))
     limit = min(MAX_CHARS, budget * CHARS_PER_TOKEN)
-    project_dir = os.path.join(root, "projects", slug)
-
-    human = _main_human(project_dir)
+    project = _project(home, slug)
+    human = _main_human(project) if project else ""
     memories = _memory_rows(conn, slug, now) if conn is not None else []
     titles = _title_section(conn, slug) if conn is not None else ""
-    journal = _journal_section(project_dir, now)
+    journal = _journal_section(project, now) if project else ""
     if not (human or memories or titles or journal):
         return Brief("", 0)
 
@@ -207,6 +207,17 @@ def build(
         return Brief("", 0)
     return Brief(text, estimate_tokens(text), [n for n, _t in parts],
                  ids if any(n == "memories" for n, _t in parts) else [])
+
+
+def _project(home: Home, slug: str) -> Project | None:
+    """The project's folder of the tree; None for a name that is not a slug (it has no folder to read)."""
+    from automem.home import Project
+
+    try:
+        home.project_dir(slug)
+    except ValueError:
+        return None
+    return Project(home=home, slug=slug, root="")
 
 
 def _overhead(slug: str, compact: bool) -> int:
@@ -265,10 +276,10 @@ def _cut_main(human: str, room: int) -> str:
 # ---------------------------------------------------------------- sections
 
 
-def _main_human(project_dir: str) -> str:
+def _main_human(project: Project) -> str:
     """MAIN.md's human part, defanged ("" when it is only automem's own boilerplate head)."""
     try:
-        with open(os.path.join(project_dir, fts.MAIN_NAME), encoding="utf-8", errors="replace") as handle:
+        with open(project.main_md, encoding="utf-8", errors="replace") as handle:
             human = fts.human_part(handle.read(200_000))
     except OSError:
         return ""
@@ -277,21 +288,18 @@ def _main_human(project_dir: str) -> str:
     return defang(human)
 
 
-def _memory_rows(conn: sqlite3.Connection, slug: str, now: float) -> list[tuple]:
+def _memory_rows(conn: queries.Connection, slug: str, now: float) -> list[tuple]:
     """The memories the brief may show, strongest evidence first (EVIDENCE_ORDER), then reinforced and recent.
 
     A few small queries per evidence tier and project, each walking a partial index of the memories from the newest
     and from the most seen: the cost does not grow with the number of memories."""
     want = MAX_MEMORIES * 3
     rows: list[tuple] = []
-    for where, params in _TIERS:
+    for evidence in _TIERS:
         tier: dict[str, tuple] = {}
         for project in (slug, GLOBAL):
             for order in ("last_seen", "seen"):
-                for row in conn.execute(
-                        f"SELECT ref, type, title, snippet, seen, last_seen, project, path FROM fts_docs "
-                        f"WHERE kind = 'memory' AND project = ? AND {where} ORDER BY {order} DESC LIMIT ?",
-                        (project, *params, want)):
+                for row in queries.memories_of_tier(conn, project, evidence, order, want):
                     tier[row[7]] = row[:7]
         rows += sorted(tier.values(), key=lambda r: -_freshness(r[4], r[5], now))
         if len(rows) >= want:
@@ -401,12 +409,9 @@ def turn_title(title: str, snippet: str) -> str:
     return ""
 
 
-def _title_section(conn: sqlite3.Connection, slug: str) -> str:
-    rows = conn.execute(
-        "SELECT title, snippet, created FROM fts_docs WHERE project = ? AND kind = 'bank' ORDER BY created DESC LIMIT ?",
-        (slug, MAX_TITLES * 3),
-    ).fetchall()
-    lines = []
+def _title_section(conn: queries.Connection, slug: str) -> str:
+    rows = queries.newest_bank_entries(conn, slug, MAX_TITLES * 3)
+    lines: list[str] = []
     for title, snippet, created in rows:
         text = turn_title(title, snippet)
         if text and len(lines) < MAX_TITLES:
@@ -416,13 +421,13 @@ def _title_section(conn: sqlite3.Connection, slug: str) -> str:
     return "## Newest turns (bank)\n" + defang("\n".join(lines)) + "\n"
 
 
-def journal_entries(project_dir: str, now: float) -> list[str]:
+def journal_entries(project: Project, now: float) -> list[str]:
     """Yesterday's then today's journal entries (local dates, as the journal is written)."""
     entries: list[str] = []
     for days_ago in (1, 0):
         day = time.strftime("%Y-%m-%d", time.localtime(now - days_ago * 86400))
         try:
-            with open(os.path.join(project_dir, "journal", f"{day}.md"), encoding="utf-8", errors="replace") as handle:
+            with open(project.journal_dir / f"{day}.md", encoding="utf-8", errors="replace") as handle:
                 text = handle.read(1_000_000)
         except OSError:
             continue
@@ -433,8 +438,8 @@ def journal_entries(project_dir: str, now: float) -> list[str]:
     return entries
 
 
-def _journal_section(project_dir: str, now: float) -> str:
-    entries = journal_entries(project_dir, now)[-MAX_JOURNAL_ENTRIES:]
+def _journal_section(project: Project, now: float) -> str:
+    entries = journal_entries(project, now)[-MAX_JOURNAL_ENTRIES:]
     if not entries:
         return ""
     capped = [e if len(e) <= JOURNAL_ENTRY_CAP else e[: JOURNAL_ENTRY_CAP - 1].rstrip() + "…" for e in entries]

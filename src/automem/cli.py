@@ -26,7 +26,7 @@ def _echo_json(value: object) -> None:
 class _Group(click.Group):
     """Turns the package's own user-facing errors into clean CLI errors."""
 
-    def invoke(self, ctx: click.Context):  # type: ignore[override]
+    def invoke(self, ctx: click.Context):
         from automem.config import ConfigError
 
         try:
@@ -385,7 +385,7 @@ def recall(query, all_projects, type_, since, harness, limit, candidates, as_jso
         since_at = parse_since(since)
     except ValueError as exc:
         _fail(str(exc))
-    hits = run_recall(" ".join(query), project=project.slug, home_root=str(home.root), all_projects=all_projects,
+    hits = run_recall(" ".join(query), project=project.slug, home=home, all_projects=all_projects,
                       type=type_, since=since_at, harness=harness, limit=limit, candidates=candidates)
     if as_json:
         _echo_json([h.as_dict() for h in hits])
@@ -560,7 +560,7 @@ def remember(text, type_, summary, is_global, as_json) -> None:
         click.echo(f"already remembered as {memory.id} [{memory.type}] {memory.summary}")
 
 
-# ---------------------------------------------------------------- extract / consent / demo (issue 7)
+# ---------------------------------------------------------------- extract / consent / demo
 
 
 @cli.command()
@@ -607,7 +607,7 @@ def consent(answer: str, as_json: bool) -> None:
         if answer == "ask":
             gate.forget_asked(root)
     value = gate.read(root)
-    state = {True: "yes", False: "no", "ask": "ask"}.get(value, "not answered")  # type: ignore[arg-type]
+    state = {True: "yes", False: "no", "ask": "ask"}.get(value, "not answered")
     caught_up = []
     if value is True and before is not True:
         from automem.extract.pending import extract_pending
@@ -615,7 +615,7 @@ def consent(answer: str, as_json: bool) -> None:
         caught_up = extract_pending(home)  # what the hooks spooled while the question was open
     stored = sum(len(r.stored) for r in caught_up)
     if as_json:
-        _echo_json({"consented": value, "state": state, "path": str(root / "consent.json"),
+        _echo_json({"consented": value, "state": state, "path": str(home.consent_file),
                     "sessions_extracted": len(caught_up), "memories_stored": stored})
         return
     click.echo(f"consent: {state}")

@@ -155,15 +155,18 @@ def _fallback(path: Path, message: str, strict: bool) -> Config:
     return Config(copy.deepcopy(DEFAULTS), path)
 
 
-def _parse(path: Path) -> dict[str, Any]:
+def _parse(path: Path, text: str | None = None) -> dict[str, Any]:
+    """The settings of config.yml merged over the defaults (``text``: what the file would hold, not read)."""
     import yaml  # not on the capture path: only non-capture events and the CLI load config
 
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path} is not UTF-8 text ({exc}); save it as UTF-8 or delete it to get the defaults")
-    except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {exc}")
+    if text is None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise ConfigError(
+                f"{path} is not UTF-8 text ({exc}); save it as UTF-8 or delete it to get the defaults") from None
+        except OSError as exc:
+            raise ConfigError(f"cannot read {path}: {exc}") from None
     try:
         loaded = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -175,7 +178,7 @@ def _parse(path: Path) -> dict[str, Any]:
         raise ConfigError(
             f"{path} is not valid YAML{where}: {problem}. "
             "Fix that line, or run `automem config reset` to write the defaults."
-        )
+        ) from None
     if loaded is None:
         loaded = {}
     if not isinstance(loaded, dict):
@@ -227,9 +230,9 @@ def write_default(home: Home | None = None, *, overwrite: bool = False) -> Path:
     path = home.config_file
     if path.exists() and not overwrite:
         return path
-    from automem.atomic import atomic_write_text
+    from automem.store import write_file
 
-    atomic_write_text(path, DEFAULT_CONFIG_TEXT)
+    write_file(path, DEFAULT_CONFIG_TEXT, home=home)
     return path
 
 
@@ -270,30 +273,19 @@ def set_value(dotted: str, value: Any, home: Home | None = None) -> Path:
             done = True
             break
     if not done:
-        if section and any(l.rstrip() == f"{section}:" for l in lines):
-            at = next(i for i, l in enumerate(lines) if l.rstrip() == f"{section}:")
+        if section and any(row.rstrip() == f"{section}:" for row in lines):
+            at = next(i for i, row in enumerate(lines) if row.rstrip() == f"{section}:")
             lines.insert(at + 1, f"  {key}: {rendered}")
         elif section:
             lines += [f"{section}:", f"  {key}: {rendered}"]
         else:
             lines.append(f"{key}: {rendered}")
     new_text = "\n".join(lines) + "\n"
-    from automem.atomic import atomic_write_text
+    from automem.store import write_file
 
-    probe = Config(_parse_text(new_text, path), path)
+    probe = Config(_parse(path, new_text), path)
     if probe.get(dotted) != value:
         raise ConfigError(f"could not set `{dotted}` in {path}; edit the file by hand")
-    atomic_write_text(path, new_text)
+    write_file(path, new_text, home=home)
     return path
 
-
-def _parse_text(text: str, path: Path) -> dict[str, Any]:
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as tmp:
-        probe = Path(tmp) / "config.yml"
-        probe.write_text(text, encoding="utf-8")
-        try:
-            return _parse(probe)
-        except ConfigError as exc:
-            raise ConfigError(str(exc).replace(str(probe), str(path))) from None

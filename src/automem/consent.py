@@ -3,7 +3,8 @@
 ``{"consented": true|false|"ask", "at": "<iso>"}``. No file means nobody answered yet: the Stop
 hook asks once (a systemMessage, never blocking), nothing is extracted, and the session's spool is
 kept at most SPOOL_KEEP_DAYS. "no" deletes the spooled signals of the session that stopped.
-Stdlib only: the Stop hook reads it.
+Stdlib only: the Stop hook reads it, so the home is a plain root (a string or a Path) here, and what
+is not the hook's imports the store only when it runs.
 """
 
 from __future__ import annotations
@@ -12,8 +13,16 @@ import json
 import os
 import time
 
+from automem.capture.paths import consent_asked_path, consent_path, spool_dir
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing into the Stop hook
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    Root: TypeAlias = str | os.PathLike[str]
+
 SPOOL_KEEP_DAYS = 7
-ANSWERS = {"yes": True, "y": True, "true": True, "no": False, "n": False, "false": False, "ask": "ask"}
+ANSWERS: dict[str, bool | str] = {"yes": True, "y": True, "true": True, "no": False, "n": False, "false": False, "ask": "ask"}
 QUESTION = (
     "automem can extract lessons at the end of each turn (errors hit, fixes applied, preferences you stated) "
     "into local Markdown memory under {home}. Nothing leaves this machine unless you also set AUTOMEM_MODEL. "
@@ -21,11 +30,20 @@ QUESTION = (
 )
 
 
-def _path(home) -> str:
-    return os.path.join(str(home), "consent.json")
+def _path(home: Root) -> str:
+    return consent_path(os.fspath(home))
 
 
-def read(home: str) -> bool | str | None:
+def _tree(home: Root):
+    """The Home of a root, for the store (which checks every path it writes is inside it)."""
+    from pathlib import Path
+
+    from automem.home import Home
+
+    return Home(Path(home))
+
+
+def read(home: Root) -> bool | str | None:
     """True, False, "ask", or None when nobody answered (or the file is unreadable)."""
     try:
         with open(_path(home), encoding="utf-8") as handle:
@@ -36,22 +54,22 @@ def read(home: str) -> bool | str | None:
     return value if value in (True, False, "ask") else None
 
 
-def granted(home: str) -> bool:
+def granted(home: Root) -> bool:
     return read(home) is True
 
 
-def write(home: str, answer: str | bool) -> bool | str:
-    value = ANSWERS.get(str(answer).lower()) if not isinstance(answer, bool) else answer
+def write(home: Root, answer: str | bool) -> bool | str:
+    value: bool | str | None = ANSWERS.get(str(answer).lower()) if not isinstance(answer, bool) else answer
     if value is None:
         raise ValueError(f"answer must be one of yes, no, ask; not {answer!r}")
-    from automem.atomic import atomic_write_text
+    from automem.store import write_file
 
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    atomic_write_text(_path(home), json.dumps({"consented": value, "at": stamp}) + "\n")
+    write_file(_path(home), json.dumps({"consented": value, "at": stamp}) + "\n", home=_tree(home))
     return value
 
 
-def question(home: str) -> str:
+def question(home: Root) -> str:
     return QUESTION.format(home=home, cmd=command_name())
 
 
@@ -68,11 +86,11 @@ def command_name() -> str:
     return "automem"
 
 
-def asked_marker(home) -> str:
-    return os.path.join(str(home), "state", "consent-asked")
+def asked_marker(home: Root) -> str:
+    return consent_asked_path(os.fspath(home))
 
 
-def should_ask(home: str) -> bool:
+def should_ask(home: Root) -> bool:
     """True once when no answer is recorded ("ask" asks again in every new session)."""
     value = read(home)
     if value is True or value is False:
@@ -80,22 +98,22 @@ def should_ask(home: str) -> bool:
     return not os.path.exists(asked_marker(home))
 
 
-def mark_asked(home: str, session_id: str = "") -> None:
+def mark_asked(home: Root, session_id: str = "") -> None:
     marker = asked_marker(home)
     os.makedirs(os.path.dirname(marker), mode=0o700, exist_ok=True)
     with open(marker, "w", encoding="utf-8") as handle:
         handle.write(_safe(session_id) + "\n" if session_id else "\n")  # a token passed as an id never lands raw
 
 
-def forget_asked(home: str) -> None:
+def forget_asked(home: Root) -> None:
     """For "ask": the next session asks again."""
-    try:
-        os.unlink(asked_marker(home))
-    except FileNotFoundError:
-        pass
+    from automem.store import remove
+
+    remove(asked_marker(home), home=_tree(home))
 
 
-def prune_spool(home: str, session_id: str | None = None, now: float | None = None, keep_days: int | None = None) -> int:
+def prune_spool(home: Root, session_id: str | None = None, now: float | None = None,
+                keep_days: int | None = None) -> int:
     """Apply the answer to spooled signals, and keep the spool bounded whatever the answer.
 
     "no" deletes the session's captures at once; with no answer they are kept 7 days; with consent they were
@@ -103,8 +121,11 @@ def prune_spool(home: str, session_id: str | None = None, now: float | None = No
     """
     from pathlib import Path
 
+    from automem.store import remove
+
     value = read(home)
-    spool = Path(home) / "spool"
+    spool = Path(spool_dir(os.fspath(home)))
+    tree = _tree(home)
     removed = 0
     if not spool.is_dir():
         return 0
@@ -123,8 +144,8 @@ def prune_spool(home: str, session_id: str | None = None, now: float | None = No
             continue
         if (value is False and this_session and ".jsonl" in path.name) or too_old:
             try:
-                os.unlink(path)
-                removed += 1
+                if remove(path, home=tree):
+                    removed += 1
             except OSError:
                 pass
     for lock in (p for p in entries if p.name.endswith(".lock")):
@@ -132,22 +153,18 @@ def prune_spool(home: str, session_id: str | None = None, now: float | None = No
         if any(not p.name.endswith(".lock") for p in spool.glob(f"{stem}.jsonl*")):
             continue  # its session still has captures
         try:
-            if now - lock.stat().st_mtime > 3600:  # not one a hook may be holding right now
-                os.unlink(lock)
+            if now - lock.stat().st_mtime > 3600 and remove(lock, home=tree):  # not one a hook may be holding now
                 removed += 1
         except OSError:
             pass
     return removed
 
 
-def _spool_days(home: str) -> int:
+def _spool_days(home: Root) -> int:
     try:
-        from pathlib import Path
-
         from automem.config import load
-        from automem.home import Home
 
-        return int(load(Home(Path(home)), strict=False).spool_days)
+        return int(load(_tree(home), strict=False).spool_days)
     except Exception:  # noqa: BLE001 - a broken config keeps the default
         return SPOOL_KEEP_DAYS
 

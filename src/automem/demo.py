@@ -20,6 +20,8 @@ from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
+from automem.home import Home
+
 WAIT_SECONDS = 30.0
 
 
@@ -65,11 +67,11 @@ def replay(root: Path, env: dict) -> tuple[str, str, list[dict]]:
     return session["session_id"], str(project), outputs
 
 
-def wait_for_worker(home: Path, session_id: str, seconds: float = WAIT_SECONDS) -> bool:
+def wait_for_worker(home: Home, session_id: str, seconds: float = WAIT_SECONDS) -> bool:
     """The Stop hook's worker is detached: wait until it leaves its note (or its state)."""
     from automem.capture.paths import safe_session_id
 
-    state = home / "state" / "extract" / f"{safe_session_id(session_id)}.json"
+    state = home.extract_state_dir / f"{safe_session_id(session_id)}.json"
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if state.exists():
@@ -79,13 +81,13 @@ def wait_for_worker(home: Path, session_id: str, seconds: float = WAIT_SECONDS) 
     return False
 
 
-def wait_for_locks(home: Path, seconds: float = WAIT_SECONDS) -> None:
+def wait_for_locks(home: Home, seconds: float = WAIT_SECONDS) -> None:
     """Until no detached worker holds a lock in this home (they write nothing after letting go)."""
     import fcntl
 
     deadline = time.monotonic() + seconds
-    extract = home / "state" / "extract"
-    for lock in [home / "state" / "bank.lock", *extract.glob("*.worker"), *extract.glob("*.lock")]:
+    extract = home.extract_state_dir
+    for lock in [home.state_dir / "bank.lock", *extract.glob("*.worker"), *extract.glob("*.lock")]:
         try:
             fd = os.open(lock, os.O_RDONLY)
         except OSError:
@@ -104,6 +106,7 @@ def wait_for_locks(home: Path, seconds: float = WAIT_SECONDS) -> None:
 def run_demo(echo: Callable[[str], None] = print, keep: bool = False) -> dict:
     root = Path(tempfile.mkdtemp(prefix="automem-demo-"))
     home = root / "home"
+    tree = Home(home)
     env = {**os.environ, "AUTOMEM_HOME": str(home), "HOME": str(root), "AUTOMEM_MODEL": "off"}
     try:
         from automem import consent
@@ -121,7 +124,7 @@ def run_demo(echo: Callable[[str], None] = print, keep: bool = False) -> dict:
                 detail = rec.get("signature") or rec.get("text") or rec.get("feedback") or ""
                 label = rec.get("feedback") if rec.get("kind") == "feedback" else rec.get("error_type", "")
                 echo(f"  {rec.get('kind'):9} {label:12} {detail}"[:160])
-        finished = wait_for_worker(home, session_id)
+        finished = wait_for_worker(tree, session_id)
         if not finished:  # a slow machine: run the same extraction in the foreground
             from automem.extract.worker import run_extraction
 
@@ -134,13 +137,13 @@ def run_demo(echo: Callable[[str], None] = print, keep: bool = False) -> dict:
                     os.environ.pop("AUTOMEM_HOME", None)
                 else:
                     os.environ["AUTOMEM_HOME"] = previous
-        wait_for_locks(home)
+        wait_for_locks(tree)
         # what the next Stop hook would print, read the way the hook reads it (a real Stop would start another
         # detached worker, which could still be writing when this throwaway home is removed)
         from automem.extract.trigger import stop_message
 
         stop = stop_message(str(home), session_id)
-        memories = sorted((home / "projects").glob("*/memories/*.md"))
+        memories = sorted(tree.projects_dir.glob("*/memories/*.md"))
         echo(f"\n== memories stored ({len(memories)})")
         for path in memories:
             from automem.store.memories import parse
@@ -160,5 +163,5 @@ def run_demo(echo: Callable[[str], None] = print, keep: bool = False) -> dict:
         if keep:
             echo(f"\n(kept {root})")
         else:
-            wait_for_locks(home)
+            wait_for_locks(tree)
             shutil.rmtree(root, ignore_errors=True)

@@ -13,7 +13,8 @@ import re
 from collections import namedtuple
 from pathlib import Path
 
-from automem.capture.paths import automem_home, log_path, safe_session_id, spool_dir, spool_path
+from automem.capture import paths
+from automem.capture.paths import automem_home, safe_session_id
 
 __all__ = [
     "GLOBAL_PROJECT",
@@ -56,8 +57,9 @@ def normalize_path(path: str) -> str:
     msys = None if drive else _MSYS_DRIVE.match(text)
     if msys and os.name != "nt" and os.path.isdir(text[:2]):
         msys = None  # a real POSIX folder such as /c, not a Git Bash drive
-    if drive or msys:
-        letter = (drive or msys).group(1).lower()
+    found = drive or msys
+    if found:
+        letter = found.group(1).lower()
         parts = [p for p in text[2:].replace("\\", "/").split("/") if p not in ("", ".")]
         parts = _collapse_dotdot(parts)
         return (letter + ":/" + "/".join(parts)).lower()
@@ -169,18 +171,18 @@ class Home(namedtuple("Home", "root")):
     def current(cls) -> "Home":
         return cls(Path(automem_home()))
 
-    # top-level files
+    # top-level files (spelled in capture/paths.py, which the hooks use on a root string)
     @property
     def config_file(self) -> Path:
-        return self.root / "config.yml"
+        return Path(paths.config_path(str(self.root)))
 
     @property
     def consent_file(self) -> Path:
-        return self.root / "consent.json"
+        return Path(paths.consent_path(str(self.root)))
 
     @property
     def index_db(self) -> Path:
-        return self.root / "index.db"
+        return Path(paths.index_path(str(self.root)))
 
     @property
     def install_manifest(self) -> Path:
@@ -188,23 +190,42 @@ class Home(namedtuple("Home", "root")):
 
     @property
     def spool_dir(self) -> Path:
-        return Path(spool_dir(str(self.root)))
+        return Path(paths.spool_dir(str(self.root)))
 
     @property
     def log_file(self) -> Path:
-        return Path(log_path(str(self.root)))
+        return Path(paths.log_path(str(self.root)))
 
     @property
     def projects_dir(self) -> Path:
-        return self.root / "projects"
+        return Path(paths.projects_dir(str(self.root)))
 
     @property
     def state_dir(self) -> Path:
         """automem's own bookkeeping: locks, extraction progress per session, one-line notes for the next Stop."""
-        return self.root / "state"
+        return Path(paths.state_dir(str(self.root)))
+
+    @property
+    def extract_state_dir(self) -> Path:
+        """The extractor's progress per session, its locks, the session families and the error clusters."""
+        return Path(paths.extract_state_dir(str(self.root)))
+
+    @property
+    def jobs_state_dir(self) -> Path:
+        """Where `automem run` leaves a job's one-turn transcript while the extractor reads it."""
+        return self.state_dir / "jobs"
 
     def spool_file(self, session_id: object) -> Path:
-        return Path(spool_path(session_id, str(self.root)))
+        return Path(paths.spool_path(session_id, str(self.root)))
+
+    def recalled_file(self, session_id: object) -> Path:
+        return Path(paths.recalled_path(session_id, str(self.root)))
+
+    def session_note(self, session_id: object) -> Path:
+        return Path(paths.session_note_path(str(self.root), session_id))
+
+    def project_note(self, slug: str) -> Path:
+        return Path(paths.project_note_path(str(self.root), slug))
 
     # per project
     def project_dir(self, slug: str) -> Path:

@@ -37,7 +37,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO, BinaryIO
 
 from automem.home import Home, Project
 from automem.journal import Entry
@@ -96,12 +96,14 @@ def place_memory(command: list[str], block: str) -> tuple[list[str], bool]:
 class _Tee(threading.Thread):
     """Copy a child's pipe to our stream as it comes, keeping the tail for parsing."""
 
-    def __init__(self, source: BinaryIO, sink: BinaryIO | None, keep: int) -> None:
+    def __init__(self, source: IO[bytes] | None, sink: BinaryIO | None, keep: int) -> None:
         super().__init__(daemon=True)
         self.source, self.sink, self.keep = source, sink, keep
         self.data = bytearray()
 
     def run(self) -> None:
+        if self.source is None:
+            return  # a child started without this pipe
         fd = self.source.fileno()
         while True:
             try:
@@ -285,6 +287,8 @@ class _SignalRelay:
         self._send(signum)
 
     def _send(self, signum: int) -> None:
+        if self.child is None:
+            return
         try:
             self.child.send_signal(signum)
         except OSError:
@@ -492,19 +496,20 @@ def session_id_for(project: Project, entry: Entry) -> str:
 def extract_lessons(home: Home, project: Project, entry: Entry, *, command: list[str] | None = None,
                     cwd: str | None = None):
     """Run the session extractor over the job, written as a one-turn transcript (removed afterwards)."""
-    from automem.atomic import atomic_write_text
     from automem.extract.pipeline import extract
+    from automem.store import remove, write_file
 
     session_id = session_id_for(project, entry)
     where = cwd or project.root or ""
-    path = home.root / "state" / "jobs" / f"{session_id}.jsonl"
+    path = home.jobs_state_dir / f"{session_id}.jsonl"
     lines = job_transcript(session_id, where, entry, command)
-    atomic_write_text(path, "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))
+    # built from the journal entry, which is redacted already
+    write_file(path, "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), home=home)
     try:
         return extract(home, session_id=session_id, transcript=path, harness="claude-code", cwd=where or None)
     finally:
         try:
-            path.unlink()
+            remove(path, home=home)
         except OSError:
             pass
 

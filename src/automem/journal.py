@@ -21,10 +21,10 @@ days before today loses its job entries; whatever the user wrote there under a h
 
 from __future__ import annotations
 
-import fcntl
 import os
 import re
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import date, timedelta
@@ -206,15 +206,12 @@ def next_job_id(text: str) -> str:
 
 
 @contextmanager
-def _locked(project: Project):
+def _locked(project: Project) -> Iterator[None]:
     """One writer at a time per project: read-modify-write of a day file must not lose an entry."""
-    project.journal_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd = os.open(project.journal_dir / LOCK_NAME, os.O_WRONLY | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+    from automem.store import FileLock
+
+    with FileLock(project.journal_dir / LOCK_NAME):
         yield
-    finally:
-        os.close(fd)
 
 
 def append(project: Project, entry: Entry, *, now: float | None = None, retention_days: int | None = None) -> Entry:
@@ -232,7 +229,7 @@ def append(project: Project, entry: Entry, *, now: float | None = None, retentio
         if not text.strip():
             text = f"# Journal {entry.day}\n"
         body = text.rstrip("\n") + "\n\n" + entry.render()
-        write_markdown(path, body, home=project.home.root)
+        write_markdown(path, body, home=project.home)
         changed = [path]
         if retention_days:
             changed += prune(project, retention_days, now=now, _lock=False)
@@ -249,10 +246,10 @@ def prune(project: Project, retention_days: int, *, now: float | None = None, _l
         return []
     if _lock:
         with _locked(project):
-            changed = prune(project, retention_days, now=now, _lock=False)
-        _index(project, changed)
-        return changed
-    from automem.store import write_markdown
+            pruned = prune(project, retention_days, now=now, _lock=False)
+        _index(project, pruned)
+        return pruned
+    from automem.store import remove, write_markdown
 
     cutoff = (date.fromisoformat(local_day(now)) - timedelta(days=retention_days)).isoformat()
     changed: list[Path] = []
@@ -268,9 +265,9 @@ def prune(project: Project, retention_days: int, *, now: float | None = None, _l
         try:
             if own_head or kept:
                 write_markdown(path, (head.rstrip("\n") + "\n\n" if head.strip() else "") + "".join(kept).strip("\n") + "\n",
-                               home=project.home.root)
+                               home=project.home)
             else:
-                path.unlink()
+                remove(path, home=project.home, missing_ok=False)
         except FileNotFoundError:
             pass
         changed.append(path)

@@ -17,9 +17,12 @@ imported before a tool is called; the tree is not read until then.
 import os
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
+
+if TYPE_CHECKING:
+    from automem.home import Home
 
 SERVER_NAME = "automem"
 SNIPPET_CAP = 200
@@ -45,9 +48,11 @@ INSTRUCTIONS = (
 Cwd = Annotated[str | None, Field(description="The project folder the call is about (absolute path). Default: the "
                                               "folder the server runs in.")]
 Query = Annotated[str, Field(min_length=1, max_length=2000, description="Words to search for (BM25 full text).")]
-SearchType = Annotated[Literal[SEARCH_TYPES] | None, Field(  # type: ignore[valid-type]
-    description="Only this memory type (pattern, decision, preference, observation), all memories (memory), or "
-                "one kind of file (bank, journal, main).")]
+SearchType = Annotated[
+    Literal[SEARCH_TYPES] | None,  # type: ignore[valid-type]
+    Field(description="Only this memory type (pattern, decision, preference, observation), all memories (memory), or "
+                      "one kind of file (bank, journal, main)."),
+]
 Since = Annotated[str | None, Field(description="Only what was written or seen since: 7d, 12h, 2w, 30m or an ISO "
                                                 "date.")]
 HarnessName = Annotated[str | None, Field(description="Only what came from this harness (claude-code, codex, pi, "
@@ -58,9 +63,11 @@ AllProjects = Annotated[bool, Field(description="Search every project, not just 
 EntryId = Annotated[str | None, Field(max_length=200, description="An id from memory_search or context_brief.")]
 EntryPath = Annotated[str | None, Field(max_length=4096, description="Or a path of a .md file under AUTOMEM_HOME "
                                                                      "(absolute or relative to it).")]
-MemoryType = Annotated[Literal[MEMORY_TYPES], Field(  # type: ignore[valid-type]
-    description="pattern (how things work here), decision (a choice made and why), preference (how the user wants "
-                "things done), observation (a fact worth knowing).")]
+MemoryType = Annotated[
+    Literal[MEMORY_TYPES],  # type: ignore[valid-type]
+    Field(description="pattern (how things work here), decision (a choice made and why), preference (how the user "
+                      "wants things done), observation (a fact worth knowing)."),
+]
 Summary = Annotated[str, Field(min_length=1, max_length=1000, description="One line, <= 120 characters (longer is "
                                                                          "cut).")]
 Content = Annotated[str, Field(min_length=1, max_length=20_000, description="The lesson itself, <= 4096 characters "
@@ -104,7 +111,7 @@ def search(query: str, *, type: str | None = None, since: str | None = None, har
         since_at = parse_since(since)
     except ValueError as exc:
         raise CallError(str(exc).replace("--since", "since")) from None
-    hits = recall(query, project=project.slug, home_root=str(home.root), all_projects=all_projects, type=type,
+    hits = recall(query, project=project.slug, home=home, all_projects=all_projects, type=type,
                   since=since_at, harness=harness, limit=limit)
     out = []
     for hit in hits:
@@ -152,19 +159,19 @@ def get(id: str | None = None, path: str | None = None, *, cwd: str | None = Non
     return out
 
 
-def _path_for_id(home, slug: str, entry_id: str) -> str:
-    from automem.index import fts
+def _path_for_id(home: "Home", slug: str, entry_id: str) -> str:
+    from automem.index import fts, queries
     from automem.recall import project_scope
 
     root = str(home.root)
-    scope = project_scope(root, slug)
+    scope = project_scope(home, slug)
     conn = fts.open_index(root)
     try:
         fts.sync(conn, root, scope)
-        rows = conn.execute("SELECT path, project FROM fts_docs WHERE ref = ?", (entry_id,)).fetchall()
+        rows = queries.paths_of_ref(conn, entry_id)
         if not rows:  # maybe in a project the scope does not cover and the index has not seen yet
             fts.sync(conn, root)
-            rows = conn.execute("SELECT path, project FROM fts_docs WHERE ref = ?", (entry_id,)).fetchall()
+            rows = queries.paths_of_ref(conn, entry_id)
     finally:
         conn.close()
     if not rows:
@@ -309,8 +316,10 @@ def build_server():
                                 "by path under AUTOMEM_HOME. Pass exactly one of id or path.")
 
     def memory_bank(type: MemoryType, summary: Summary, content: Content, why: Why = "", how_to_apply: HowToApply = "",
-                    tags: Tags = [], scope: Scope = "project", cwd: Cwd = None,  # noqa: B006 - never mutated
-                    ctx: Context = None) -> dict[str, Any]:  # type: ignore[assignment]
+                    tags: Tags = [],  # noqa: B006 - never mutated
+                    scope: Scope = "project", cwd: Cwd = None,
+                    ctx: Context = None,  # type: ignore[assignment]
+                    ) -> dict[str, Any]:
         return _call(bank, type=type, summary=summary, content=content, why=why, how_to_apply=how_to_apply,
                      tags=tags, scope=scope, cwd=cwd, client=client_name(ctx))
 

@@ -29,11 +29,14 @@ from __future__ import annotations
 import math
 import os
 import re
-import sqlite3
 import time
 
-from automem.index import fts
+from automem.index import fts, queries
 from automem.schema import INJECTABLE
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing into the hooks
+if TYPE_CHECKING:
+    from automem.home import Home
 
 MEMORY_TYPES = ("pattern", "decision", "preference", "observation")
 KIND_TYPES = ("memory", "bank", "journal", "main")
@@ -51,6 +54,22 @@ class Hit:
 
     __slots__ = ("kind", "project", "id", "type", "title", "snippet", "path", "score", "created", "last_seen", "seen",
                  "harness", "source", "tags", "session_id", "status")
+    kind: str
+    project: str
+    id: str
+    type: str
+    title: str
+    snippet: str
+    path: str
+    score: float
+    created: float
+    last_seen: float
+    seen: int
+    harness: str
+    source: str
+    tags: str
+    session_id: str
+    status: str
 
     def __init__(self, *, kind: str, project: str, id: str, type: str, title: str, snippet: str, path: str,
                  score: float, created: float, last_seen: float, seen: int, harness: str, source: str, tags: str,
@@ -77,7 +96,7 @@ def _iso(epoch: float) -> str:
 # ---------------------------------------------------------------- scope
 
 
-def linked_projects(main_text: str, home_root: str) -> list[str]:
+def linked_projects(main_text: str) -> list[str]:
     """Slugs named in MAIN.md's human part (``linked:`` lines and a ``## Linked projects`` list)."""
     human = fts.human_part(main_text)
     items: list[str] = []
@@ -96,13 +115,13 @@ def linked_projects(main_text: str, home_root: str) -> list[str]:
                 items.append(stripped[2:].strip().strip("`"))
     slugs: list[str] = []
     for item in items:
-        slug = _slug_for(item, home_root)
+        slug = _slug_for(item)
         if slug and slug not in slugs:
             slugs.append(slug)
     return slugs
 
 
-def _slug_for(item: str, home_root: str) -> str | None:
+def _slug_for(item: str) -> str | None:
     item = item.strip().strip("`'\"")
     if not item:
         return None
@@ -115,14 +134,16 @@ def _slug_for(item: str, home_root: str) -> str | None:
     return project_slug(root)
 
 
-def project_scope(home_root: str, slug: str) -> list[str]:
+def project_scope(home: Home, slug: str) -> list[str]:
     """The project itself, its linked projects and _global."""
+    from automem.home import Project
+
     try:
-        with open(os.path.join(home_root, "projects", slug, fts.MAIN_NAME), encoding="utf-8", errors="replace") as f:
+        with open(Project(home=home, slug=slug, root="").main_md, encoding="utf-8", errors="replace") as f:
             main_text = f.read(200_000)
-    except OSError:
+    except (OSError, ValueError):  # ValueError: not a slug, so no folder
         main_text = ""
-    scope = [slug] + [s for s in linked_projects(main_text, home_root) if s != slug]
+    scope = [slug] + [s for s in linked_projects(main_text) if s != slug]
     if GLOBAL not in scope:
         scope.append(GLOBAL)
     return scope
@@ -142,26 +163,28 @@ def recall(
     query: str,
     *,
     project: str | None = None,
-    home_root: str | None = None,
+    home: Home | None = None,
     all_projects: bool = False,
     type: str | None = None,
     since: float | None = None,
     harness: str | None = None,
     limit: int = 10,
-    conn: sqlite3.Connection | None = None,
+    conn: queries.Connection | None = None,
     sync_first: bool = True,
     now: float | None = None,
     candidates: bool = False,
 ) -> list[Hit]:
     """The best ``limit`` hits for ``query`` in the project's scope (or everywhere); candidates only when asked."""
-    from automem.capture.paths import automem_home
+    if home is None:
+        from automem.home import Home
 
-    root = str(home_root or automem_home())
+        home = Home.current()
+    root = str(home.root)
     now = time.time() if now is None else now
     terms = fts.query_terms(query)
     if not terms or limit <= 0:
         return []
-    scope = None if all_projects or not project else project_scope(root, project)
+    scope = None if all_projects or not project else project_scope(home, project)
     own = conn is None
     conn = conn or fts.open_index(root)
     try:
@@ -235,37 +258,9 @@ def _wanted(doc: dict, scope, type, since, harness, candidates=False) -> bool:
 
 
 def _filtered(conn, table, expr, scope, type, since, harness, limit, candidates=False):
-    weights = fts.MEM_WEIGHTS if table == "fts_mem" else fts.TEXT_WEIGHTS
-    where, args = [f"{table} MATCH ?"], [expr]
-    if not candidates:
-        where.append("(d.kind != 'memory' OR d.status IN ('user', 'promoted'))")
-    if scope is not None:
-        where.append(f"d.project IN ({','.join('?' * len(scope))})")
-        args += scope
-    if type in MEMORY_TYPES:
-        where.append("d.type = ?")
-        args.append(type)
-    elif type in ("bank", "journal", "main"):
-        where.append("d.kind = ?")
-        args.append(type)
-    if since is not None:
-        where.append("max(d.created, d.last_seen) >= ?")
-        args.append(since)
-    if harness:
-        where.append("d.harness = ?")
-        args.append(harness)
-    sql = (f"SELECT d.*, bm25({table}, {weights}) AS score FROM {table} JOIN fts_docs d ON d.id = {table}.rowid "
-           f"WHERE {' AND '.join(where)} ORDER BY score LIMIT ?")
-    try:
-        cur = conn.execute(sql, [*args, limit])
-    except sqlite3.OperationalError:
-        return []
-    cols = [c[0] for c in cur.description]
-    out = []
-    for row in cur.fetchall():
-        doc = dict(zip(cols, row))
-        out.append((doc["id"], doc, doc.pop("score")))
-    return out
+    return queries.filtered_search(conn, table, expr, scope=scope, memory_type=type if type in MEMORY_TYPES else None,
+                                   kind=type if type in ("bank", "journal", "main") else None, since=since,
+                                   harness=harness, limit=limit, candidates=candidates)
 
 
 def _hit(doc: dict, relevance: float, now: float) -> Hit:
@@ -308,7 +303,7 @@ def _stems(text: str) -> set[str]:
 
 
 def relevant_memories(
-    conn: sqlite3.Connection,
+    conn: queries.Connection,
     prompt: str,
     scope: list[str] | None,
     exclude: set[str],
@@ -335,7 +330,7 @@ def relevant_memories(
             continue
         if not injectable(doc):
             continue  # a candidate waits for evidence before it may be added to a prompt
-        text = conn.execute("SELECT title, tags, body FROM fts_mem WHERE rowid = ?", (rowid,)).fetchone()
+        text = queries.memory_words(conn, rowid)
         stems = _stems(" ".join(text or ()))
         matched = sum(1 for t in terms if t[:5] in stems)
         if matched < need:

@@ -72,7 +72,7 @@ class Candidate:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Candidate) and self._values() == other._values()
 
-    __hash__ = None  # mutable, like the dataclass it replaces
+    __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclass it replaces
 
     def __repr__(self) -> str:
         return "Candidate(" + ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__) + ")"

@@ -58,7 +58,7 @@ def _session_start(payload: dict) -> dict | None:
     try:
         if conn is not None:
             _sync_or_defer(conn, root, [slug, brief_mod.GLOBAL])
-        brief = brief_mod.build(slug, home_root=root, budget_tokens=_setting(root, "brief.budget_tokens", 1500),
+        brief = brief_mod.build(slug, home=_home(root), budget_tokens=_setting(root, "brief.budget_tokens", 1500),
                                 conn=conn)
     finally:
         if conn is not None:
@@ -77,7 +77,9 @@ def _session_start(payload: dict) -> dict | None:
 
 def _take_project_note(root: str, slug: str) -> str:
     """The project's last "stored N new memories" line, once (its Stop may never have come again)."""
-    path = os.path.join(root, "state", "extract", "notes", f"project-{slug}.txt")
+    from automem.capture.paths import project_note_path
+
+    path = project_note_path(root, slug)
     try:
         with open(path, encoding="utf-8") as handle:
             text = handle.read().strip()
@@ -110,7 +112,7 @@ def _user_prompt(payload: dict) -> dict | None:
 
     session_id = payload.get("session_id")
     try:
-        scope = project_scope(root, slug)
+        scope = project_scope(_home(root), slug)
         _sync_or_defer(conn, root, scope, kinds=("memory",))
         given = _recalled(root, session_id)
         picked = relevant_memories(conn, prompt[:RECALL_PROMPT_CHARS], scope, given, limit)
@@ -151,29 +153,41 @@ def render_recall(memories: list[dict]) -> tuple[str, list[str]]:
 
 def _has_memory(need_index: bool = False) -> bool:
     """A stat or two, before anything is imported: is there a tree (and an index) at all?"""
-    from automem.capture.paths import automem_home
+    from automem.capture.paths import automem_home, index_path, projects_dir
 
     root = automem_home()
-    if not os.path.isdir(os.path.join(root, "projects")):
+    if not os.path.isdir(projects_dir(root)):
         return False
-    return not need_index or os.path.exists(os.path.join(root, "index.db"))
+    return not need_index or os.path.exists(index_path(root))
+
+
+def _home(root: str):
+    """The Home of a root string, for the modules past the hook's first checks (they take a Home)."""
+    from pathlib import Path
+
+    from automem.home import Home
+
+    return Home(Path(root))
 
 
 def _project_slug(payload: dict, root: str) -> str | None:
     """The payload's project, or None when the tree holds nothing for it (nor globally)."""
     cwd = payload.get("cwd")
-    from automem.home import find_project_root, project_slug
+    from automem.capture.paths import projects_dir
+    from automem.home import GLOBAL_PROJECT, find_project_root, project_slug
 
-    slug = project_slug(find_project_root(cwd)) if isinstance(cwd, str) and cwd else "_global"
-    projects = os.path.join(root, "projects")
-    if os.path.isdir(os.path.join(projects, slug)) or os.path.isdir(os.path.join(projects, "_global")):
+    slug = project_slug(find_project_root(cwd)) if isinstance(cwd, str) and cwd else GLOBAL_PROJECT
+    projects = projects_dir(root)
+    if os.path.isdir(os.path.join(projects, slug)) or os.path.isdir(os.path.join(projects, GLOBAL_PROJECT)):
         return slug
     return None
 
 
 def _open_if_present(root: str):
     """index.db when it exists; a missing one is rebuilt in the background, not in the hook."""
-    if not os.path.exists(os.path.join(root, "index.db")):
+    from automem.capture.paths import index_path
+
+    if not os.path.exists(index_path(root)):
         from automem.index import fts
 
         fts.sync_detached(root)
@@ -186,19 +200,13 @@ def _open_if_present(root: str):
 def _sync_or_defer(conn, root: str, slugs: list[str], kinds: tuple[str, ...] | None = None) -> None:
     """Catch the index up with the tree, or leave that to a detached sync when a writer holds the database
     (a bank pass, a reindex): the memory already indexed is still read and still given."""
-    import sqlite3
-
-    from automem.index import fts
+    from automem.index import fts, queries
 
     try:
         report = fts.sync(conn, root, slugs, max_new=SYNC_MAX_NEW, max_listing=SYNC_MAX_LISTING, kinds=kinds,
                           quick=True)
-    except sqlite3.OperationalError as exc:
-        try:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-        except sqlite3.Error:
-            pass
+    except queries.Busy as exc:
+        queries.rollback(conn)
         _log(f"index busy ({exc}); a detached sync catches up")
         fts.sync_detached(root)
         return
@@ -208,24 +216,23 @@ def _sync_or_defer(conn, root: str, slugs: list[str], kinds: tuple[str, ...] | N
 
 def _setting(root: str, dotted: str, default: int) -> int:
     """A number from config.yml; the YAML parser is loaded only when the file exists."""
-    if not os.path.exists(os.path.join(root, "config.yml")):
+    from automem.capture.paths import config_path
+
+    if not os.path.exists(config_path(root)):
         return default
     try:
         from automem.config import load
-        from automem.home import Home
 
-        from pathlib import Path
-
-        value = load(Home(Path(root)), strict=False).get(dotted, default)
+        value = load(_home(root), strict=False).get(dotted, default)
         return max(0, int(value))
     except Exception:  # noqa: BLE001 - a broken config gives the default (config logs it)
         return default
 
 
 def _recalled_path(root: str, session_id: object) -> str:
-    from automem.capture.paths import safe_session_id
+    from automem.capture.paths import recalled_path
 
-    return os.path.join(root, "spool", safe_session_id(session_id) + ".recalled")
+    return recalled_path(session_id, root)
 
 
 def _recalled(root: str, session_id: object) -> set[str]:

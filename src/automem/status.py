@@ -47,7 +47,7 @@ def collect_status(home: Home | None = None) -> dict:
         "spool": spool_report(home),
         "projects": projects_report(home),
         "index": _file_report(home.index_db),
-        "log": {**_file_report(home.log_file), "last": tail(5, str(home.root))},
+        "log": {**_file_report(home.log_file), "last": tail(5, home)},
     }
 
 
@@ -238,10 +238,11 @@ def _read_json(path: Path) -> object:
 
 
 def _size(n: int) -> str:
+    size = float(n)
     for unit in ("B", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
-            return f"{n} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
+        if size < 1024 or unit == "GB":
+            return f"{n} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
     return f"{n} B"
 
 
@@ -482,9 +483,10 @@ def check_hook_run(report: list[dict]) -> Check:
                                  env=env, capture_output=True, timeout=30)
         except (OSError, subprocess.SubprocessError) as exc:
             return Check("hook run", "fail", f"{label}: {exc}", "run `python3 install.py`")
-        spooled = list(Path(tmp, "spool").glob("*.jsonl"))
+        trial = Home(Path(tmp))
+        spooled = list(trial.spool_dir.glob("*.jsonl"))
         lines = sum(len(p.read_bytes().splitlines()) for p in spooled)
-        log = Path(tmp, "log", "automem.log")
+        log = trial.log_file
         logged = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-1:] if log.exists() else []
     if out.returncode != 0:
         err = out.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]

@@ -100,7 +100,8 @@ def cases(rng: random.Random) -> list[dict]:
         pw = g.password() + g.s(6)
         pos("nuget_password", "xml",
             '<configuration>\n  <packageSourceCredentials>\n    <acme>\n      <add key="Username" value="build" />\n'
-            f'      <add key="ClearTextPassword" value="{pw}" />\n    </acme>\n  </packageSourceCredentials>\n</configuration>', pw)
+            f'      <add key="ClearTextPassword" value="{pw}" />\n    </acme>\n  </'
+            f'packageSourceCredentials>\n</configuration>', pw)
     for prefix in ("EZAK", "EZTK", "EZAK"):
         t = prefix + g.s(54, LOW + DIG)
         pos("easypost", "env", f"EASYPOST_API_KEY={t}", t)
@@ -120,7 +121,8 @@ def cases(rng: random.Random) -> list[dict]:
         k, s = g.s(16, UP + DIG), g.s(64, ALNUM + "+/")
         pos("confluent", "properties",
             f"bootstrap.servers=pkc-{g.s(5, LOW + DIG)}.us-east-1.aws.confluent.cloud:9092\n"
-            f"sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username='{k}' password='{s}';", k, s)
+            f"sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule "
+            f"required username='{k}' password='{s}';", k, s)
         k = g.s(16, UP + DIG)
         pos("confluent", "env", f"CONFLUENT_CLOUD_API_KEY={k}", k)
     for _ in range(3):
@@ -240,7 +242,8 @@ def cases(rng: random.Random) -> list[dict]:
     neg("curl_template", "shell", "curl -u user:pass http://localhost:8080/health")
     for _ in range(2):
         neg("authenticity_token", "html",
-            f'<form action="/session" method="post"><input type="hidden" name="authenticity_token" value="{g.b64(48)}" autocomplete="off"></form>')
+            f'<form action="/session" method="post"><input type="hidden" '
+            f'name="authenticity_token" value="{g.b64(48)}" autocomplete="off"></form>')
         neg("csrf_meta", "html", f'<meta name="csrf-token" content="{g.b64(48)}" />')
     neg("bucket_key", "json", '{"bucket_key": "uploads/2024/06/avatars/user-1842.png", "region": "eu-west-1"}')
     neg("bucket_key", "json", f'{{"bucket_key": "ratelimit:{g.hex(12)}:2024-06-01T10", "hits": 3}}')
@@ -249,15 +252,19 @@ def cases(rng: random.Random) -> list[dict]:
     neg("schema_key", "python", "schemaKey = 'com.snowplowanalytics.snowplow/link_click/jsonschema/1-0-1'")
     neg("schema_key", "ts", "schemaKey = 'userPreferencesV2'")
     neg("maven_coordinates", "shell", "mvn dependency:get -Dartifact=io.jsonwebtoken:jjwt-api:0.12.6")
-    neg("maven_coordinates", "gradle", "implementation 'io.jsonwebtoken:jjwt-impl:0.12.6'\nruntimeOnly 'io.jsonwebtoken:jjwt-jackson:0.12.6'")
-    neg("maven_coordinates", "xml", "<dependency>\n  <groupId>io.jsonwebtoken</groupId>\n  <artifactId>jjwt-api</artifactId>\n  <version>0.12.6</version>\n</dependency>")
+    neg("maven_coordinates", "gradle", "implementation 'io.jsonwebtoken:jjwt-impl:0.12.6'\nruntimeOnly "
+                                       "'io.jsonwebtoken:jjwt-jackson:0.12.6'")
+    neg("maven_coordinates", "xml", "<dependency>\n  <groupId>io.jsonwebtoken</groupId>\n  <artifactId>jjwt-api</"
+                                    "artifactId>\n  <version>0.12.6</version>\n</dependency>")
     neg("xml_schema_type", "xml", '<xs:element name="password" type="xs:string" minOccurs="0"/>')
-    neg("xml_schema_type", "xml", '<xsd:complexType name="ApiKeyCredentialType">\n  <xsd:attribute name="secretKey" type="tns:SecretKeyReferenceType"/>\n</xsd:complexType>')
+    neg("xml_schema_type", "xml", '<xsd:complexType name="ApiKeyCredentialType">\n  <xsd:attribute '
+                                  'name="secretKey" type="tns:SecretKeyReferenceType"/>\n</xsd:complexType>')
     neg("xml_schema_type", "xml", '<element name="token" type="wsse:BinarySecurityTokenType"/>')
     neg("external_secret", "yaml",
         "apiVersion: external-secrets.io/v1beta1\nkind: ExternalSecret\nmetadata:\n  name: db-password\nspec:\n"
         "  refreshInterval: 1h\n  secretStoreRef:\n    name: vault-backend\n    kind: ClusterSecretStore\n  target:\n"
-        "    name: db-password\n  data:\n  - secretKey: password\n    remoteRef:\n      key: prod/db/password\n      property: password\n")
+        "    name: db-password\n  data:\n  - secretKey: password\n    remoteRef:\n      "
+        "key: prod/db/password\n      property: password\n")
     neg("external_secret", "yaml",
         "kind: ExternalSecret\nspec:\n  dataFrom:\n  - extract:\n      key: secret/data/payments/stripe\n")
     neg("vendor_placeholder", "env", "SENDGRID_API_KEY=SG.xxxxxxxxxxxxxxxxxxxxxx.xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx")

@@ -14,6 +14,7 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if here in Path(str(item.fspath)).parents:
             item.add_marker(pytest.mark.e2e)
+            item.add_marker(pytest.mark.slow)  # the first one installs the pinned clients from npm (~40 s uncached)
 
 
 @pytest.fixture(scope="session")

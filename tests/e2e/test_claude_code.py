@@ -9,7 +9,6 @@ automem MCP tool call round trip and a slash command.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 

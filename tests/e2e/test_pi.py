@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+
 import pytest
 
 from .e2e_support import AUTOMEM, CLIENTS, World, tool_results, wait_for

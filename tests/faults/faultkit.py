@@ -228,5 +228,5 @@ def _held(lock: Path) -> bool:
 def run_seeds(seeds: range, one) -> dict[int, list[str]]:
     """``one(seed)`` for every seed, PARALLEL at a time; the seeds that found a problem, with what they found."""
     with ThreadPoolExecutor(max_workers=PARALLEL) as pool:
-        results = dict(zip(seeds, pool.map(one, seeds)))
+        results = dict(zip(seeds, pool.map(one, seeds), strict=True))
     return {seed: problems for seed, problems in results.items() if problems}

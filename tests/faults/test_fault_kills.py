@@ -19,10 +19,25 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import CORPUS_TRANSCRIPTS, build_claude_transcripts, copy_id
-from faultkit import (AUTOMEM, LESSONS, SEEDS, SHORT, check_tree, env_for, finished_turns, fresh_home, memories,
-                      run_killed, run_seeds, bank_run, stop_hook, wait_gone, wait_idle, worker_pids)
+from faultkit import (
+    AUTOMEM,
+    LESSONS,
+    SEEDS,
+    SHORT,
+    bank_run,
+    check_tree,
+    env_for,
+    finished_turns,
+    fresh_home,
+    memories,
+    run_killed,
+    run_seeds,
+    stop_hook,
+    wait_gone,
+    wait_idle,
+    worker_pids,
+)
 
 pytestmark = [
     pytest.mark.skipif(not CORPUS_TRANSCRIPTS.is_dir(), reason="shared corpus not present"),
@@ -61,6 +76,7 @@ def world(tmp_path_factory):
             "session": session, "lesson_turns": lesson_turns, "reference": reference, "stop_seconds": stop_seconds}
 
 
+@pytest.mark.slow  # one killed run per seed
 def test_sigkill_of_bank_run_then_a_normal_pass(world):
     def one(seed: int) -> list[str]:
         rng = random.Random(seed)
@@ -76,6 +92,7 @@ def test_sigkill_of_bank_run_then_a_normal_pass(world):
     assert not failed, failed
 
 
+@pytest.mark.slow  # one killed run per seed
 def test_sigkill_of_the_stop_worker_then_the_next_stop(world):
     """The worker the real hook started (detached, its own session) is killed; the session's next Stop must start
     a worker at once (the dead one's claim is gone with it) and that one finishes the job."""
@@ -160,6 +177,7 @@ def _seam_result(name: str, hits: int, tries: int) -> None:
         pytest.skip(f"no kill of {tries} landed between the {name} write and the index update on this machine")
 
 
+@pytest.mark.slow  # one killed run per seed
 def test_kill_between_the_bank_entry_and_index_db(world):
     """Killed the moment the first entry is on disk: index.db neither lists it as banked nor has it in the
     search index yet; the next pass banks that turn once and indexes it."""
@@ -167,7 +185,7 @@ def test_kill_between_the_bank_entry_and_index_db(world):
     for n in _tries():
         home = fresh_home(world["root"] / f"bank-seam-{n}")
         env = env_for(world["user"], home)
-        if not _killed_when([*AUTOMEM, "bank", "run"], env, lambda: any(home.glob("projects/*/bank/*.md"))):
+        if not _killed_when([*AUTOMEM, "bank", "run"], env, lambda home=home: any(home.glob("projects/*/bank/*.md"))):
             continue
         conn = sqlite3.connect(home / "index.db")
         banked = {row[0] for row in conn.execute("SELECT file FROM banked")}
@@ -181,6 +199,7 @@ def test_kill_between_the_bank_entry_and_index_db(world):
     _seam_result("bank entry", hits, n + 1)
 
 
+@pytest.mark.slow  # one killed run per seed
 def test_kill_between_a_memory_file_and_index_db(world):
     """The worker killed the moment its first memory is on disk, before the search index has it: the next Stop
     stores no second copy, and the memory becomes searchable."""
@@ -191,7 +210,7 @@ def test_kill_between_a_memory_file_and_index_db(world):
         env = env_for(world["user"], home)
         worker = [*AUTOMEM[:1], "-m", "automem.extract.worker", "--harness", "claude-code", "--transcript",
                   str(lessons), "--session", session]
-        if not _killed_when(worker, env, lambda: any(home.glob("projects/*/memories/*.md"))):
+        if not _killed_when(worker, env, lambda home=home: any(home.glob("projects/*/memories/*.md"))):
             continue
         written = {str(p.relative_to(home)) for p in home.glob("projects/*/memories/*.md")}
         hits += bool(written - _indexed(home))

@@ -20,7 +20,6 @@ settled turn, so the next pass or backfill goes on from there).
 from __future__ import annotations
 
 import os
-import sqlite3
 import stat
 import time
 from dataclasses import dataclass, field
@@ -36,6 +35,7 @@ from automem.harness.model import DROP_SECONDS, QUIET_SECONDS, Turn
 from automem.home import Home, Project
 from automem.index import bank_state as state
 from automem.index.db import connect
+from automem.index.queries import Connection
 from automem.log import log_error
 
 READ_BUDGET_BYTES = 8 * 1024 * 1024  # per harness per pass
@@ -108,7 +108,7 @@ def run_pass(
     """One pass (single-flight). ``paths`` limits it to given files per harness (the Stop hook's own);
     ``budget_bytes`` None reads everything; ``stop`` returning True ends the pass cleanly between two turns;
     ``stopped`` are transcripts whose Stop hook said the last turn ended (banked now, not after the quiet rule)."""
-    stopped = {str(p) for p in stopped}
+    ended = {str(p) for p in stopped}
     home = (home or Home.current()).ensure()
     cfg = config_mod.load(home, strict=False)
     if not cfg.auto_bank:
@@ -121,7 +121,7 @@ def run_pass(
         total = PassReport()
         for _ in range(MAX_REPEATS):
             lock.clear_note()
-            report = _one_pass(home, cfg, harnesses, paths, now, budget_bytes, progress, stop, stopped)
+            report = _one_pass(home, cfg, harnesses, paths, now, budget_bytes, progress, stop, ended)
             _merge(total, report)
             if report.interrupted or not lock.note_left():
                 break
@@ -296,7 +296,7 @@ def _bank_file(home, conn, harness, path, cursors, window_start, now, report, bu
     return bytes_read
 
 
-def _index(home: Home, conn: sqlite3.Connection, path: Path) -> None:
+def _index(home: Home, conn: Connection, path: Path) -> None:
     """Keep the search index current as we write (the mtime scan would catch it, only later)."""
     try:
         from automem.index.fts import index_file
@@ -310,7 +310,7 @@ def _sweep_temp_files(home: Home, project: Project) -> None:
     """Temp files a killed pass (or any killed writer) left behind in the project."""
     from automem.store import sweep_temp_files
 
-    sweep_temp_files(home.root, [project.slug])
+    sweep_temp_files(home, [project.slug])
 
 
 def _turn_time(turn: Turn) -> float:
@@ -330,7 +330,7 @@ def _alive(owner: str) -> bool:
     return process_alive(pid)
 
 
-def _bank_turn(home: Home, conn: sqlite3.Connection, turn: Turn, now: float, report: PassReport) -> bool:
+def _bank_turn(home: Home, conn: Connection, turn: Turn, now: float, report: PassReport) -> bool:
     """Bank one finished turn; False only when another live pass holds it (the caller must read it again)."""
     key = turn.turn_key
     row = state.banked(conn, key)
@@ -343,13 +343,13 @@ def _bank_turn(home: Home, conn: sqlite3.Connection, turn: Turn, now: float, rep
         state.take_over(conn, key, me, now)  # the pass that reserved it was killed before it could finish
     project = home.project_for_cwd(turn.cwd or "")
     entry = render(turn)
-    from automem.store import write_markdown
+    from automem.store import remove, write_markdown
 
     target = project.bank_dir / entry.file_name
     if project.slug not in report.projects:
         state.mark_dirty(conn, project.slug)  # before the first write: a kill from here on leaves it to finish
     if row is not None and row[0] != f"bank/{entry.file_name}":
-        (project.dir / row[0]).unlink(missing_ok=True)  # rewritten in place: one entry per key
+        remove(project.dir / row[0], home=home)  # rewritten in place: one entry per key
     write_markdown(target, entry.text)
     _index(home, conn, target)
     if turn.todos or turn.plan:
@@ -410,31 +410,24 @@ class _PassLock:
     """flock on bank.lock: held for the pass, released by the kernel if the process dies."""
 
     def __init__(self, home: Home) -> None:
+        from automem.store import FileLock
+
         home.state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-        self.path = home.state_dir / "bank.lock"
+        self.home = home
+        self.lock = FileLock(home.state_dir / "bank.lock")
         self.note = home.state_dir / "bank.pending"
-        self.fd: int | None = None
 
     def acquire(self, wait: bool) -> bool:
-        import fcntl
-
-        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(self.fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-            return True
-        except BlockingIOError:
-            os.close(self.fd)
-            self.fd = None
-            return False
+        return self.lock.acquire(wait)
 
     def release(self) -> None:
-        if self.fd is not None:
-            os.close(self.fd)
-            self.fd = None
+        self.lock.release()
 
     def leave_note(self) -> None:
+        from automem.store import touch
+
         try:
-            self.note.touch()
+            touch(self.note, home=self.home)
         except OSError:
             pass
 
@@ -442,4 +435,6 @@ class _PassLock:
         return self.note.exists()
 
     def clear_note(self) -> None:
-        self.note.unlink(missing_ok=True)
+        from automem.store import remove
+
+        remove(self.note, home=self.home)

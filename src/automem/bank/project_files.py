@@ -28,7 +28,7 @@ Everything above the markers is yours: automem never changes it.
 
 _ENTRY_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z--.+\.md$")
 
-Writer = Callable[[Path, str], None]
+Writer = Callable[[Path, str], object]
 
 
 def entry_rows(project: Project, limit: int | None = None) -> list[tuple[str, str, list[str], str]]:
@@ -40,6 +40,8 @@ def entry_rows(project: Project, limit: int | None = None) -> list[tuple[str, st
     rows = []
     for name in names[:limit] if limit else names:
         m = _ENTRY_NAME.match(name)
+        if m is None:
+            continue
         ts = f"{m.group(1)}T{m.group(2)}:{m.group(3)}:{m.group(4)}.{m.group(5)}Z"
         title, tags = _title_and_tags(bank / name)
         rows.append((ts, title, tags, f"bank/{name}"))

@@ -20,7 +20,7 @@ _MARKS = {"completed": "x", "done": "x", "in_progress": "~", "in-progress": "~",
           "cancelled": "-", "canceled": "-", "pending": " "}
 
 
-def write_state(project: Project, turn: Turn, write: Callable[[Path, str], None]) -> bool:
+def write_state(project: Project, turn: Turn, write: Callable[[Path, str], object]) -> bool:
     path = project.state_file(turn.harness, turn.session_id)
     old = path.read_text(encoding="utf-8") if path.exists() else ""
     old_todos, old_plan, checkpoints = _sections(old)

@@ -19,14 +19,16 @@ _NEG = r"(?<!\bnot )(?<!n't )(?<!\bnever )(?<!\bno )(?<!\bnot really )"
 # (kind, pattern); the first family that matches a sentence names it.
 _RULES: tuple[tuple[str, re.Pattern], ...] = (
     ("correction", re.compile(
-        r"^(?:no|nope|nah)\b[,.!]*\s+(?:don'?t|do not|stop|that'?s|it'?s|this is|not|you|i said|i meant|use|we|please|the"
+        r"^(?:no|nope|nah)\b[,.!]*\s+(?:don'?t|do not|stop|that'?s|it'?s|this is|not|you|"
+        r"i said|i meant|use|we|please|the"
         r"|wrong|undo|revert|never|leave|keep|put|instead)\b"
         r"|\b(?:stop|quit) (?:doing|using|adding|writing|changing|making|creating|running|trying|removing|deleting"
         r"|putting|touching|editing|asking|guessing)\b"
         r"|\b(?:that|this|it)(?:'s| is| was) (?:(?:just |completely |totally |all )?(?:wrong|incorrect|broken)"
         r"|not (?:right|correct|what i (?:asked|wanted|meant|said)))\b"
         r"|\bnot what i (?:asked for|asked|wanted|meant|said)\b"
-        r"|\b(?:revert|undo|roll ?back) (?:that|this|it|those|these|the (?:last |previous )?(?:change|changes|edit|edits|commit))\b"
+        r"|\b(?:revert|undo|roll ?back) (?:that|this|it|those|these|the (?:last |previous "
+        r")?(?:change|changes|edit|edits|commit))\b"
         r"|\b(?:don'?t|do not|never)\b[^.!?]{1,120}\binstead\b"
         r"|\bdon'?t do (?:that|this) again\b|\bi (?:told you|said) (?:not to|to not|to|already)\b"
         r"|\byou (?:shouldn'?t|should not) have\b"
@@ -56,7 +58,8 @@ _RULES: tuple[tuple[str, re.Pattern], ...] = (
         re.I,
     )),
     ("confirmation", re.compile(
-        r"^(?:oh |ok(?:ay)?,? |yes,? |yeah,? )?(?:perfect|exactly|excellent|awesome|great|sweet|nice|brilliant|beautiful"
+        r"^(?:oh |ok(?:ay)?,? |yes,? |yeah,? )?(?:perfect|exactly|excellent|awesome|great|"
+        r"sweet|nice|brilliant|beautiful"
         r"|lgtm|well done|good job|nice work|great work|thanks,? that works)\b(?!\s+(?:question|point)\b)"
         r"|\bkeep doing (?:that|this|it)\b"
         r"|" + _NEG + r"\b(?:that|this|it)(?:'s| is| was| would be| sounds| looks|'d be)(?: just| really| absolutely)?"

@@ -4,8 +4,8 @@ It never breaks a session: whatever happens it exits 0, prints nothing or a
 single JSON object, and logs what it swallowed to log/automem.log. Capture
 events (tool intents, tool results, prompts) are handled here with the
 standard library only; events that need more of automem (the brief, the
-detached extractor and banker) are looked up in LATE_HANDLERS and imported
-only when such an event arrives.
+detached extractor and banker) are routed by LATE_HANDLERS, whose loaders
+import their handler only when such an event arrives.
 """
 
 from __future__ import annotations
@@ -20,6 +20,13 @@ from automem.capture.errlog import log_error
 from automem.capture.intent import exit_code_of, response_text, summarize_input
 from automem.capture.paths import automem_home
 from automem.capture.switches import capture_enabled
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing into every hook call
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import TypeAlias
+
+    Handler: TypeAlias = Callable[[dict, str], "dict | None"]
 
 SPOOL_VERSION = 1
 MAX_STDIN_BYTES = 64 * 1024 * 1024
@@ -38,15 +45,41 @@ KNOWN_EVENTS = frozenset(
     )
 )
 
-# event -> "module:function" taking (payload, harness) and returning a hook output dict or None.
-# Later parts of automem register here; a module that is not there yet is simply skipped.
-LATE_HANDLERS: dict[str, str] = {
-    "Stop": "automem.extract.trigger:on_stop",  # one detached worker: bank, then extract
-    "SessionEnd": "automem.extract.trigger:on_stop",
-    "PreCompact": "automem.extract.trigger:on_stop",
-    "SubagentStop": "automem.extract.trigger:on_subagent_stop",
-    "SessionStart": "automem.session_hooks:on_session_start",
-    "UserPromptSubmit": "automem.session_hooks:on_user_prompt",
+
+# Each loader imports one late handler, a function taking (payload, harness) and returning a hook output dict or None,
+# when its event arrives: a capture event pays for none of them.
+def _stop() -> Handler:
+    from automem.extract.trigger import on_stop
+
+    return on_stop  # one detached worker: bank, then extract
+
+
+def _subagent_stop() -> Handler:
+    from automem.extract.trigger import on_subagent_stop
+
+    return on_subagent_stop
+
+
+def _session_start() -> Handler:
+    from automem.session_hooks import on_session_start
+
+    return on_session_start
+
+
+def _user_prompt() -> Handler:
+    from automem.session_hooks import on_user_prompt
+
+    return on_user_prompt
+
+
+# event -> the loader of its handler
+LATE_HANDLERS: dict[str, Callable[[], Handler]] = {
+    "Stop": _stop,
+    "SessionEnd": _stop,
+    "PreCompact": _stop,
+    "SubagentStop": _subagent_stop,
+    "SessionStart": _session_start,
+    "UserPromptSubmit": _user_prompt,
 }
 
 REJECTION_MARK = "The user doesn't want to proceed with this tool use"
@@ -87,13 +120,9 @@ def run(argv: list[str], raw: bytes) -> dict | None:
         return None
     if event in CAPTURE_EVENTS:
         capture(event, payload, harness)
-    target = LATE_HANDLERS.get(event)
-    if target:
-        import importlib
-
-        module_name, _, func_name = target.partition(":")
-        handler = getattr(importlib.import_module(module_name), func_name)
-        return handler(payload, harness)
+    load = LATE_HANDLERS.get(event)
+    if load is not None:
+        return load()(payload, harness)
     return None
 
 

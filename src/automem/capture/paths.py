@@ -1,7 +1,9 @@
-"""The few paths the hot path needs, without importing the rest of automem.
+"""The paths the hook process needs, without importing the rest of automem.
 
 ``automem.home`` builds the whole memory tree on top of these; they live here
-so a capture hook can find its spool and log without importing anything else.
+so a hook can find its spool, log, config, notes and claims (plain strings under
+a root string) without importing anything else. Together with home.py this is
+the one place that spells the tree's layout.
 """
 
 from __future__ import annotations
@@ -29,6 +31,47 @@ def log_path(home: str | None = None) -> str:
     return os.path.join(home or automem_home(), "log", "automem.log")
 
 
+def config_path(home: str | None = None) -> str:
+    return os.path.join(home or automem_home(), "config.yml")
+
+
+def consent_path(home: str | None = None) -> str:
+    return os.path.join(home or automem_home(), "consent.json")
+
+
+def index_path(home: str | None = None) -> str:
+    return os.path.join(home or automem_home(), "index.db")
+
+
+def projects_dir(home: str | None = None) -> str:
+    return os.path.join(home or automem_home(), "projects")
+
+
+def state_dir(home: str | None = None) -> str:
+    """automem's own bookkeeping: locks, extraction progress, session families, one-shot notes."""
+    return os.path.join(home or automem_home(), "state")
+
+
+def extract_state_dir(home: str | None = None) -> str:
+    """The extractor's progress per session, its locks and the Stop worker's claims."""
+    return os.path.join(state_dir(home), "extract")
+
+
+def consent_asked_path(home: str | None = None) -> str:
+    """The mark that the consent question was asked (so a Stop asks once)."""
+    return os.path.join(state_dir(home), "consent-asked")
+
+
+def session_note_path(home: str | None, session_id: object) -> str:
+    """The last extraction's one line for a session, shown once by its next Stop."""
+    return os.path.join(extract_state_dir(home), "notes", safe_session_id(session_id) + ".txt")
+
+
+def project_note_path(home: str | None, slug: str) -> str:
+    """The last extraction's one line for a project, shown once by its next SessionStart."""
+    return os.path.join(extract_state_dir(home), "notes", f"project-{slug}.txt")
+
+
 def safe_session_id(session_id: object) -> str:
     """A file name for a session id: the id itself when harmless, else a hash.
 
@@ -54,3 +97,8 @@ def _looks_secret(text: str) -> bool:
 
 def spool_path(session_id: object, home: str | None = None) -> str:
     return os.path.join(spool_dir(home), safe_session_id(session_id) + ".jsonl")
+
+
+def recalled_path(session_id: object, home: str | None = None) -> str:
+    """The ids of the memories a session was already given (brief and per-prompt recall)."""
+    return os.path.join(spool_dir(home), safe_session_id(session_id) + ".recalled")

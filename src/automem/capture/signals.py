@@ -23,7 +23,8 @@ class _Lazy:
     __slots__ = ("_pattern", "_flags", "_compiled")
 
     def __init__(self, pattern: str, flags: int = 0):
-        self._pattern, self._flags, self._compiled = pattern, flags, None
+        self._pattern, self._flags = pattern, flags
+        self._compiled: re.Pattern | None = None
 
     def _get(self) -> re.Pattern:
         if self._compiled is None:
@@ -111,7 +112,8 @@ _ERROR_LINE = _Lazy(
     r"[ \t]*[:\]-]?[ \t]*(?P<msg>.*)$"
 )
 _NULLISH = _Lazy(
-    r"^(?:0+|none|no(?:ne)? (?:errors?|issues|problems)\b.*|false|null|nil|n/?a|ok|off|\[\]|\{\}|-+)?[ \t]*[,;.]?[ \t]*$",
+    r"^(?:0+|none|no(?:ne)? (?:errors?|issues|problems)\b.*|false|null|nil|n/?a|ok|"
+    r"off|\[\]|\{\}|-+)?[ \t]*[,;.]?[ \t]*$",
     re.I,
 )
 _NOT_A_MESSAGE = _Lazy(r"^[=(){},.;\"|>&*#]")
@@ -148,7 +150,7 @@ _DECOR = _Lazy(r"[=━─_*~#-]{3,}|^[>+|×✖✗✘!]+[ \t]")
 
 
 def _sig_token(match: re.Match) -> str:
-    kind = match.lastgroup
+    kind = match.lastgroup or ""  # every alternative of the pattern is a named group
     text = match.group(0)
     if kind == "quoted":
         inner = text[1:-1]
@@ -304,7 +306,7 @@ def _signal(error_type: str, line: str, signature_source: str | None = None) -> 
 _ANSI = _Lazy(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")  # as automem.controls.ANSI
 
 
-def _first_line(text: str, skip: re.Pattern | None = None) -> str:
+def _first_line(text: str, skip: re.Pattern | _Lazy | None = None) -> str:
     """The first line that says something (decoration such as "════" or an ANSI-only line is passed over)."""
     for raw in text.splitlines():
         line = _TAGS.sub("", _ANSI.sub("", raw) if "\x1b" in raw else raw).strip()

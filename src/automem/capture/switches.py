@@ -8,14 +8,14 @@ reports a broken file from the CLI and the non-capture hooks.
 
 from __future__ import annotations
 
-import os
+from automem.capture.paths import config_path
 
 _FALSE = {"false", "no", "off", "n"}
 
 
 def capture_enabled(home: str) -> bool:
     try:
-        with open(os.path.join(home, "config.yml"), "r", encoding="utf-8", errors="replace") as handle:
+        with open(config_path(home), "r", encoding="utf-8", errors="replace") as handle:
             text = handle.read(65536)
     except OSError:
         return True

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import math
 import re
-import sqlite3
 from collections import Counter
+
+from automem.index.scratch import ScratchIndex
 
 THRESHOLD = 0.45  # calibrated: see tests/test_extract_dedupe.py (precision/recall printed there)
 _WORD = re.compile(r"[\w]+", re.UNICODE)
@@ -37,8 +38,7 @@ class Deduper:
     """
 
     def __init__(self, texts: list[str] | None = None) -> None:
-        self.db = sqlite3.connect(":memory:")
-        self.db.execute("CREATE VIRTUAL TABLE docs USING fts5(body, tokenize='unicode61')")
+        self.db = ScratchIndex()
         self.terms: list[Counter] = []
         self.df: Counter = Counter()
         self.total_len = 0
@@ -51,7 +51,7 @@ class Deduper:
 
     def add(self, text: str) -> int:
         terms = Counter(_terms(text))
-        self.db.execute("INSERT INTO docs(rowid, body) VALUES (?, ?)", (self.count, " ".join(terms.elements())))
+        self.db.add(self.count, " ".join(terms.elements()))
         self.terms.append(terms)
         self.df.update(terms.keys())
         self.total_len += sum(terms.values())
@@ -74,7 +74,7 @@ class Deduper:
             return None
         rare = sorted(query, key=lambda t: self.df.get(t, 0))[:MATCH_TERMS]  # the rarest terms find the candidates
         match = " OR ".join('"' + t.replace('"', "") + '"' for t in rare)
-        rows = self.db.execute("SELECT rowid FROM docs WHERE docs MATCH ? ORDER BY rank LIMIT 8", (match,)).fetchall()
+        rows = self.db.match(match, 8)
         if not rows:
             return None
         n = max(self.count + 1, MIN_DOCS)
@@ -83,7 +83,7 @@ class Deduper:
         self_score = self._bm25(query, query, q_len, n, avg, True)
         if self_score <= 0:
             return None
-        scored = [(r, self._bm25(query, self.terms[r], sum(self.terms[r].values()), n, avg, False)) for (r,) in rows]
+        scored = [(r, self._bm25(query, self.terms[r], sum(self.terms[r].values()), n, avg, False)) for r in rows]
         row, score = max(scored, key=lambda x: x[1])
         return row, min(1.0, score / self_score)
 

@@ -33,7 +33,8 @@ class Directive:
 
 # --- English ----------------------------------------------------------------------------------
 
-_OPENERS = r"(?:(?:no|nope|ok(?:ay)?|so|and|also|but|please|pls|hey|oh|yes|yeah|alright|right|actually|again|btw|fyi|remember|note)[,.!:]*\s+)*"
+_OPENERS = (r"(?:(?:no|nope|ok(?:ay)?|so|and|also|but|please|pls|hey|oh|yes|yeah|alright|"
+            r"right|actually|again|btw|fyi|remember|note)[,.!:]*\s+)*")
 _EN: tuple[tuple[str, str, re.Pattern], ...] = (
     ("habit", "preference", re.compile(  # "As with all software projects, start with the README": a standing habit
         r"^" + _OPENERS + r"(?:as (?:with|for|in) (?:all|every|any|most) [^,.;!?]{2,40},|as (?:always|usual),)\s*\S",
@@ -64,7 +65,8 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
                                         r"|^" + _OPENERS + r"in (?:the )?future\b", re.I)),
     ("default", "decision", re.compile(r"\bby default\b", re.I)),
     ("must", "decision", re.compile(
-        r"\b(?:must|has to|have to|needs? to be|should (?:be|stay|live|go|use|have|only|always|look|open|show|be))\b",
+        r"\b(?:must|has to|have to|needs? to be|should (?:be|stay|live|go|use|have|only|"
+        r"always|look|open|show|be))\b",
         re.I)),
     ("sequence", "decision", re.compile(
         r"^" + _OPENERS + r"(?:(?:update|change|make|set up|configure)\b[^.!?]{0,60}?\bto\s+)?(?:always\s+)?"
@@ -79,7 +81,8 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
         r"|\bi\s+(?:would\s+|'d\s+)?only\s+want\b",
         re.I)),
     ("want", "preference", re.compile(
-        r"\bi\s+(?:want|need|would like|'d like)\s+(?!to\b|you to (?:fix|check|look|make|add|create|build|run|help|do|tell|see|find)\b)"
+        r"\bi\s+(?:want|need|would like|'d like)\s+(?!to\b|you to (?:fix|check|look|make|"
+        r"add|create|build|run|help|do|tell|see|find)\b)"
         r"(?:the|all|every|each|this|that|these|those|our|my|it|them|\w+s)\b[^.!?]{0,80}?"
         r"\b(?:to be|to stay|to look|stored|kept|removed|hidden)\b",
         re.I)),
@@ -177,15 +180,20 @@ _LANGUAGES = (
 # --- scope ----------------------------------------------------------------------------------------
 
 _PROJECT_WORDS = re.compile(
-    r"\b(?:this|our|the)\s+(?:repo|repository|project|codebase|code base|app|folder|directory|package|module|service"
-    r"|workspace|site|game|bot|ui|api|backend|frontend|server)\b|\bhere\b|\bin here\b|这个项目|本项目|该项目|このプロジェクト|이 프로젝트",
+    r"\b(?:this|our|the)\s+(?:repo|repository|project|codebase|code base|app|folder|"
+    r"directory|package|module|service"
+    r"|workspace|site|game|bot|ui|api|backend|frontend|server)\b|\bhere\b|\bin here\b|"
+    r"这个项目|本项目|该项目|このプロジェクト|이 프로젝트",
     re.I,
 )
 _PROJECT_THING = re.compile(
-    r"`[^`]+`|[\w-]+\.[a-z]{1,5}\b|[\w.-]*/[\w./-]+|\b[a-z]+_[a-z_]+\b|\b[a-z]+[A-Z]\w+|\b[A-Z][a-z]+[A-Z]\w+", re.U)
+    r"`[^`]+`|[\w-]+\.[a-z]{1,5}\b|[\w.-]*/[\w./-]+|\b[a-z]+_[a-z_]+\b|"
+    r"\b[a-z]+[A-Z]\w+|\b[A-Z][a-z]+[A-Z]\w+", re.U)
 _CONDUCT = re.compile(
-    r"\b(?:commit messages?|reply|replies|respond|answer|explain|explanations?|summar\w+|tone|emoji|language|ask(?:ing)? me"
-    r"|questions?|read (?:the )?(?:whole |entire )?files?|in full|comments?|docstrings?|verbose|concise|short|brief|chat"
+    r"\b(?:commit messages?|reply|replies|respond|answer|explain|explanations?|"
+    r"summar\w+|tone|emoji|language|ask(?:ing)? me"
+    r"|questions?|read (?:the )?(?:whole |entire )?files?|in full|comments?|"
+    r"docstrings?|verbose|concise|short|brief|chat"
     r"|confirm|permission)\b",
     re.I,
 )
@@ -295,7 +303,8 @@ def classify(sentence: str) -> Directive | None:
     return None
 
 
-_CLAUSE = re.compile(r";\s+|,\s+(?:and|but|so)\s+(?=\w)|\s+(?:and|but) (?:also |then )?(?=(?:fix|make|add|remove|check|update|troubleshoot)\b)")
+_CLAUSE = re.compile(r";\s+|,\s+(?:and|but|so)\s+(?=\w)|\s+(?:and|but) (?:also |then )?(?=(?:fix|make|"
+                     r"add|remove|check|update|troubleshoot)\b)")
 
 
 def directives(prompt: str, limit: int = 3) -> list[Directive]:

@@ -51,8 +51,8 @@ def parent_of(path: Path | None) -> str:
 def resolve(state_dir: Path, session_id: str, *, parent: str = "", fingerprint: str = "") -> str:
     """The family id of a session: its declared parent's family, the family its opening was first seen in,
     or its own id. Call under the memory lock (the map is read, updated and written back)."""
-    from automem.atomic import atomic_write_text
     from automem.capture.paths import safe_session_id
+    from automem.store import write_file
 
     # ids as the rest of the state names them: a token passed as a session id is never written down raw
     session_id = safe_session_id(session_id)
@@ -77,5 +77,5 @@ def resolve(state_dir: Path, session_id: str, *, parent: str = "", fingerprint: 
     if changed:
         if len(known) > MAX_ENTRIES:
             known = dict(list(known.items())[-MAX_ENTRIES:])
-        atomic_write_text(path, json.dumps(known) + "\n")
+        write_file(path, json.dumps(known) + "\n")
     return family

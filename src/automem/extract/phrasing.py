@@ -42,7 +42,8 @@ _INSTEAD_OF = re.compile(  # "use Z instead of X (for Y)"
     re.I,
 )
 _PREFER = (
-    (re.compile(r"^i(?:'d| would| do)?(?: really| strongly| much| generally)?(?: would|'d| do)? prefer (?:it if |that )?(?:you )?", re.I), "Prefer "),
+    (re.compile(r"^i(?:'d| would| do)?(?: really| strongly| much| generally)?(?: would|'d| do)? "
+                r"prefer (?:it if |that )?(?:you )?", re.I), "Prefer "),
     (re.compile(r"^i(?: would|'d) rather (?:you )?", re.I), "Prefer to "),
     (re.compile(r"^i(?: would|'d)? only want (?:you to )?", re.I), "Prefer only "),
     (re.compile(r"^i (?:really )?(?:hate|dislike|don'?t like|do not like) (?:it )?when you ", re.I), "Don't "),
@@ -52,7 +53,8 @@ _PREFER = (
     (re.compile(r"^i (?:don'?t|do not) (?:need|want) you to ", re.I), "Don't "),
     (re.compile(r"^i (?:don'?t|do not) need to ", re.I), "The user doesn't need to "),
     (re.compile(r"^i (?:don'?t|do not) want to ", re.I), "The user doesn't want to "),
-    (re.compile(r"^i (?:really )?(?:want|need|would like|'d like) (?=(?:the|all|every|each|this|that|these|those|our|my|it|them)\b)",
+    (re.compile(r"^i (?:really )?(?:want|need|would like|'d like) (?=(?:the|all|every|each|this|"
+                r"that|these|those|our|my|it|them)\b)",
                 re.I), "The user wants "),
     (re.compile(r"^i always ", re.I), "Always "),
     (re.compile(r"^i never (?:said|asked|told) (?:you )?to ", re.I), "Don't, unless asked: "),
@@ -110,7 +112,8 @@ _FIRST_PERSON = ((re.compile(r"\bI'm\b"), "they're"), (re.compile(r"\bI've\b"), 
 
 
 def third_person(text: str) -> str:
-    """The rest of a sentence the summary now tells about the user: "I can read it in my IDE" -> "they can ... their"."""
+    """The rest of a sentence the summary now tells about the user:
+    "I can read it in my IDE" -> "they can ... their"."""
     for pattern, repl in _FIRST_PERSON:
         text = pattern.sub(repl, text)
     return text
@@ -132,7 +135,8 @@ def preference(sentence: str) -> str:
 
 
 _THERE_IS = re.compile(
-    r"\bthere(?:'s| is| are) (?:an? |the |my |our )?(?P<thing>[\w -]{1,40}?) (?P<prep>at|in|under|inside) (?P<place>\S+)\s*$",
+    r"\bthere(?:'s| is| are) (?:an? |the |my |our )?(?P<thing>[\w -]{1,40}?) "
+    r"(?P<prep>at|in|under|inside) (?P<place>\S+)\s*$",
     re.I,
 )
 

@@ -15,9 +15,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from automem.extract.dedupe import Deduper
 from automem.extract.rules import Session, find_candidates
 from automem.extract.rules.errors import error_clusters
-from automem.extract.dedupe import Deduper
 from automem.extract.steps import Step, steps_from_spool, steps_from_turns
 from automem.home import GLOBAL_PROJECT, Home, Project
 from automem.schema import Candidate
@@ -68,7 +68,7 @@ def redact(text: str) -> str:
 
 
 def _state_dir(home: Home) -> Path:
-    return home.state_dir / "extract"
+    return home.extract_state_dir
 
 
 def _session_state_path(home: Home, session_id: str) -> Path:
@@ -86,20 +86,18 @@ def _load_json(path: Path) -> dict:
 
 
 def _save_json(path: Path, data: dict) -> None:
-    from automem.atomic import atomic_write_text
+    from automem.store import write_file
 
-    atomic_write_text(path, json.dumps(data, ensure_ascii=False) + "\n")
+    write_file(path, json.dumps(data, ensure_ascii=False) + "\n")
 
 
 def project_note_path(home: Home, slug: str) -> Path:
     """The last extraction's line for a project, shown once at the project's next SessionStart."""
-    return _state_dir(home) / "notes" / f"project-{slug}.txt"
+    return home.project_note(slug)
 
 
 def note_path(home: Home, session_id: str) -> Path:
-    from automem.capture.paths import safe_session_id
-
-    return _state_dir(home) / "notes" / f"{safe_session_id(session_id)}.txt"
+    return home.session_note(session_id)
 
 
 # --- the pass ---------------------------------------------------------------------------------
@@ -144,7 +142,7 @@ def extract(
     model = cfg.model
     result = Result(candidates=len(found), model=model)
     if not found:
-        with memory_lock(home.root):
+        with memory_lock(home):
             prior = Counter(_load_json(clusters_path).get("counts", {}))
             _finish_state(state_path, state, session_clusters, prior, clusters_path)
         return result
@@ -152,7 +150,7 @@ def extract(
     if use_model and model and model != "off" and consent.granted(home.root):
         found = _with_model(found, steps, model, cfg, home, last_message)
 
-    with memory_lock(home.root):  # sessions extracting at once: one reads, dedupes and saves at a time
+    with memory_lock(home):  # sessions extracting at once: one reads, dedupes and saves at a time
         from automem.extract.family import parent_of, resolve
 
         family = resolve(_state_dir(home), session_id or _file_key(transcript),
@@ -254,9 +252,9 @@ def _finish_state(state_path: Path, state: dict, session_clusters: Counter, prio
 
 
 def _save_text(path: Path, text: str) -> None:
-    from automem.atomic import atomic_write_text
+    from automem.store import write_file
 
-    atomic_write_text(path, text + "\n")
+    write_file(path, text + "\n")
 
 
 def _transcript_session(path: Path, harness: str | None) -> str:
@@ -389,10 +387,12 @@ def _with_model(found: list[Candidate], steps: list[Step], model: str, cfg, home
 
 def consume_note(home: Home, session_id: str) -> str:
     """The last extraction's one-line message for this session, once (the next Stop hook shows it)."""
+    from automem.store import remove
+
     path = note_path(home, session_id)
     try:
         text = path.read_text(encoding="utf-8").strip()
-        path.unlink()
+        remove(path, home=home, missing_ok=False)
     except OSError:
         return ""
     return text

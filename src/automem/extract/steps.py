@@ -15,6 +15,7 @@ from automem.harness.model import Turn
 
 _USER_INPUT_BLOCK = re.compile(r"##\s*User Input\s*\n+\s*```[a-z]*\n(.*?)```", re.S | re.I)
 from automem.controls import ANSI as _ANSI  # noqa: E402
+
 # A CLI wizard's question: "? Would you like X? › No / Yes", "Proceed? (y/N)", "Overwrite? [Y/n]".
 _ASKED = re.compile(
     r"^\s*[?✔]\s+([A-Z][^\n?=;{}]{5,120}\?)[^\n]{0,40}?›"

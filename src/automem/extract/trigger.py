@@ -11,12 +11,12 @@ from __future__ import annotations
 import os
 import sys
 
-from automem.capture.paths import automem_home, safe_session_id
+from automem.capture.paths import automem_home, extract_state_dir, safe_session_id, session_note_path, spool_path
 
 
 def on_stop(payload: dict, harness: str) -> dict | None:
     home = automem_home()
-    session_id = payload.get("session_id") if isinstance(payload.get("session_id"), str) else ""
+    session_id = payload["session_id"] if isinstance(payload.get("session_id"), str) else ""
     if _not_a_session(home, payload, session_id):
         return None  # `claude mcp list` health checks end "sessions" that never wrote a transcript or a capture
     args = [sys.executable, "-m", "automem.extract.worker", "--harness", harness]
@@ -45,7 +45,7 @@ def on_stop(payload: dict, harness: str) -> dict | None:
 
 def claim_paths(home: str, session_id: str) -> tuple[str, str]:
     """(claim, again): the lock file a running worker of this session holds, and the mark asking it to run again."""
-    base = os.path.join(home, "state", "extract", safe_session_id(session_id or "manual"))
+    base = os.path.join(extract_state_dir(home), safe_session_id(session_id or "manual"))
     return base + ".worker", base + ".again"
 
 
@@ -133,7 +133,7 @@ def _not_a_session(home: str, payload: dict, session_id: str) -> bool:
     path = payload.get("transcript_path")
     if payload.get("hook_event_name") != "SessionEnd" or not isinstance(path, str) or not path or os.path.exists(path):
         return False
-    spool = os.path.join(home, "spool", safe_session_id(session_id) + ".jsonl") if session_id else ""
+    spool = spool_path(session_id, home) if session_id else ""
     return not (spool and os.path.exists(spool))
 
 
@@ -169,7 +169,7 @@ def stop_message(home: str, session_id: str) -> dict | None:
 
     lines = []
     if session_id:
-        note = os.path.join(home, "state", "extract", "notes", safe_session_id(session_id) + ".txt")
+        note = session_note_path(home, session_id)
         try:
             with open(note, encoding="utf-8") as handle:
                 text = handle.read().strip()

@@ -145,12 +145,15 @@ def _claude_parser(path: Path):
 
 
 def _pi_parser(path: Path, harness: str):
-    if harness == "omp":
-        from automem.harness.omp import OmpParser as Base  # type: ignore[attr-defined]
-    else:
-        from automem.harness.pi import PiParser as Base
+    from automem.harness.pi import PiParser
 
-    class AllTurns(Base):  # type: ignore[misc, valid-type]
+    base: type[PiParser] = PiParser
+    if harness == "omp":
+        from automem.harness.omp import OmpParser
+
+        base = OmpParser
+
+    class AllTurns(base):  # type: ignore[misc, valid-type]  # a base chosen at run time
         def __init__(self, p: Path) -> None:
             super().__init__(p)
             self.skip_file = False

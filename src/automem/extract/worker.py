@@ -98,9 +98,10 @@ def _main(args) -> int:
                 consent.prune_spool(automem_home())  # growth is bounded: old sessions' captures go after spool_days
                 prune_session_state(automem_home())
                 expire_candidates(automem_home())
+                from automem.home import Home
                 from automem.store import sweep_temp_files
 
-                sweep_temp_files(automem_home())  # what a killed writer left between its write and its rename
+                sweep_temp_files(Home.current())  # what a killed writer left between its write and its rename
             except BaseException as exc:  # noqa: BLE001
                 log_error("extract-worker", f"pruning: {type(exc).__name__}: {exc}")
             if not _run_again(automem_home(), args.session):
@@ -114,15 +115,15 @@ def _hold_index(home: str):
     """One connection to index.db held for the whole run. The bank pass, each memory written and the sweep open
     their own; whichever closes last checkpoints the WAL into the database (fsyncs included), so without this
     the worker paid that once per connection instead of once."""
-    import sqlite3
-
-    from automem.index.db import connect
-    from automem.home import Home
     from pathlib import Path
+
+    from automem.home import Home
+    from automem.index.db import connect
+    from automem.index.queries import DatabaseError
 
     try:
         return connect(Home(Path(home)))
-    except (OSError, sqlite3.Error):
+    except (OSError, DatabaseError):
         return None
 
 
@@ -130,15 +131,18 @@ def _run_again(home: str, session_id: str) -> bool:
     """Let go of the session's claim; True when a Stop came meanwhile and this worker claimed it again."""
     global _claim
     import os
+    from pathlib import Path
 
     from automem.extract.trigger import NO_CLAIM, claim_paths, claim_worker
+    from automem.home import Home
+    from automem.store import remove
 
     _release()
     again = claim_paths(home, session_id)[1]
     if not os.path.exists(again):
         return False
     try:
-        os.unlink(again)
+        remove(again, home=Home(Path(home)), missing_ok=False)
     except OSError:
         return False  # another worker took the mark
     claim = claim_worker(home, session_id)
@@ -179,11 +183,11 @@ def _work(args, log_error) -> None:
 def sweep_index() -> None:
     """A full sync after each round: the hooks only look at folder mtimes, so a memory a person edited in place,
     and the bank folder this round wrote, are caught up here, before the next prompt or session."""
-    from automem.capture.paths import automem_home
+    from automem.capture.paths import automem_home, index_path
     from automem.index import fts
 
     root = automem_home()
-    if not os.path.exists(os.path.join(root, "index.db")):
+    if not os.path.exists(index_path(root)):
         return
     conn = fts.open_index(root)
     try:
@@ -202,12 +206,11 @@ def expire_candidates(home_root: str) -> int:
     from automem.config import load
     from automem.home import Home
     from automem.index.fts import remove_file
+    from automem.store import memory_lock
     from automem.store.memories import expire_candidates as expire
 
-    from automem.store import memory_lock
-
     home = Home(Path(home_root))
-    with memory_lock(home_root):  # an extraction promoting a candidate while it expires would lose one of the two
+    with memory_lock(home):  # an extraction promoting a candidate while it expires would lose one of the two
         gone = expire(home.projects(), load(home, strict=False).candidate_days)
     for _memory, old_path in gone:
         remove_file(old_path, home_root)
@@ -252,10 +255,15 @@ def prune_session_state(home: str, now: float | None = None, keep_days: int = ST
     live worker holds (a month-old session resumed today: removing its claim would let a second worker in)."""
     import os
     import time
+    from pathlib import Path
 
+    from automem.capture.paths import extract_state_dir
     from automem.extract.trigger import lock_held
+    from automem.home import Home
+    from automem.store import remove
 
-    folder = os.path.join(home, "state", "extract")
+    tree = Home(Path(home))
+    folder = extract_state_dir(home)
     now = time.time() if now is None else now
     removed = 0
     try:
@@ -266,8 +274,8 @@ def prune_session_state(home: str, now: float | None = None, keep_days: int = ST
         if entry.name in ("store.lock", "families.json") or entry.name.startswith("clusters-") or not entry.is_file():
             continue
         try:
-            if now - entry.stat().st_mtime > keep_days * 86400 and not lock_held(entry.path):
-                os.unlink(entry.path)
+            old = now - entry.stat().st_mtime > keep_days * 86400
+            if old and not lock_held(entry.path) and remove(entry.path, home=tree):
                 removed += 1
         except OSError:
             continue
@@ -275,25 +283,19 @@ def prune_session_state(home: str, now: float | None = None, keep_days: int = ST
 
 
 def run_extraction(session_id: str, transcript: str | None, harness: str, cwd: str | None):
-    import fcntl
-    import os
-
     from automem.capture.paths import safe_session_id
     from automem.extract.pipeline import extract
     from automem.home import Home
+    from automem.store import FileLock
 
     home = Home.current()
-    lock_dir = home.state_dir / "extract"
-    lock_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd = os.open(lock_dir / f"{safe_session_id(session_id or 'manual')}.lock", os.O_WRONLY | os.O_CREAT, 0o600)
+    lock = FileLock(home.extract_state_dir / f"{safe_session_id(session_id or 'manual')}.lock")
+    if not lock.acquire(wait=False):
+        return None  # another worker is extracting this session right now
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            return None  # another worker is extracting this session right now
         return extract(home, session_id=session_id, transcript=transcript, harness=harness, cwd=cwd)
     finally:
-        os.close(fd)
+        lock.release()
 
 
 if __name__ == "__main__":

@@ -106,7 +106,7 @@ class AntigravityStream:
         cursor = conn.execute(f'SELECT * FROM "{table}"')
         out = []
         for values in cursor:
-            raw = dict(zip(names, values))
+            raw = dict(zip(names, values, strict=False))
             out.append({key: (raw.get(col) if col else None) for key, col in pick.items()})
         return out
 

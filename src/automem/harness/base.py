@@ -136,6 +136,10 @@ class OpenTurn:
             self.by_id[call_id] = action
         return action
 
+    def action(self, call_id: Any) -> ToolAction | None:
+        """The action a call id from a record names (None for no id, or one not seen)."""
+        return self.by_id.get(call_id) if call_id else None
+
     def add_result(self, call_id: str | None, text: str, is_error: bool = False, exit_code: int | None = None) -> ToolAction | None:
         action = self.by_id.get(call_id) if call_id else None
         if call_id:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from automem.harness.base import OpenTurn, Parser, TurnStream, env_home, is_nested_session_file
-from automem.harness.model import PROMPT_CAP, ANSWER_CAP, Turn, block_text, cap, iso_utc
+from automem.harness.model import ANSWER_CAP, PROMPT_CAP, Turn, block_text, cap, iso_utc
 
 HARNESS = "claude-code"
 
@@ -145,6 +145,8 @@ class ClaudeCodeParser(Parser):
 
     def _tool_results(self, blocks: list, record: dict) -> None:
         open_turn = self.current
+        if open_turn is None:
+            return  # results with no turn open: nothing to attach them to
         extra = record.get("toolUseResult")
         for block in blocks:
             if not isinstance(block, dict) or block.get("type") != "tool_result":
@@ -152,7 +154,7 @@ class ClaudeCodeParser(Parser):
             text = block_text(block.get("content"))
             is_error = bool(block.get("is_error"))
             call_id = block.get("tool_use_id")
-            action = open_turn.by_id.get(call_id) if call_id else None
+            action = open_turn.action(call_id)
             exit_code = None
             match = _EXIT_CODE.match(text) if is_error else None
             if match:
@@ -217,7 +219,7 @@ class ClaudeCodeParser(Parser):
             open_turn.model_spoke()
 
     def _work_state(self, name: str, raw: Any) -> None:
-        if not isinstance(raw, dict):
+        if not isinstance(raw, dict) or self.current is None:
             return
         turn = self.current.turn
         if name == "TodoWrite" and isinstance(raw.get("todos"), list):

@@ -69,7 +69,8 @@ def _parse_output(output: Any) -> tuple[str, int | None]:
     if match:
         return output, int(match.group(1))
     if output.startswith(("Chunk ID:", "Wall time:", "Process exited")):
-        from automem.capture.signals import strip_run_header  # 0.171+: "Chunk ID / Wall time / Process exited with code N"
+        # 0.171+: "Chunk ID / Wall time / Process exited with code N"
+        from automem.capture.signals import strip_run_header
 
         return output, strip_run_header(output)[1]
     return output, None
@@ -200,7 +201,7 @@ class CodexParser(Parser):
             return settled
         if etype == "user_message":
             self.user_events = True
-            text = p.get("message") if isinstance(p.get("message"), str) else ""
+            text = p["message"] if isinstance(p.get("message"), str) else ""
             return self._prompt(offset, text, ts, turn_id=f"u{ts or offset}")
         if etype == "item_completed" and isinstance(p.get("item"), dict):
             return self._completed(offset, p["item"], ts)
@@ -223,7 +224,7 @@ class CodexParser(Parser):
             open_turn.set_answer(cap(p["message"], ANSWER_CAP))
             open_turn.model_spoke()
         elif etype == "exec_command_end":
-            action = open_turn.by_id.get(p.get("call_id"))
+            action = open_turn.action(p.get("call_id"))
             if action is not None:
                 action.exit_code = _int(p.get("exit_code"))
                 action.is_error = action.is_error or (action.exit_code not in (None, 0))
@@ -234,10 +235,10 @@ class CodexParser(Parser):
         a command execution carries the exit code the function call's output only prints."""
         kind = item.get("type")
         if kind == "UserMessage" and not self.user_events:
-            text = item.get("text") if isinstance(item.get("text"), str) else block_text(item.get("content"))
+            text = item["text"] if isinstance(item.get("text"), str) else block_text(item.get("content"))
             return self._prompt(offset, text, ts, turn_id=str(item.get("turn_id") or f"u{ts or offset}"))
         if kind == "CommandExecution" and self.current is not None:
-            action = self.current.by_id.get(item.get("call_id") or item.get("id"))
+            action = self.current.action(item.get("call_id") or item.get("id"))
             code = _int(item.get("exit_code"))
             if action is not None:
                 action.exit_code = code if code is not None else action.exit_code
@@ -295,7 +296,7 @@ class CodexParser(Parser):
         elif itype in ("function_call_output", "custom_tool_call_output"):
             text, exit_code = _parse_output(p.get("output"))
             call_id = p.get("call_id")
-            known = open_turn.by_id.get(call_id)
+            known = open_turn.action(call_id)
             if known is not None and known.exit_code is not None and exit_code is None:
                 exit_code = known.exit_code
             is_error = exit_code not in (None, 0) or text.startswith(("error:", "tool call error", "failed in sandbox"))
@@ -305,6 +306,8 @@ class CodexParser(Parser):
         return []
 
     def _plan(self, raw: dict) -> None:
+        if self.current is None:
+            return
         turn = self.current.turn
         steps = raw.get("plan")
         if isinstance(steps, list):

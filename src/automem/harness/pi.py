@@ -162,6 +162,8 @@ class PiParser(Parser):
 
     def _assistant(self, end: int, ts: str | None, message: dict) -> list[Turn]:
         open_turn = self.current
+        if open_turn is None:
+            return []  # _message calls this only for an open turn
         turn = open_turn.turn
         if message.get("model"):
             provider = message.get("provider")
@@ -183,7 +185,8 @@ class PiParser(Parser):
         if text.strip():
             open_turn.set_answer(cap(text, ANSWER_CAP))
         open_turn.model_spoke()
-        reason = _FINISH.get(message.get("stopReason"))
+        stop = message.get("stopReason")
+        reason = _FINISH.get(stop) if isinstance(stop, str) else None
         if reason is None:
             return []  # toolUse continues; error waits for a retry
         open_turn.pending.clear()  # a stopped or aborted message leaves nothing running
@@ -194,7 +197,7 @@ class PiParser(Parser):
         if not isinstance(raw, dict) or "todo" not in name.lower():
             return
         todos = raw.get("todos") or raw.get("items")
-        if isinstance(todos, list):
+        if isinstance(todos, list) and self.current is not None:
             self.current.turn.todos = [
                 {"content": str(t.get("content") or t.get("text") or t.get("title") or ""), "status": str(t.get("status", "pending"))}
                 for t in todos

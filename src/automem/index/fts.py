@@ -29,6 +29,8 @@ import sqlite3
 import time
 from datetime import datetime, timezone
 
+from automem.capture import paths as _paths
+
 KINDS = {"memories": "memory", "bank": "bank", "journal": "journal"}
 MAIN_NAME = "MAIN.md"
 INDEX_START = "<!-- automem:index:start -->"
@@ -62,8 +64,8 @@ class SyncReport:
 
 def open_index(home_root: str | None = None) -> sqlite3.Connection:
     """index.db with the FTS tables (a corrupt file is moved aside and rebuilt by db.connect)."""
-    from automem.index.db import connect
     from automem.home import Home
+    from automem.index.db import connect
 
     return connect(Home(_root_path(home_root)))
 
@@ -209,7 +211,7 @@ def _upsert(conn: sqlite3.Connection, rel: str, project: str, kind: str, text: s
 def parse_doc(kind: str, text: str, name: str, mtime: float) -> dict:
     """The fields the index keeps for one file."""
     meta, body = split_frontmatter(text)
-    doc = {
+    doc: dict = {
         "ref": str(meta.get("id") or name[:-3]), "type": "", "title": "", "snippet": "", "tags": [],
         "source": str(meta.get("source") or ""), "harness": str(meta.get("harness") or ""),
         "session_id": str(meta.get("session_id") or ""), "created": mtime, "last_seen": mtime, "seen": 1,
@@ -363,7 +365,7 @@ def sync(conn: sqlite3.Connection, home_root=None, slugs: list[str] | None = Non
     next full sync (the Stop worker runs one after every turn).
     """
     root = _home_str(home_root)
-    projects_dir = os.path.join(root, "projects")
+    projects_dir = _paths.projects_dir(root)
     if slugs is None:
         try:
             slugs = sorted(e.name for e in os.scandir(projects_dir) if e.is_dir())
@@ -642,7 +644,7 @@ def index_drift(home) -> dict:
     finally:
         conn.close()
     on_disk: dict[str, tuple[int, int]] = {}
-    projects_dir = os.path.join(root, "projects")
+    projects_dir = _paths.projects_dir(root)
     try:
         slugs = [e.name for e in os.scandir(projects_dir) if e.is_dir()]
     except OSError:
@@ -651,7 +653,7 @@ def index_drift(home) -> dict:
         candidates = [f"projects/{slug}/{MAIN_NAME}"]
         for sub in KINDS:
             try:
-                candidates += [f"projects/{slug}/{sub}/{n}" for n in os.listdir(os.path.join(root, "projects", slug, sub))
+                candidates += [f"projects/{slug}/{sub}/{n}" for n in os.listdir(os.path.join(projects_dir, slug, sub))
                                if n.endswith(".md") and not n.startswith(".")]
             except OSError:
                 continue
@@ -773,7 +775,7 @@ def docs_by_id(conn: sqlite3.Connection, ids: list[int]) -> dict[int, dict]:
     marks = ",".join("?" * len(ids))
     cur = conn.execute(f"SELECT * FROM fts_docs WHERE id IN ({marks})", ids)
     cols = [c[0] for c in cur.description]
-    return {row[0]: dict(zip(cols, row)) for row in cur.fetchall()}
+    return {row[0]: dict(zip(cols, row, strict=True)) for row in cur.fetchall()}
 
 
 def main(argv: list[str] | None = None) -> int:

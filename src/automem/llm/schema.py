@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from automem.store.memories import HOW_CAP, SUMMARY_CAP, TYPES, WHY_CAP, CONTENT_CAP
+from automem.store.memories import CONTENT_CAP, HOW_CAP, SUMMARY_CAP, TYPES, WHY_CAP
 
 SIGNALS = ("correction", "confirmation", "preference", "rule", "error")
 

@@ -30,7 +30,7 @@ class _ByteMap:
 
     def __init__(self, text: str, data: bytes) -> None:
         self._ascii = len(data) == len(text)
-        self._starts: list[int] | None = None
+        self._starts: list[int] = []  # ASCII text needs none: a byte is a character
         if not self._ascii:
             starts, pos = [], 0
             for ch in text:

@@ -48,6 +48,12 @@ _QUOTED_CANDIDATE = re.compile(rb"[\"']([A-Za-z0-9+/=_.-]{20,})[\"']")
 _ID_PREFIX = re.compile(r"(?:msg|toolu|req|call|run|resp|chatcmpl|evt|cus|pi|ch|sub|in|file|asst|thread|batch)_[A-Za-z0-9]")
 _WIDEN_RIGHT = re.compile(r"[A-Za-z0-9_\-+/=.~]*")
 _WIDEN_LEFT = re.compile(r"[A-Za-z0-9_-]*")
+
+
+def _run_end(pattern: re.Pattern, text: str, pos: int = 0) -> int:
+    """Where a run of ``pattern``'s characters starting at ``pos`` ends (the pattern also matches none)."""
+    found = pattern.match(text, pos)
+    return found.end() if found else pos
 _KEY_BEFORE = re.compile(r"([A-Za-z0-9_.$-]+)\\?[\"']?\s*(?:=>|:=|==?|:)\s*(?:[bru]{0,2}\\?[\"'`])?$")
 
 # Shapes that are not secrets when nothing names them as one.
@@ -63,8 +69,9 @@ _SHAPE_RXES = [
 ]
 _PUBLIC_KEYS = frozenset(
     re.sub(r"[^a-z0-9]", "", k) for k in
-    "n e x y x5c x5t kid publickey public_key pubkey integrity hash checksum digest etag sha sha1 sha256 sha512 "
-    "content_hash fingerprint id uid uuid request_id trace_id span_id cursor next_page_token page_token nonce "
+    "n e x y x5c x5t kid publickey public_key pubkey integrity hash checksum digest etag "
+    "sha sha1 sha256 sha512 content_hash fingerprint id uid uuid request_id trace_id span_id cursor next_page_token "
+    "page_token nonce "
     "data src href url uri path file name image icon favicon thumb bundle".split()
 )
 
@@ -75,7 +82,8 @@ def _plugins() -> list:
     with _offline_requests():
         from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 
-        return [cls() for cls in get_mapping_from_secret_type_to_class().values()]
+        classes: dict[str, type] = get_mapping_from_secret_type_to_class()
+        return [cls() for cls in classes.values()]
 
 
 @contextmanager
@@ -98,9 +106,8 @@ def _offline_requests():
         raise _Refused("automem never verifies a secret over the network")
 
     stand_in = types.ModuleType("requests", "automem's offline stand-in for detect-secrets' online checks")
-    stand_in.Response = type("Response", (), {})
-    stand_in.exceptions = types.SimpleNamespace(RequestException=_Refused)
-    stand_in.RequestException = _Refused
+    vars(stand_in).update(Response=type("Response", (), {}), RequestException=_Refused,
+                          exceptions=types.SimpleNamespace(RequestException=_Refused))
     for verb in ("get", "post", "put", "head", "request"):
         setattr(stand_in, verb, _refuse)
     sys.modules["requests"] = stand_in
@@ -118,7 +125,7 @@ def _required_literals(seq) -> set[str] | None:
     branches' sets; a group or a repeat of at least one requires what its body requires.
     The most selective (longest shortest string) requirement of the sequence wins.
     """
-    from re import _constants as c
+    from re import _constants as c  # type: ignore[attr-defined]  # the sre parser has no stubs
 
     best: set[str] | None = None
     run: list[str] = []
@@ -138,8 +145,8 @@ def _required_literals(seq) -> set[str] | None:
         if op is c.SUBPATTERN and not av[1] and not av[2]:  # inline flag changes: skip the group
             consider(_required_literals(av[3]))
         elif op is c.BRANCH:
-            parts = [_required_literals(branch) for branch in av[1]]
-            if all(parts):
+            parts = [found for branch in av[1] if (found := _required_literals(branch))]
+            if len(parts) == len(av[1]):  # every branch requires something: one of those is required
                 consider(set().union(*parts))
         elif op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT) and av[0] >= 1:
             consider(_required_literals(av[2]))
@@ -175,7 +182,7 @@ def _plugin_needles(plugin) -> tuple[tuple[bool, tuple[str, ...]], ...] | None:
 
 
 def _derive_needles(plugin) -> tuple[tuple[bool, tuple[str, ...]], ...] | None:
-    from re import _parser
+    from re import _parser  # type: ignore[attr-defined]  # the sre parser has no stubs
 
     regexes = _plugin_regexes(plugin)
     if not regexes:
@@ -335,8 +342,8 @@ def _judge_hit(plugin, text: str, window: str, ws: int, hit: str, entropy_memo: 
         if kind == "Private Key":
             b = ws + len(window)  # the rest of the line; rules.py removes whole PEM blocks
         else:
-            b = _WIDEN_RIGHT.match(text, b).end()
-            left = _WIDEN_LEFT.match(text[max(0, a - 64) : a][::-1]).end()
+            b = _run_end(_WIDEN_RIGHT, text, b)
+            left = _run_end(_WIDEN_LEFT, text[max(0, a - 64) : a][::-1])
             a -= left
         token = text[a:b]
         if _keep(kind, entropy_kind, text, a, token):
@@ -419,7 +426,8 @@ def _chunks(text: str) -> list[tuple[int, int]]:
 
 
 def _joined(text: str, windows: list[tuple[int, int]]) -> list[tuple[str, list[int], list[int]]]:
-    """Windows glued into inputs of about _CHUNK characters, one window a line: (input, starts in input, starts in text)."""
+    """Windows glued into inputs of about _CHUNK characters, one window a line:
+    (input, starts in input, starts in text)."""
     out = []
     parts: list[str] = []
     local: list[int] = []
@@ -468,8 +476,8 @@ def _judge_engine_hit(text: str, a: int, b: int, rule: str):
         yield a, b, "private-key"
         return
     generic = rule in _GENERIC_RULES
-    b = _WIDEN_RIGHT.match(text, b).end()
-    a -= _WIDEN_LEFT.match(text[max(0, a - 64) : a][::-1]).end()
+    b = _run_end(_WIDEN_RIGHT, text, b)
+    a -= _run_end(_WIDEN_LEFT, text[max(0, a - 64) : a][::-1])
     token = text[a:b]
     if generic and not (looks_random(token, 8) or looks_strong(token)):
         return  # a name in code (password = user_password): the rule table judges keyed plain words itself

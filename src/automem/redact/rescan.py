@@ -7,8 +7,9 @@ file name carried a secret, brings index.db up to date with the rewritten files 
 old text is gone from its pages too. ``dry_run`` reports the same without writing anything.
 
 The person's own words are left alone where automem never writes: ``config.yml`` and the part of MAIN.md
-above automem's markers (trash/ is scrubbed too: a forgotten memory is still on disk). Each rescan records the rules' fingerprint in ``state/rescan.json``;
-``rules_changed`` (for ``automem doctor``) says when the rules moved on since.
+above automem's markers (trash/ is scrubbed too: a forgotten memory is still on disk). Each rescan records
+the rules' fingerprint in ``state/rescan.json``; ``rules_changed`` (for ``automem doctor``) says when the
+rules moved on since.
 """
 
 from __future__ import annotations
@@ -76,16 +77,16 @@ def rescan(home: Home | None = None, *, dry_run: bool = False) -> list[FileChang
     home = home or Home.current()
     if not home.root.is_dir():
         return []
-    with memory_lock(str(home.root)):  # no extraction rewrites a memory while it is being scrubbed
+    with memory_lock(home):  # no extraction rewrites a memory while it is being scrubbed
         changes = [change for path in _text_files(home) if (change := _scrub(home, path, dry_run)) is not None]
         if not dry_run:
             _refresh_index(home, changes)
             home.state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-            from automem.atomic import atomic_write_text
+            from automem.store import write_file
 
-            atomic_write_text(home.state_dir / STATE_FILE, json.dumps(
+            write_file(home.state_dir / STATE_FILE, json.dumps(
                 {"rules": rules_fingerprint(), "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                 "files_changed": len(changes)}) + "\n")
+                 "files_changed": len(changes)}) + "\n", home=home)
     return changes
 
 
@@ -128,12 +129,12 @@ def _scrub(home: Home, path: Path, dry_run: bool) -> FileChange | None:
     change = FileChange(path, max(1, len(found) - before), kinds, path.with_name(new_name) if new_name else None)
     if dry_run:
         return change
-    from automem.atomic import atomic_write_text
+    from automem.store import remove, write_file
 
     target = change.renamed_to or path
-    atomic_write_text(target, cleaned)
+    write_file(target, cleaned, home=home)  # the full pass made it
     if target != path:
-        path.unlink(missing_ok=True)
+        remove(path, home=home)
     return change
 
 
@@ -208,7 +209,7 @@ def _refresh_index(home: Home, changes: list[FileChange]) -> None:
     """index.db gets the rewritten texts, and is compacted so no page keeps the old ones."""
     if not home.index_db.exists() or not changes:
         return
-    from automem.index import fts
+    from automem.index import fts, queries
 
     conn = fts.open_index(str(home.root))
     try:
@@ -216,8 +217,6 @@ def _refresh_index(home: Home, changes: list[FileChange]) -> None:
             if change.renamed_to is not None:
                 fts.remove_file(change.path, str(home.root), conn)
             fts.index_file(change.renamed_to or change.path, str(home.root), conn)
-        for table in ("fts_mem", "fts_text"):
-            conn.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
-        conn.execute("VACUUM")
+        queries.compact(conn)
     finally:
         conn.close()

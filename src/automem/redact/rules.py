@@ -29,7 +29,7 @@ class _Lazy:
 
     def __init__(self, *args) -> None:
         self._args = args
-        self._rx = None
+        self._rx: re.Pattern | None = None
 
     def __getattr__(self, name: str):
         if self._rx is None:
@@ -293,7 +293,8 @@ VENDOR_RULES: list[Rule] = [
     Rule("azure-sas-signature", ("sig=",), r"(?<=[?&;])sig=(?P<v>[A-Za-z0-9%+/=_-]{16,})"),
     Rule("jwt", ("eyJ",), _B + r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
     Rule("private-key", ("-----BEGIN",),
-         r"-----BEGIN (?P<kind>[A-Z0-9 ]*?PRIVATE KEY(?: BLOCK)?)-----(?:[\s\S]{0,20000}?-----END (?P=kind)-----|(?:[A-Za-z0-9+/=\s:,.-]|\\[nr])*)", run=False),  # found by its needle: JSON text puts "\n" right before it
+         r"-----BEGIN (?P<kind>[A-Z0-9 ]*?PRIVATE KEY(?: BLOCK)?)-----(?:[\s\S]{0,"
+         r"20000}?-----END (?P=kind)-----|(?:[A-Za-z0-9+/=\s:,.-]|\\[nr])*)", run=False),  # found by its needle: JSON text puts "\n" right before it
     Rule("url-password", ("://",),
          r"://(?P<u>[^\s:/?#@'\"`\\<>]*):(?P<v>[^\s/'\"`\\<>]+)@(?=[A-Za-z0-9\[])"),
     # a token used as the URL's user name (https://<token>@github.com/o/r.git): long, and not a word
@@ -306,12 +307,14 @@ VENDOR_RULES: list[Rule] = [
     Rule("authorization", ("authorization",),
          r"(?i)authorization\\?[\"']?\s*[:=]\s*\\?[\"']?(?!bearer\b|basic\b)(?:(?:token|bot|apikey|key|sso-key|digest|hmac|negotiate)\s+)?(?P<v>[^\s\"'\\,;]{8,})",
          check="tokenish", ci=True),
-    Rule("token", ("use ",), r"(?i)use\s+(?P<v>[^\s\"'`]{8,})\s+as\s+(?:the|my|your|a|an|our)?\s*(?:[\w-]+\s+)?(?:token|key|password|secret|credential|api key)\b",
+    Rule("token", ("use ",), r"(?i)use\s+(?P<v>[^\s\"'`]{8,})\s+as\s+(?:the|my|your|a|an|"
+                             r"our)?\s*(?:[\w-]+\s+)?(?:token|key|password|secret|credential|api key)\b",
          check="tokenish", ci=True),
     Rule("password", ("convertto-securestring",), r"(?i)convertto-securestring\s+(?:-string\s+)?(?P<q>[\"'])(?P<v>[^\"'\n]+)(?P=q)", ci=True),
     Rule("password", ("identified by",), r"(?i)identified\s+by\s+(?P<q>[\"'])(?P<v>[^\"'\n]+)(?P=q)", ci=True),
     Rule("password", ("-p",),
-         r"(?:(?:mysql\w*|mariadb\w*|mysqladmin)\b[^\n|;&]*?\s-p(?=\S)"  # mysql's `-p name` prompts: name is the database
+         # mysql's `-p name` prompts for the password: name is the database
+         r"(?:(?:mysql\w*|mariadb\w*|mysqladmin)\b[^\n|;&]*?\s-p(?=\S)"
          r"|(?:sshpass|(?:docker|podman|nerdctl|helm|oras|buildah|skopeo)\s+(?:\w+\s+)?login)\b[^\n|;&]*?\s-p\s*)"
          r"(?P<q>[\"']?)(?P<v>[^\s\"']+)(?P=q)",
          back=300, fwd=200, near=("mysql", "mariadb", "sshpass", "login")),
@@ -353,7 +356,8 @@ VENDOR_RULES: list[Rule] = [
     Rule("encoded-secret", ("base64 -d", "base64 --decode", "base64 -D"),
          r"(?P<q>\\?[\"']?)(?P<v>[A-Za-z0-9+/]{12,}={0,2})(?P=q)\s*\|\s*base64\s+(?:-d|--decode|-D)\b",
          back=400, fwd=20, check="b64secret"),
-    # a run's first escape only, and a few of them: a long run of escapes (\\u0000\\u0000...) costs one match, not one per escape
+    # a run's first escape only, and a few of them: a long run of escapes (\\u0000\\u0000...) costs one match,
+    # not one per escape
     Rule("escaped-token", ("\\x", "\\u00"),
          r"(?<!\\u00[0-9a-fA-F]{2})(?<!\\x[0-9a-fA-F]{2})(?:\\x[0-9a-fA-F]{2}|\\u00[0-9a-fA-F]{2}){1,8}[A-Za-z0-9_-]{8,256}", check="escaped",
          run=False),

@@ -1,23 +1,30 @@
-"""store: the one choke point that writes the Markdown tree (see DESIGN.md).
+"""store: the one choke point that writes, moves and deletes files in the tree (see DESIGN.md).
 
 Every file under AUTOMEM_HOME that a person reads (memories, bank entries,
 journals, summaries, MAIN.md, session state) is written by ``write_markdown``,
 which runs the full redaction pass on the text itself, so a caller cannot
-forget it, then writes atomically. Paths outside AUTOMEM_HOME are refused.
-``clean_for_index`` is what index/ must call on every text before it goes into
-index.db, and ``clean_for_model`` on anything sent to a model.
+forget it, then writes atomically. automem's own files, moves, deletes and the
+locks writers share are in ``store.files`` (re-exported here). Paths outside
+AUTOMEM_HOME are refused. ``clean_for_index`` is what index/ must call on every
+text before it goes into index.db, and ``clean_for_model`` on anything sent to a model.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from automem.atomic import atomic_write_text
+from automem.store.files import FileLock, move, remove, touch, trash, write_file
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing into the hooks
+if TYPE_CHECKING:
+    from automem.home import Home
 
 __all__ = ["StoreError", "write_markdown", "clean_for_index", "clean_for_model", "redacted", "inside_home",
-           "sweep_temp_files"]
+           "sweep_temp_files", "memory_lock", "write_file", "remove", "move", "trash", "touch", "FileLock"]
 
 
 class StoreError(ValueError):
@@ -31,20 +38,21 @@ def redacted(text: str) -> str:
     return redact(text)
 
 
-def inside_home(path: Path | str, home: Path | str | None = None) -> Path:
-    """The resolved path, or StoreError when it is not strictly inside AUTOMEM_HOME."""
+def inside_home(path: Path | str, home: Home | None = None) -> Path:
+    """The resolved path, or StoreError when it is not strictly inside the home (AUTOMEM_HOME by default)."""
     if home is None:
         from automem.capture.paths import automem_home
 
-        home = automem_home()
-    root = Path(os.path.realpath(home))
+        root = Path(os.path.realpath(automem_home()))
+    else:
+        root = Path(os.path.realpath(home.root))
     target = Path(os.path.realpath(path))
     if target == root or root not in target.parents:
         raise StoreError(f"refusing to write {path}: not inside AUTOMEM_HOME ({root})")
     return target
 
 
-def write_markdown(path: Path | str, text: str, *, home: Path | str | None = None) -> Path:
+def write_markdown(path: Path | str, text: str, *, home: Home | None = None) -> Path:
     """Redact text with the full pass, drop terminal escapes and control characters (a tool's output may carry
     an OSC clipboard write or a clear-screen), and write it atomically (mode 0600) under AUTOMEM_HOME."""
     if not isinstance(text, str):
@@ -67,42 +75,29 @@ def clean_for_model(text: str) -> str:
 
 
 @contextmanager
-def memory_lock(home_root: Path | str):
+def memory_lock(home: Home) -> Iterator[None]:
     """One writer of memories at a time (the extractor, MCP memory_bank): read, dedupe and save under it,
     or two writers each miss the other's memory and both store it."""
-    import fcntl
-
-    folder = Path(home_root) / "state" / "extract"
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd = os.open(folder / "store.lock", os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+    with FileLock(home.extract_state_dir / "store.lock"):
         yield
-    finally:
-        os.close(fd)
 
 
-_PROJECT_FOLDERS = ("", "memories", "bank", "state", "summaries", "journal", "trash")
-
-
-def sweep_temp_files(home_root: Path | str, projects: list[str] | None = None) -> int:
+def sweep_temp_files(home: Home, projects: list[str] | None = None) -> int:
     """Temp files that writers killed between write and rename left in the tree (their writer is gone; a live
     writer's are kept): the home's own folders and every project's, or only ``projects`` (slugs)."""
     from automem.atomic import sweep_temp_files as sweep
+    from automem.home import Project
 
-    root = Path(home_root)
     removed = 0
     if projects is None:
-        removed += sweep(root)
-        state = root / "state"
-        if state.is_dir():
-            for folder, _dirs, _files in os.walk(state):
-                removed += sweep(folder)
-        try:
-            projects = [entry.name for entry in os.scandir(root / "projects") if entry.is_dir()]
-        except OSError:
-            projects = []
+        removed += sweep(home.root)
+        if home.state_dir.is_dir():
+            for walked, _dirs, _files in os.walk(home.state_dir):
+                removed += sweep(walked)
+        projects = [project.slug for project in home.projects()]
     for slug in projects:
-        for sub in _PROJECT_FOLDERS:
-            removed += sweep(root / "projects" / slug / sub)
+        project = Project(home=home, slug=slug, root="")
+        for folder in (project.dir, project.memories_dir, project.bank_dir, project.state_dir, project.summaries_dir,
+                       project.journal_dir, project.trash_dir):
+            removed += sweep(folder)
     return removed

@@ -21,11 +21,23 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from automem.home import Project, file_safe_iso, title_slug
 from automem.schema import (  # noqa: F401 - TYPES and is_automatic_source are imported from here by others
-    CANDIDATE, CONTENT_CAP, EXPIRED, HOW_CAP, INJECTABLE, PROMOTED, REINFORCED, STATUSES, SUMMARY_CAP, TYPES, WHY_CAP,
-    is_automatic_source, memory_state,
+    CANDIDATE,
+    CONTENT_CAP,
+    EXPIRED,
+    HOW_CAP,
+    INJECTABLE,
+    PROMOTED,
+    REINFORCED,
+    STATUSES,
+    SUMMARY_CAP,
+    TYPES,
+    WHY_CAP,
+    is_automatic_source,
+    memory_state,
 )
 
 TRUNCATION = "…[truncated]"
@@ -161,7 +173,7 @@ def parse(path: Path) -> Memory:
         post = frontmatter.load(str(path))
     except Exception as exc:  # noqa: BLE001 - yaml and io errors alike: say which file
         raise ValueError(f"{path}: not a memory file ({exc})") from None
-    meta = post.metadata
+    meta: dict[str, Any] = post.metadata
     body = post.content
     why = how = ""
     if _HOW in body:
@@ -264,20 +276,13 @@ def find(projects: list[Project], memory_id: str) -> Memory | None:
     return None
 
 
-def move_to_trash(memory: Memory) -> Path:
+def move_to_trash(memory: Memory, project: Project) -> Path:
     """Move a memory file into its project's trash/ (a name already there gets a time suffix); returns the new path."""
-    import os
-    import time
+    from automem.store import trash
 
     if memory.path is None:
         raise ValueError("memory has no file")
-    trash = memory.path.parent.parent / "trash"
-    trash.mkdir(parents=True, exist_ok=True, mode=0o700)
-    target = trash / memory.path.name
-    if target.exists():
-        target = trash / f"{memory.path.stem}.{int(time.time())}{memory.path.suffix}"
-    os.replace(memory.path, target)
-    return target
+    return trash(memory.path, project.trash_dir, home=project.home)
 
 
 def expire_candidates(projects: list[Project], days: int, now: float | None = None) -> list[tuple[Memory, Path]]:
@@ -307,6 +312,6 @@ def expire_candidates(projects: list[Project], days: int, now: float | None = No
             from automem.store import write_markdown
 
             write_markdown(old_path, memory.render())
-            memory.path = move_to_trash(memory)
+            memory.path = move_to_trash(memory, project)
             out.append((memory, old_path))
     return out

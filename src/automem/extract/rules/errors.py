@@ -283,9 +283,11 @@ def command_gist(text: str, limit: int = COMMAND_MAX) -> str:
     return text
 
 
-def _command_text(step: Step) -> str:
+def _command_text(step: Step | None) -> str:
     from automem.extract.intent import unwrap
 
+    if step is None:
+        return ""
     return command_gist(unwrap(step.input))
 
 

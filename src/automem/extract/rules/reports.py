@@ -62,7 +62,7 @@ _GENERIC = frozenset(
 
 
 def _sentences(text: str) -> list[str]:
-    out = []
+    out: list[str] = []
     in_fence = False
     for line in (text or "").splitlines():
         stripped = line.strip()
@@ -146,7 +146,8 @@ def diagnosis_rule(session: Session) -> list[Candidate]:
         if cause.lower() in seen:
             continue
         seen.add(cause.lower())
-        subject = session.intent(i).main.name() if session.intent(i).main is not None else step.tool
+        main = session.intent(i).main
+        subject = main.name() if main is not None else step.tool
         out.append(Candidate(
             kind="observation", summary=phrasing.fit(f"{subject} ({name}): {cause}"),
             content=(f"`{step.input[:150]}` failed: {error[:300]}\nThe agent's diagnosis: {sentence[:400]}\n"

@@ -168,7 +168,9 @@ def _with_subject(summary: str, subject: str) -> str:
 
 def _sole_request(prompt: str, sentence: str) -> bool:
     """Is the instruction (nearly) all the prompt says, so that what the agent did next was doing it?"""
-    words = lambda text: len(re.findall(r"\w+", text)) + len(re.findall(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]", text))
+    def words(text: str) -> int:
+        return len(re.findall(r"\w+", text)) + len(re.findall(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]", text))
+
     return words(sentence) >= 0.7 * words(prompt)
 
 
