@@ -86,7 +86,8 @@ def added_text(raw) -> str:
         for key in ("input", "patch"):
             if isinstance(raw.get(key), str) and "*** Begin Patch" in raw[key]:
                 return added_text(raw[key])
-        edits = raw.get("edits") if isinstance(raw.get("edits"), list) else [raw]
+        listed = raw.get("edits")
+        edits: list = listed if isinstance(listed, list) else [raw]
         parts: list[str] = []
         for edit in (e for e in edits if isinstance(e, dict)):
             new = next((edit[k] for k in ("new_string", "content", "new_str") if isinstance(edit.get(k), str)), "")

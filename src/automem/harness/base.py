@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Generator, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +35,7 @@ SKIP_CHUNK = 1024 * 1024
 _PARSE_ERRORS = (ValueError, RecursionError)  # RecursionError: a line nested thousands of levels deep
 
 
-def iter_records(path: Path, start_offset: int = 0) -> Iterator[tuple[int, int, Any]]:
+def iter_records(path: Path, start_offset: int = 0) -> Generator[tuple[int, int, Any], None, None]:
     """(offset, end offset, parsed JSON or None) per complete line from ``start_offset``.
 
     Stops before an unterminated last line (a writer is mid-line); yields None for a corrupt one

@@ -146,7 +146,7 @@ def _subject_of(files: list[str]) -> str:
     if len(parts) == 1:
         return "/".join(parts[0][-2:])
     common = []
-    for names in zip(*(p[:-1] for p in parts)):
+    for names in zip(*(p[:-1] for p in parts), strict=False):
         if len(set(names)) > 1:
             break
         common.append(names[0])

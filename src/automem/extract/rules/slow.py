@@ -47,7 +47,8 @@ def big_listing_rule(session: Session) -> list[Candidate]:
             failed = phrasing.fit(listing.text.strip(), 60)
             bounded = phrasing.fit(" ".join(re.sub(r"^(?:powershell(?:\.exe)?|pwsh)\s+-Command\s+", "", text,
                                                    flags=re.I).split()), 90)
-            limit = re.search(r"select-object\s+-(?:first|last)\s+\d+|head(?:\s+-n)?\s+\d+|head\b", text, re.I).group(0)
+            bound = re.search(r"select-object\s+-(?:first|last)\s+\d+|head(?:\s+-n)?\s+\d+|head\b", text, re.I)
+            limit = bound.group(0) if bound else "a limit"
             said = next((e.get("line", "") for e in step.errors if _TIMED_OUT.search(e.get("line", ""))), "timed out")
             place = session.intent(index).cwd or next((a for a in listing.positional if not a.startswith("-")), "")
             name = re.split(r"[/\\]", place.rstrip("/\\"))[-1] if place not in ("", ".", "~") else ""
