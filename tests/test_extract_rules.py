@@ -806,3 +806,13 @@ def test_the_user_saying_a_program_is_installed_beats_a_failed_lookup():
     assert _run(errors.missing_command_rule, [missing])  # alone: not installed, as far as the session knows
     assert _run(errors.missing_command_rule, [missing, _prompt("Teams is installed as a pwa")]) == []
     assert _run(errors.missing_command_rule, [missing, _prompt("teams is not installed, add it")])
+
+
+def test_a_rule_in_another_language_carries_english_terms_for_searches():
+    from automem.extract.glossary import english_terms
+
+    assert english_terms("구현은 단순하게 하고, 각 기능들은 진행상황을 알수 있게 콘솔로그를 출력해야한다") == [
+        "simple", "progress", "console", "log"]
+    assert english_terms("Use pnpm, not npm") == []
+    [cand] = _run(said.directive_rule, [_prompt("以后提交前必须先运行测试")])
+    assert "In English terms: commit, test" in cand.content

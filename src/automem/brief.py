@@ -351,7 +351,7 @@ def _shortest_line(row: tuple) -> str:
 _AUDIT_ONLY = re.compile(r"\s(?:Rejected call|The agent then|Just before):\s")
 
 
-_PART = re.compile(r"\s+(?=(?:What worked|Applied to|Failing call|Changed|Command|The agent):\s)")
+_PART = re.compile(r"\s+(?=(?:What worked|Applied to|Failing call|Changed|Command|The agent|In English terms):\s)")
 _SAID = re.compile(r'^The user (?:said|stopped the agent and said|asked[^:"]{0,40}|reported[^:"]{0,20}):\s*"(.+)"$')
 _WORD_OF = re.compile(r"\w{3,}")
 
@@ -375,7 +375,7 @@ def brief_detail(title: str, detail: str) -> str:
     if said and _repeats(said.group(1), title):
         head = ""
     dropped = [part for part in rest if "<saved tool output>" in part or _BARE_PATH.match(part)]
-    rest = [part for part in rest if part not in dropped and not part.startswith("The agent")]
+    rest = [part for part in rest if part not in dropped and not part.startswith(("The agent", "In English terms"))]
     if any(part.startswith("What worked") for part in rest) or (dropped and _DUMP.search(head)):
         head = ""  # the title names the error; the line's room goes to what fixed it
     return " ".join(part for part in [head, *rest] if part)

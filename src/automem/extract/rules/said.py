@@ -15,6 +15,7 @@ from collections import Counter
 
 from automem.extract import phrasing
 from automem.extract.directives import Directive, directives, scope_of, sentences
+from automem.extract.glossary import english_terms
 from automem.extract.rules import Session
 from automem.extract.steps import Step
 from automem.schema import INSTRUCTION, Candidate
@@ -217,7 +218,9 @@ def directive_rule(session: Session) -> list[Candidate]:
             applied = ", ".join(changed) if 0 < len(changed) <= APPLIED_MAX else ""
             if applied and (subject := _subject_of(changed)):
                 summary = _with_subject(summary, subject)
+            terms = english_terms(d.sentence) if d.language != "en" else []
             content = (f"The user said: \"{d.sentence}\""
+                       + (f"\nIn English terms: {', '.join(terms)}" if terms else "")
                        + (f"\nJust before: \"{context}\"" if context else "")
                        + (f"\nApplied to: {applied}" if applied else "")
                        + (f"\nThe agent then: {done}" if done else ""))
