@@ -55,8 +55,9 @@ def test_a_schema_keyword_the_server_does_not_check_is_refused_at_start():
 # ---------------------------------------------------------------- on the wire, next to the SDK server
 
 
-def _exchange(argv: list[str], tmp_path: Path, lines: list[dict]) -> list[dict]:
-    home = tmp_path / f"home-{len(list(tmp_path.iterdir()))}"
+def _exchange(argv: list[str], tmp_path: Path, label: str, lines: list[dict]) -> list[dict]:
+    """Each request's reply from a server started in a project under tmp_path, with its own home."""
+    home = tmp_path / f"home-{label}"
     env = {**os.environ, "AUTOMEM_HOME": str(home), "HOME": str(tmp_path), "AUTOMEM_MODEL": "off"}
     project = tmp_path / "work" / "shop-app"
     project.mkdir(parents=True, exist_ok=True)
@@ -109,8 +110,8 @@ def test_initialize_tools_list_and_call_outcomes_match_the_sdk_server(tmp_path):
     lines += [{"jsonrpc": "2.0", "id": 2 + i, "method": "tools/call", "params": {"name": name, "arguments": args}}
               for i, (name, args) in enumerate(CALLS)]
     sdk = _exchange([sys.executable, "-c", "from automem.mcp_sdk import build_server; build_server().run('stdio')"],
-                    tmp_path, lines)
-    ours = _exchange([sys.executable, "-m", "automem", "mcp"], tmp_path, lines)
+                    tmp_path, "sdk", lines)
+    ours = _exchange([sys.executable, "-m", "automem", "mcp"], tmp_path, "ours", lines)
 
     sdk_init, our_init = sdk[0]["result"], ours[0]["result"]
     assert our_init["capabilities"] == {"tools": sdk_init["capabilities"]["tools"]}  # tools only: no prompts, resources
@@ -171,7 +172,7 @@ def tool_arguments(draw):
     return name, {key: draw(VALUES) for key in keys}
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tool_arguments())
 def test_arguments_are_accepted_converted_and_refused_as_the_sdk_does(sdk_server, case):
     name, arguments = case
