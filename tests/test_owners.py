@@ -39,6 +39,7 @@ EXCEPTIONS = {
     ("index/", "write"): "index.db itself (a corrupt one moved aside) and the detached sync's lock",
     # files that are not the tree's
     ("demo.py", "write"): "its own scratch folder: the sample transcript and the throwaway home it removes",
+    ("mcp_sdk.py", "write"): "a developer command: rewrites the package's own data/mcp_tools.json, never the tree",
     ("harness/antigravity.py", "sql"): "reads Antigravity's own database, read-only (not index.db)",
     ("harness/", "layout"): "the harnesses' folders (~/.claude/projects) share names with the tree's",
 }

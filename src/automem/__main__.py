@@ -1,8 +1,9 @@
 """The ``automem`` console script.
 
 ``automem hook ...`` goes straight to the stdlib-only capture entry point, so
-a hook pays neither for click nor for the rest of the CLI; every other
-command goes to the click CLI in cli.py.
+a hook pays neither for click nor for the rest of the CLI. ``automem mcp``
+(no options) goes straight to the stdlib-only MCP server the same way, since a
+client waits on its start-up. Every other command goes to the click CLI in cli.py.
 """
 
 from __future__ import annotations
@@ -27,6 +28,11 @@ def main() -> int:
         if EXIT_FAST and argv[1:2] and argv[1] in CAPTURE_EVENTS:
             _exit_now(code)
         return code
+    if argv == ["mcp"]:
+        from automem.mcp_stdio import serve
+
+        serve()
+        return 0
     from automem.cli import cli
 
     return cli.main(args=argv, prog_name="automem", standalone_mode=True) or 0

@@ -636,7 +636,7 @@ def demo(keep: bool) -> None:
 @cli.command()
 def mcp() -> None:
     """Serve memory_search, memory_get, memory_bank and context_brief to an MCP client over stdio."""
-    from automem.mcp_server import serve
+    from automem.mcp_stdio import serve
 
     serve()
 

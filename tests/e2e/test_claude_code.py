@@ -2,8 +2,8 @@
 
 Session 1: the user states a preference; the model runs ``python3 check.py`` (fails twice),
 then ``APP_MODE=test python3 check.py`` (succeeds), then answers. The hooks capture it, the
-Stop worker banks the turn and stores the lessons. Session 2 starts with the brief. Also: an
-automem MCP tool call round trip and a slash command.
+Stop worker banks the turn and stores the lessons. Session 2 starts with the brief. Also:
+``claude mcp list`` shows automem connected, an automem MCP tool call round trip and a slash command.
 """
 
 from __future__ import annotations
@@ -136,6 +136,15 @@ def test_the_next_session_gets_the_brief(claude_world):
     bodies = [r.text for r in server.model_requests() if r.body.get("tools")]
     assert bodies and "<automem-memory" in bodies[0]
     assert "pnpm" in bodies[0].split("<automem-memory", 1)[1]
+
+
+def test_claude_mcp_list_shows_automem_connected(claude_world):
+    world, server, _, claude = claude_world
+    out = subprocess.run([str(claude), "mcp", "list"], cwd=world.project, env=claude_env(world, server),
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr
+    line = next((line for line in out.stdout.splitlines() if line.startswith("automem")), "")
+    assert "Connected" in line and "mcp" in line, out.stdout
 
 
 def test_mcp_tool_call_round_trip(claude_world):
