@@ -47,7 +47,7 @@ def main() -> int:
         try:
             fts.sync(conn, str(home.root), deep=True)
             for project in home.projects():
-                text = brief.build(project.slug, home_root=str(home.root), conn=conn).text
+                text = brief.build(project.slug, home=home, conn=conn).text
                 if text:  # _global: what every project of this user (a new one too) gets
                     print(f"===== {user} ({home.root.name}) project {project.slug}\n{text}\n")
         finally:
