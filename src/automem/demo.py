@@ -85,7 +85,7 @@ def wait_for_locks(home: Path, seconds: float = WAIT_SECONDS) -> None:
 
     deadline = time.monotonic() + seconds
     extract = home / "state" / "extract"
-    for lock in [home / "state" / "bank.lock", *extract.glob("*.worker"), *extract.glob("*.lock")]:
+    for lock in [home / "state" / "bank.lock", *extract.glob("*.next"), *extract.glob("*.worker"), *extract.glob("*.lock")]:
         try:
             fd = os.open(lock, os.O_RDONLY)
         except OSError:
