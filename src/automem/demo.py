@@ -87,7 +87,7 @@ def wait_for_locks(home: Home, seconds: float = WAIT_SECONDS) -> None:
 
     deadline = time.monotonic() + seconds
     extract = home.extract_state_dir
-    for lock in [home.state_dir / "bank.lock", *extract.glob("*.worker"), *extract.glob("*.lock")]:
+    for lock in [home.state_dir / "bank.lock", *extract.glob("*.next"), *extract.glob("*.worker"), *extract.glob("*.lock")]:
         try:
             fd = os.open(lock, os.O_RDONLY)
         except OSError:

@@ -156,7 +156,7 @@ def memories(automem_home: Path) -> Counter:
 
 def check_tree(automem_home: Path, expected_turns: set[str], expected_memories: Counter | None = None) -> list[str]:
     """Every finished turn banked exactly once, every memory once, index.db agreeing with the tree, no temp
-    file, no reservation, no unfinished project, no lock held, no "run again" mark left."""
+    file, no reservation, no unfinished project, no lock held (a worker waiting its turn included)."""
     problems = []
     by_key = bank_entries(automem_home)
     doubled = {k: [p.name for p in v] for k, v in by_key.items() if len(v) > 1}
@@ -204,13 +204,11 @@ def check_tree(automem_home: Path, expected_turns: set[str], expected_memories: 
     temps = [str(p.relative_to(automem_home)) for p in automem_home.rglob("*.tmp")]
     if temps:
         problems.append(f"temp files left: {temps}")
-    for lock in [automem_home / "state" / "bank.lock", *(automem_home / "state" / "extract").glob("*.lock"),
-                 *(automem_home / "state" / "extract").glob("*.worker")]:
+    extract = automem_home / "state" / "extract"
+    for lock in [automem_home / "state" / "bank.lock", *extract.glob("*.lock"), *extract.glob("*.worker"),
+                 *extract.glob("*.next")]:
         if lock.exists() and _held(lock):
             problems.append(f"{lock.name} is still held")
-    marks = list((automem_home / "state" / "extract").glob("*.again"))
-    if marks:
-        problems.append(f"run-again marks nobody ran: {[m.name for m in marks]}")
     if expected_memories is not None:
         found = memories(automem_home)
         if found != expected_memories:

@@ -4,7 +4,7 @@ Each seed gets its own memory home over the same short real transcripts. `autome
 random delay within the time a whole pass takes; the Stop worker (started by the real hook, detached) likewise
 within the time a whole Stop takes; then one normal pass (`automem bank run`, or the next Stop of the session)
 must leave every finished turn banked exactly once, every memory stored once, index.db agreeing with the tree,
-and no temp file, reservation, lock or "run again" mark behind. Two more tests kill at a real seam, the moment
+and no temp file, reservation or lock behind. Two more tests kill at a real seam, the moment
 a Markdown file appears and before index.db records it, watched from outside (no test hook in the code).
 """
 
@@ -95,7 +95,9 @@ def test_sigkill_of_bank_run_then_a_normal_pass(world):
 @pytest.mark.slow  # one killed run per seed
 def test_sigkill_of_the_stop_worker_then_the_next_stop(world):
     """The worker the real hook started (detached, its own session) is killed; the session's next Stop must start
-    a worker at once (the dead one's claim is gone with it) and that one finishes the job."""
+    a worker that finishes the job. The killed one may still hold its claim when the next Stop comes: its main
+    thread is a zombie (so it looks gone) while its other threads are still exiting, and the fd goes with the
+    last of them. The worker the next Stop starts waits for that claim."""
     lessons, session = world["lessons"], world["session"]
 
     def one(seed: int) -> list[str]:
@@ -121,21 +123,35 @@ def test_sigkill_of_the_stop_worker_then_the_next_stop(world):
             return ["the next Stop hook failed"]
         if not wait_idle(home, session):
             return ["the worker of the next Stop never finished"]
-        problems = check_tree(home, world["lesson_turns"], world["reference"])
-        if problems:
-            # KNOWN DEFECT, open: under load about one seed in a hundred leaves the tree short after the next
-            # Stop (turns and memories missing); one more Stop always completes it, so nothing is lost for good.
-            # Counted and printed, not hidden; what must never happen is a tree the following Stop cannot repair.
-            second_stop.append((seed, [str(x)[:120] for x in problems]))
-            if stop_hook(env, lessons, session).returncode != 0 or not wait_idle(home, session):
-                return ["the Stop after the next one failed or never finished"]
-            problems = check_tree(home, world["lesson_turns"], world["reference"])
-        return problems
+        return check_tree(home, world["lesson_turns"], world["reference"])
 
-    second_stop: list[tuple[int, list[str]]] = []
     failed = run_seeds(range(SEEDS), one)
-    print(f"killed Stop worker: {len(second_stop)} of {SEEDS} seeds needed a second Stop: {second_stop}")
     assert not failed, failed
+
+
+def test_the_next_stop_waits_for_a_claim_its_holder_never_lets_go_of_by_itself(world):
+    """The claim held by a process that does nothing more (as a killed worker whose threads are still exiting):
+    the next Stop starts one worker, which waits for the claim; the Stops after it start none while it waits; once
+    the kernel lets go, that worker does the whole job."""
+    import fcntl
+
+    from automem.extract.trigger import claim_paths
+
+    lessons, session = world["lessons"], world["session"]
+    home = fresh_home(world["root"] / "held-claim", consent=True)
+    env = env_for(world["user"], home)
+    claim = claim_paths(str(home), session)[0]
+    Path(claim).parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(claim, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        for _ in range(3):
+            assert stop_hook(env, lessons, session).returncode == 0
+        assert len(worker_pids(home)) == 1
+    finally:
+        os.close(fd)
+    assert wait_idle(home, session)
+    assert check_tree(home, world["lesson_turns"], world["reference"]) == []
 
 
 def _killed_when(cmd: list[str], env: dict, appeared) -> bool:

@@ -32,65 +32,106 @@ def on_stop(payload: dict, harness: str) -> dict | None:
         args.append("--stopped")  # the turn ended here (no Stop hook continues it): bank it now
     claim = claim_worker(home, session_id)
     if claim is not None:
+        fd, waits = claim
         try:
-            if claim >= 0:
-                os.set_inheritable(claim, True)
-                args += ["--claim-fd", str(claim)]  # the worker holds the claim from here; the kernel drops it when it dies
+            if fd >= 0:
+                os.set_inheritable(fd, True)
+                # the worker holds the lock from here, the kernel drops it when it dies: with --queue-fd it holds the
+                # place next in line and waits for the claim
+                args += ["--queue-fd" if waits else "--claim-fd", str(fd)]
             spawn_detached(args)
         finally:
-            if claim >= 0:
-                os.close(claim)
+            if fd >= 0:
+                os.close(fd)
     return stop_message(home, session_id)
 
 
 def claim_paths(home: str, session_id: str) -> tuple[str, str]:
-    """(claim, again): the lock file a running worker of this session holds, and the mark asking it to run again."""
+    """(claim, queue): the lock file the running worker of this session holds, and the one the worker waiting to
+    run next holds."""
     base = os.path.join(extract_state_dir(home), safe_session_id(session_id or "manual"))
-    return base + ".worker", base + ".again"
+    return base + ".worker", base + ".next"
 
 
 NO_CLAIM = -1  # the state folder is unusable: start a worker anyway (better a second one than a lost turn)
 
 
-def claim_worker(home: str, session_id: str) -> int | None:
-    """Single-flight at the hook: an fd holding the session's claim (an flock on ``<session>.worker``) when this
-    call may start the session's worker, NO_CLAIM when there is no claim to take, None when a worker runs.
+def claim_worker(home: str, session_id: str) -> tuple[int, bool] | None:
+    """Single-flight at the hook: how this call may start the session's worker, or None when none is needed.
 
-    The claim is a lock, not a file's existence: the worker inherits the fd, so the kernel lets go of it when the
-    worker ends, however it ends (SIGKILL included). While one runs, a Stop leaves an "again" mark instead (the
-    running worker reads once more before it goes) and tries once more, so a worker letting go between the two
-    cannot miss the mark."""
-    import fcntl
+    ``(fd, False)``: fd holds the session's claim (an flock on ``<session>.worker``), the worker started now runs
+    at once. ``(fd, True)``: a worker holds the claim and fd holds the place next in line (an flock on
+    ``<session>.next``): the worker started now waits for the claim (``wait_for_claim``) and then reads everything.
+    ``(NO_CLAIM, False)``: there is no claim to take. None: a worker runs and another waits that has not read yet,
+    so it reads this Stop's turn too.
 
-    claim, again = claim_paths(home, session_id)
+    Both are locks, not files' existence: the worker inherits the fd, so the kernel lets go of it when the worker
+    ends, however it ends (SIGKILL included), and hands the claim to the one waiting. Nothing is asked of the
+    worker holding the claim: one killed, or still tearing down its threads after a SIGKILL, is waited out like
+    one finishing. Both are tried once more when both are held, so a look from outside (``lock_held``) holding
+    one for a moment cannot pass for a worker waiting."""
+    claim, queue = claim_paths(home, session_id)
     try:
         os.makedirs(os.path.dirname(claim), mode=0o700, exist_ok=True)
-        fd = os.open(claim, os.O_RDWR | os.O_CREAT, 0o600)
     except OSError:
-        return NO_CLAIM
-    for attempt in range(2):
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            if attempt == 0:
-                try:
-                    os.close(os.open(again, os.O_CREAT | os.O_WRONLY, 0o600))
-                except OSError:
-                    pass
-            continue
-        except OSError:
-            os.close(fd)
-            return NO_CLAIM
-        if attempt == 1:
-            _unlink(again)  # the worker let go meanwhile: the one started now reads everything
-        return _above_stdio(fd)
-    os.close(fd)
+        return NO_CLAIM, False
+    for _attempt in range(2):
+        for path, waits in ((claim, False), (queue, True)):
+            fd = _try_lock(path)
+            if fd == NO_CLAIM:
+                return NO_CLAIM, False
+            if fd is not None:
+                return _above_stdio(fd), waits
     return None
 
 
+def _try_lock(path: str) -> int | None:
+    """An fd holding an exclusive flock on path, None when another holds it, NO_CLAIM when the file is unusable."""
+    import fcntl
+
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        return NO_CLAIM
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return fd
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    except OSError:
+        os.close(fd)
+        return NO_CLAIM
+
+
+def wait_for_claim(home: str, session_id: str, queue_fd: int) -> int:
+    """The worker next in line: block until the session's claim is free and take it, then give up the place in
+    line (in that order: a Stop finds one of the two held until this worker reads). The claim's fd, or NO_CLAIM
+    when its file is unusable."""
+    import fcntl
+
+    claim = claim_paths(home, session_id)[0]
+    fd = NO_CLAIM
+    try:
+        fd = os.open(claim, os.O_RDWR | os.O_CREAT, 0o600)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    except OSError:
+        if fd >= 0:
+            os.close(fd)
+        fd = NO_CLAIM
+    finally:
+        try:
+            fcntl.flock(queue_fd, fcntl.LOCK_UN)
+            os.close(queue_fd)
+        except OSError:
+            pass
+    return fd
+
+
 def worker_running(home: str, session_id: str) -> bool:
-    """Does a worker hold this session's claim right now?"""
-    return lock_held(claim_paths(home, session_id)[0])
+    """Does a worker of this session run, or wait to run, right now?"""
+    claim, queue = claim_paths(home, session_id)
+    return lock_held(queue) or lock_held(claim)  # this order: the one waiting takes the claim before its place goes
 
 
 def lock_held(path: str) -> bool:
@@ -119,13 +160,6 @@ def _above_stdio(fd: int) -> int:
     high = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
     os.close(fd)
     return high
-
-
-def _unlink(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
 
 
 def _not_a_session(home: str, payload: dict, session_id: str) -> bool:

@@ -3,9 +3,10 @@
 Single-flight per session: the hook takes an flock on ``state/extract/<session>.worker`` before it
 starts a worker and hands the worker that fd (``--claim-fd``), so the claim lasts exactly as long as
 the worker (a SIGKILL lets go of it too); a worker started by hand takes the claim itself. A Stop
-arriving while one runs only leaves ``<session>.again``; the worker lets go of its claim when done
-and, when it finds that mark, claims again and runs once more (the extraction itself also holds an
-flock on ``<session>.lock``). A time limit ends it, so no process outlives its job.
+arriving while one runs starts the next one, unless one waits already: it holds an flock on
+``<session>.next`` (``--queue-fd``) and blocks until the kernel lets go of the claim, however the
+worker before it ends (the extraction itself also holds an flock on ``<session>.lock``). A time
+limit ends each, so no process outlives its job.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cwd")
     parser.add_argument("--no-bank", action="store_true")
     parser.add_argument("--claim-fd", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--queue-fd", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--stopped", action="store_true",
                         help="the Stop hook said the turn ended (stop_hook_active false): bank it now")
     args = parser.parse_args(argv)
@@ -41,13 +43,19 @@ def main(argv: list[str] | None = None) -> int:
     global _claim
     if args.claim_fd is not None:
         _claim = args.claim_fd
-    else:  # started by hand: take the session's claim as the hook would, or leave the mark for the one running
-        from automem.extract.trigger import NO_CLAIM, claim_worker
+    else:
+        from automem.extract.trigger import NO_CLAIM, claim_worker, wait_for_claim
 
-        claim = claim_worker(automem_home(), args.session)
-        if claim is None:
-            return 0
-        _claim = None if claim == NO_CLAIM else claim
+        claim: tuple[int, bool] | None = (args.queue_fd, True) if args.queue_fd is not None else None
+        if claim is None:  # started by hand: take the session's claim or the place next in line as the hook would
+            claim = claim_worker(automem_home(), args.session)
+            if claim is None:
+                return 0  # one waits already and reads all there is
+        fd, waits = claim
+        if waits:
+            fd = wait_for_claim(automem_home(), args.session, fd)
+            signal.alarm(TIME_LIMIT_SECONDS)  # the wait lasted at most the time limit of the one before
+        _claim = None if fd == NO_CLAIM else fd
     try:
         return _main(args)
     finally:
@@ -90,22 +98,20 @@ def _main(args) -> int:
         args.transcript = find_transcript(args.harness, args.session)  # Codex may send transcript_path: null
     keeper = _hold_index(automem_home())
     try:
-        while True:
-            _work(args, log_error)
-            try:
-                from automem import consent
+        _work(args, log_error)
+        try:
+            from automem import consent
 
-                consent.prune_spool(automem_home())  # growth is bounded: old sessions' captures go after spool_days
-                prune_session_state(automem_home())
-                expire_candidates(automem_home())
-                from automem.home import Home
-                from automem.store import sweep_temp_files
+            consent.prune_spool(automem_home())  # growth is bounded: old sessions' captures go after spool_days
+            prune_session_state(automem_home())
+            expire_candidates(automem_home())
+            from automem.home import Home
+            from automem.store import sweep_temp_files
 
-                sweep_temp_files(Home.current())  # what a killed writer left between its write and its rename
-            except BaseException as exc:  # noqa: BLE001
-                log_error("extract-worker", f"pruning: {type(exc).__name__}: {exc}")
-            if not _run_again(automem_home(), args.session):
-                return 0  # let go last: nothing of this worker runs beside the next one
+            sweep_temp_files(Home.current())  # what a killed writer left between its write and its rename
+        except BaseException as exc:  # noqa: BLE001
+            log_error("extract-worker", f"pruning: {type(exc).__name__}: {exc}")
+        return 0  # the claim goes last (in main): nothing of this worker runs beside the next one
     finally:
         if keeper is not None:
             keeper.close()
@@ -125,31 +131,6 @@ def _hold_index(home: str):
         return connect(Home(Path(home)))
     except (OSError, DatabaseError):
         return None
-
-
-def _run_again(home: str, session_id: str) -> bool:
-    """Let go of the session's claim; True when a Stop came meanwhile and this worker claimed it again."""
-    global _claim
-    import os
-    from pathlib import Path
-
-    from automem.extract.trigger import NO_CLAIM, claim_paths, claim_worker
-    from automem.home import Home
-    from automem.store import remove
-
-    _release()
-    again = claim_paths(home, session_id)[1]
-    if not os.path.exists(again):
-        return False
-    try:
-        remove(again, home=Home(Path(home)), missing_ok=False)
-    except OSError:
-        return False  # another worker took the mark
-    claim = claim_worker(home, session_id)
-    if claim is None:
-        return False  # a worker the next Stop started holds it now, and reads everything
-    _claim = None if claim == NO_CLAIM else claim
-    return True
 
 
 def _work(args, log_error) -> None:
