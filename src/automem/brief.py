@@ -362,9 +362,10 @@ def _repeats(quote: str, title: str) -> bool:
     return bool(titled) and len(said & titled) >= 0.7 * len(titled)
 
 
+QUOTE_MAX = 100  # a user quote longer than this stays out of a brief line
 _PLAIN = frozenset("the user users they them their this that and for with you your are was".split())
 _DUMP = re.compile(r"\bfailed(?: \d+ times)? with:|` (?:failed|said):")
-_BARE_PATH = re.compile(r"^What worked: `[^`\s]+`")
+_BARE_PATH = re.compile(r"^What worked: `[^`\s]*[/.][^`\s]*`")  # a file's path: what was edited, not how
 
 
 def brief_detail(title: str, detail: str) -> str:
@@ -372,8 +373,8 @@ def brief_detail(title: str, detail: str) -> str:
     again when the title is made of them, not an error dump next to the fix, never a placeholder."""
     head, *rest = _PART.split(detail.strip())
     said = _SAID.match(head)
-    if said and _repeats(said.group(1), title):
-        head = ""
+    if said and (_repeats(said.group(1), title) or len(said.group(1)) > QUOTE_MAX):
+        head = ""  # the title says it; a long quote is for `automem why`
     dropped = [part for part in rest if "<saved tool output>" in part or _BARE_PATH.match(part)]
     rest = [part for part in rest if part not in dropped and not part.startswith(("The agent", "In English terms"))]
     if any(part.startswith("What worked") for part in rest) or (dropped and _DUMP.search(head)):

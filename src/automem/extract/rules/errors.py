@@ -566,7 +566,7 @@ def missing_command_rule(session: Session) -> list[Candidate]:
                     kind="observation",
                     summary=phrasing.fit(f"{name} was not preinstalled on {machine.this_machine(session)}; `{how}` installed it"),
                     content=(f"`{_command_text(step)}` " + ("said" if step.ok else "failed") + f": {line}\n"
-                             f"After `{how}` it ran."),
+                             f"What worked: `{how}`, then {name} ran."),
                     why=f"{name} was missing until it was installed in this session.",
                     how_to_apply=f"Install it with `{how}` before using {name} on a new setup of this machine.",
                     signals=["error"], scope="global", weight=2.3, promotion=VERIFIED_FIX,
@@ -606,7 +606,7 @@ def missing_command_rule(session: Session) -> list[Candidate]:
             out.append(Candidate(
                 kind="observation",
                 summary=phrasing.fit(f"{name} is not on the PATH on {machine.this_machine(session)}; use {alt} instead"),
-                content=f"`{_command_text(step)}` failed: {line}\n{alt} ran the same job afterwards.",
+                content=f"`{_command_text(step)}` failed: {line}\nWhat worked: `{alt}` for the same job.",
                 why=f"No {name} here ({count}x), while {alt} worked in the same session.",
                 how_to_apply=f"Call {alt}, not {name}, on this machine.",
                 signals=["error"], scope="global", weight=2.4, promotion=VERIFIED_FIX,

@@ -141,7 +141,7 @@ def unwritable_place_rule(session: Session) -> list[Candidate]:
                     kind="observation",
                     summary=phrasing.fit(f"{folder} is not writable on {where}; keep logs and temp files in the project"),
                     content=(f"Writing {folder}/{filename} failed: {_line(step)}\n"
-                             f"The same job worked writing {filename} elsewhere: `{_gist(_segment_with(text, filename))}`"),
+                             f"What worked: `{_gist(_segment_with(text, filename))}` (writing {filename} elsewhere)"),
                     why=f"{folder} refused the write, and the session's next try wrote the file in another place.",
                     how_to_apply=f"Do not write to {folder} here; put logs and scratch files in the project folder.",
                     signals=["error"], scope="global", weight=2.2, promotion=VERIFIED_FIX,

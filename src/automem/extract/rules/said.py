@@ -408,7 +408,7 @@ def location_rule(session: Session) -> list[Candidate]:
             name = re.split(r"[/\\]", pointed.rstrip("/\\"))[-1]
             out.append(Candidate(
                 kind="observation", summary=phrasing.fit(f"{name} is at {pointed}, not where the agent starts"),
-                content=f"The user stopped the agent and said: \"{_clean(step.text)}\"\nThe agent then went to: {pointed}",
+                content=f"The user stopped the agent and said: \"{_clean(step.text)}\"\nThe agent then: went to {pointed}",
                 why="The agent was looking in the wrong folder; the user said where this is.",
                 how_to_apply=f"Go to {pointed} first instead of searching from the start folder.",
                 signals=["correction"], scope="project", weight=1.9, promotion=INSTRUCTION,
