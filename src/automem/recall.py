@@ -108,7 +108,7 @@ def _slug_for(item: str, home_root: str) -> str | None:
         return None
     if "/" not in item and "\\" not in item and not item.startswith("~"):
         return item if item not in (".", "..") else None
-    from automem.home import find_project_root, project_slug
+    from automem.capture.project import find_project_root, project_slug
 
     path = os.path.expanduser(item)
     root = find_project_root(path) if os.path.isdir(path) else path

@@ -162,7 +162,7 @@ def _has_memory(need_index: bool = False) -> bool:
 def _project_slug(payload: dict, root: str) -> str | None:
     """The payload's project, or None when the tree holds nothing for it (nor globally)."""
     cwd = payload.get("cwd")
-    from automem.home import find_project_root, project_slug
+    from automem.capture.project import find_project_root, project_slug
 
     slug = project_slug(find_project_root(cwd)) if isinstance(cwd, str) and cwd else "_global"
     projects = os.path.join(root, "projects")
