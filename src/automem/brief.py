@@ -355,17 +355,36 @@ def memory_line(ref: str, type_: str, title: str, snippet: str, seen: int, is_gl
     return defang(f"- [{type_}] {text} ({where}{extra}id {ref})")
 
 
-_WORDS = re.compile(r"[^\W\d_]{2,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_LETTER_RUN = re.compile(r"[^\W\d_]{2,}")
+
+
+def _word_count(text: str) -> int:
+    """Words in a title: runs of two letters or more, and each kana, CJK or hangul character standing alone. (A
+    pattern with one class spanning those scripts would make re build a 64K-entry bitmap on import, ~2 ms of every
+    hook that imports this module.)"""
+    count = i = 0
+    size = len(text)
+    while i < size:
+        run = _LETTER_RUN.match(text, i)
+        if run:
+            count += 1
+            i = run.end()
+            continue
+        ch = text[i]
+        if "\u3040" <= ch <= "\u30ff" or "\u3400" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af":
+            count += 1
+        i += 1
+    return count
 
 
 def turn_title(title: str, snippet: str) -> str:
     """A bank entry's line in the brief: its title when it says something ("sweet" or "history" does not),
     else the first sentence of its result, else "" (the turn is left out)."""
     title = " ".join((title or "").split())
-    if len(_WORDS.findall(title)) >= 3 and len(title) >= 12:
+    if _word_count(title) >= 3 and len(title) >= 12:
         return title[:120]
     first = re.split(r"(?<=[.!?。])\s+", " ".join((snippet or "").split()), maxsplit=1)[0].strip("*# ")
-    if len(_WORDS.findall(first)) >= 4 and len(first) >= 20:
+    if _word_count(first) >= 4 and len(first) >= 20:
         return first[:120]
     return ""
 
