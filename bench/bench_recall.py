@@ -128,21 +128,15 @@ def make_tree(home: Path, slug: str, memories: int, bank: int, *, seed: int = 5,
 
 def add_bank_rows(conn, slug: str, start: int, count: int, vocab: list[str], *, seed: int = 9, now: float | None = None) -> None:
     """Index rows for bank entries that have no file (tests: a 100,000-entry index without 100,000 files)."""
+    from automem.index.fts import add_row, parse_doc
+
     now = time.time() if now is None else now
     rng = random.Random(seed)
     conn.execute("BEGIN")
     for i in range(start, start + count):
         name, text = bank_text(i, rng, vocab, now)
-        from automem.index.fts import parse_doc
-
         doc = parse_doc("bank", text, name, now)
-        cur = conn.execute(
-            "INSERT INTO fts_docs (path, project, kind, ref, title, snippet, tags, source, harness, session_id, created,"
-            " last_seen, seen, mtime_ns, size) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,1,0,0)",
-            (f"projects/{slug}/bank-rows/{name}", slug, "bank", doc["ref"], doc["title"], doc["snippet"],
-             " ".join(doc["tags"]), doc["source"], doc["harness"], doc["session_id"], doc["created"], doc["created"]))
-        conn.execute("INSERT INTO fts_text (rowid, title, tags, prompt, actions, result) VALUES (?,?,?,?,?,?)",
-                     (cur.lastrowid, doc["title"], " ".join(doc["tags"]), doc["prompt"], doc["actions"], doc["result"]))
+        add_row(conn, f"projects/{slug}/bank-rows/{name}", slug, "bank", doc)  # no file: the row keeps its text
     conn.execute("COMMIT")
 
 

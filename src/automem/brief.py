@@ -169,7 +169,7 @@ def build(
 
     human = _main_human(project_dir)
     memories = _memory_rows(conn, slug, now) if conn is not None else []
-    titles = _title_section(conn, slug) if conn is not None else ""
+    titles = _title_section(conn, slug, root) if conn is not None else ""
     journal = _journal_section(project_dir, now)
     if not (human or memories or titles or journal):
         return Brief("", 0)
@@ -289,7 +289,7 @@ def _memory_rows(conn: sqlite3.Connection, slug: str, now: float) -> list[tuple]
         for project in (slug, GLOBAL):
             for order in ("last_seen", "seen"):
                 for row in conn.execute(
-                        f"SELECT ref, type, title, snippet, seen, last_seen, project, path FROM fts_docs "
+                        f"SELECT ref, type, title, body, seen, last_seen, project, path FROM fts_docs "
                         f"WHERE kind = 'memory' AND project = ? AND {where} ORDER BY {order} DESC LIMIT ?",
                         (project, *params, want)):
                     tier[row[7]] = row[:7]
@@ -310,12 +310,12 @@ def _memory_section(rows: list[tuple], room: int) -> tuple[str, list[str]]:
     ids: list[str] = []
     used = len(MEMORY_HEAD)
     per_type: dict[str, int] = {}
-    for ref, type_, title, snippet, seen, _last, project in rows:
+    for ref, type_, title, body, seen, _last, project in rows:
         if len(lines) >= MAX_MEMORIES:
             break
         if per_type.get(type_, 0) >= PER_TYPE_CAP.get(type_, MAX_MEMORIES):
             continue  # one kind of memory must not crowd out the others
-        line = memory_line(ref, type_, title, snippet, seen, project == GLOBAL)
+        line = memory_line(ref, type_, title, fts.memory_snippet(body), seen, project == GLOBAL)
         if used + len(line) + 1 > room:
             continue
         lines.append(line)
@@ -323,10 +323,11 @@ def _memory_section(rows: list[tuple], room: int) -> tuple[str, list[str]]:
         used += len(line) + 1
         per_type[type_] = per_type.get(type_, 0) + 1
     if not lines and rows:
-        ref, type_, title, snippet, seen, _last, project = rows[0]
+        ref, type_, title, body, seen, _last, project = rows[0]
         text_room = room - used - 1 - len(_shortest_line(rows[0]))
         if text_room >= MIN_MEMORY_TEXT:
-            lines.append(memory_line(ref, type_, title, snippet, seen, project == GLOBAL, cap=text_room))
+            lines.append(memory_line(ref, type_, title, fts.memory_snippet(body), seen, project == GLOBAL,
+                                     cap=text_room))
             ids.append(ref)
     if not lines:
         return "", []
@@ -335,7 +336,7 @@ def _memory_section(rows: list[tuple], room: int) -> tuple[str, list[str]]:
 
 def _shortest_line(row: tuple) -> str:
     """A memory's line without its text: what a shortened line costs besides the text."""
-    ref, type_, _title, _snippet, seen, _last, project = row
+    ref, type_, _title, _body, seen, _last, project = row
     return memory_line(ref, type_, "", "", seen, project == GLOBAL)
 
 
@@ -389,14 +390,19 @@ def turn_title(title: str, snippet: str) -> str:
     return ""
 
 
-def _title_section(conn: sqlite3.Connection, slug: str) -> str:
-    rows = conn.execute(
-        "SELECT title, snippet, created FROM fts_docs WHERE project = ? AND kind = 'bank' ORDER BY created DESC LIMIT ?",
+def _title_section(conn: sqlite3.Connection, slug: str, root: str) -> str:
+    cur = conn.execute(
+        "SELECT title, created, kind, path, tags, body, digest FROM fts_docs WHERE project = ? AND kind = 'bank' "
+        "ORDER BY created DESC LIMIT ?",
         (slug, MAX_TITLES * 3),
-    ).fetchall()
+    )
+    cols = [c[0] for c in cur.description]
     lines = []
-    for title, snippet, created in rows:
-        text = turn_title(title, snippet)
+    for row in cur.fetchall():
+        title, created = row[:2]
+        text = turn_title(title, "")
+        if not text and len(lines) < MAX_TITLES:  # a title that says nothing: the first sentence of the result
+            text = turn_title(title, fts.snippet_of(root, dict(zip(cols, row))))
         if text and len(lines) < MAX_TITLES:
             lines.append(f"- {time.strftime('%Y-%m-%d %H:%M', time.gmtime(created))} {text}")
     if not lines:
