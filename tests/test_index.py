@@ -460,6 +460,24 @@ def test_an_index_of_schema_2_is_made_again_smaller_keeping_the_bank_state(tree)
     conn.close()
 
 
+def test_a_hook_leaves_an_old_index_to_the_detached_sync(tree, monkeypatch):
+    """Upgrading drops and VACUUMs tables (seconds on a big index): a hook that finds an old index.db gives no
+    memory this once and starts the detached sync, which upgrades it."""
+    import sqlite3
+
+    from automem import session_hooks
+
+    home, project_dir = tree
+    put_memory(project_dir, "poetry groups split dev tools", "m-poetry")
+    _version_2_index(home, project_dir, filler=10)
+    started = []
+    monkeypatch.setattr(fts, "sync_detached", lambda root=None: started.append(root))
+    assert session_hooks._open_if_present(str(home.root)) is None
+    assert started == [str(home.root)]
+    conn = sqlite3.connect(home.index_db)
+    assert conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == "2"
+    conn.close()
+
 
 def _vocab_docs(home, term: str) -> int:
     import sqlite3

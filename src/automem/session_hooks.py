@@ -172,15 +172,14 @@ def _project_slug(payload: dict, root: str) -> str | None:
 
 
 def _open_if_present(root: str):
-    """index.db when it exists; a missing one is rebuilt in the background, not in the hook."""
-    if not os.path.exists(os.path.join(root, "index.db")):
-        from automem.index import fts
-
-        fts.sync_detached(root)
-        return None
+    """index.db when it is there and current; a missing, broken or older one is made in the background, not in the
+    hook (upgrading a big index takes seconds)."""
     from automem.index import fts
 
-    return fts.open_index(root)
+    conn = fts.open_current(root)
+    if conn is None:
+        fts.sync_detached(root)
+    return conn
 
 
 def _sync_or_defer(conn, root: str, slugs: list[str], kinds: tuple[str, ...] | None = None) -> None:

@@ -127,6 +127,21 @@ def connect(home: Home | None = None) -> sqlite3.Connection:
         return conn
 
 
+def open_current(path: str) -> sqlite3.Connection | None:
+    """index.db as it is, for a hook: one pragma says whether its schema is current. None when it is not (or is not
+    a database): upgrading or rebuilding it takes seconds on a big index, so the detached sync does it."""
+    conn = sqlite3.connect(path, timeout=10, isolation_level=None)
+    try:
+        current = conn.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION
+    except sqlite3.DatabaseError:
+        current = False
+    if not current:
+        conn.close()
+        return None
+    conn.execute("PRAGMA synchronous = NORMAL")  # WAL mode is the file's own (set when it was made)
+    return conn
+
+
 def _open(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(str(path), timeout=10, isolation_level=None)
     conn.execute("PRAGMA busy_timeout = 10000")

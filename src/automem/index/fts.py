@@ -67,6 +67,14 @@ def open_index(home_root: str | None = None) -> sqlite3.Connection:
     return connect(Home(_root_path(home_root)))
 
 
+def open_current(home_root=None) -> sqlite3.Connection | None:
+    """index.db for a hook: None when it is missing, broken or of an older schema (``sync_detached`` mends it)."""
+    from automem.index.db import open_current as open_db
+
+    path = os.path.join(_home_str(home_root), "index.db")
+    return open_db(path) if os.path.exists(path) else None
+
+
 def _root_path(home_root):
     from pathlib import Path
 
