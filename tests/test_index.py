@@ -543,6 +543,10 @@ def test_a_bank_entry_changed_behind_the_index_leaves_a_ghost_until_compaction(t
     assert [h.snippet for h in recall("hourly", project="proj-1", home_root=str(home.root))] == ["Now it runs hourly."]
     drift = fts.index_drift(home)
     assert (drift["ghosts"], drift["missing"], drift["stale"], drift["ok"]) == (2, 0, 0, False)
+    from automem.status import check_index
+
+    check = check_index(home)
+    assert check.state == "warn" and "2 search rows of removed text" in check.detail and "reindex" in check.fix
     assert _vocab_docs(home, "batch0") == 1  # still in the inverted index
 
     conn = fts.open_index(str(home.root))
