@@ -180,20 +180,24 @@ def _read(path: str) -> str:
 
 
 def _atomic(conn: sqlite3.Connection, func, *args):
-    """``func(*args)`` under a savepoint: a row of fts_docs and its row of an FTS table change together or not at
-    all (a contentless table given a row to delete that it does not hold would miscount its totals)."""
-    conn.execute("SAVEPOINT fts_row")
+    """``func(*args)`` in one transaction: a row of fts_docs and its row of an FTS table change together or not at
+    all (a contentless table given a row to delete that it does not hold would miscount its totals). On its own it
+    takes the write lock first (BEGIN IMMEDIATE: a read snapshot that later wants to write fails at once when another
+    connection wrote meanwhile); inside a caller's transaction, a savepoint."""
+    nested = conn.in_transaction
+    conn.execute("SAVEPOINT fts_row" if nested else "BEGIN IMMEDIATE")
     try:
         result = func(*args)
     except BaseException:
         if conn.in_transaction:  # SQLite may have rolled the whole transaction back already (a full disk)
             try:
-                conn.execute("ROLLBACK TO fts_row")
-                conn.execute("RELEASE fts_row")
+                conn.execute("ROLLBACK TO fts_row" if nested else "ROLLBACK")
+                if nested:
+                    conn.execute("RELEASE fts_row")
             except sqlite3.Error:
                 pass
         raise
-    conn.execute("RELEASE fts_row")
+    conn.execute("RELEASE fts_row" if nested else "COMMIT")
     return result
 
 
