@@ -121,7 +121,7 @@ def test_main_md_human_part_kept_byte_for_byte(env):
     # a new turn for this project forces a rebuild
     transcript = next(Path(os.environ["HOME"]).glob(".claude/projects/*/*.jsonl"))
     env_conn = sqlite3.connect(env.index_db)
-    env_conn.execute("DELETE FROM banked WHERE rowid IN (SELECT rowid FROM banked LIMIT 1)")
+    env_conn.execute("DELETE FROM banked WHERE turn_key IN (SELECT turn_key FROM banked LIMIT 1)")
     env_conn.execute("DELETE FROM cursors")
     env_conn.commit()
     env_conn.close()

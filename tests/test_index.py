@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -228,6 +229,7 @@ def test_an_old_index_is_upgraded_once_even_when_opened_at_once(automem_home):
     conn.execute("ALTER TABLE fts_docs DROP COLUMN status")
     conn.execute("ALTER TABLE fts_docs DROP COLUMN promoted")
     conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    conn.execute("PRAGMA user_version = 0")  # what automem set before version 3
     conn.close()
     errors: list[BaseException] = []
 
@@ -377,3 +379,251 @@ def test_hand_edited_files_get_the_full_pass_before_index_db(tree):
     assert "narwhal" in dump
     for secret in (pulumi, gh):
         assert secret not in dump
+
+
+V2_SCHEMA = Path(__file__).resolve().parent / "data" / "index_schema_v2.sql"
+
+
+def _bank_entry(bank_dir, name: str, title: str, result: str) -> None:
+    bank_dir.mkdir(exist_ok=True)
+    atomic_write_text(bank_dir / name, "\n".join([
+        "---", 'id: "2026-01-02T03-04-05-000Z"', 'ts: "2026-01-02T03:04:05.000Z"', f"title: {json.dumps(title)}",
+        "tags:", '  - "bash"', 'session_id: "s-1"', 'harness: "claude-code"', 'turn_key: "claude-code:s-1:7"',
+        'source: "autobank:claude-code"', "---", "", "## Prompt", "", "please " + title, "", "## Actions", "",
+        "- bash: make test", "", "## Result", "", result, ""]))
+
+
+def _version_2_index(home, project_dir, filler: int) -> None:
+    """index.db as automem wrote it at schema version 2: every text in fts_mem's and fts_text's own content table
+    (and the bank's snippet in fts_docs), the bank's own state beside it."""
+    import sqlite3
+
+    conn = sqlite3.connect(home.index_db, isolation_level=None)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.executescript(V2_SCHEMA.read_text(encoding="utf-8"))
+    conn.execute("INSERT INTO meta VALUES ('schema_version', '2')")
+    conn.execute("INSERT INTO banked VALUES ('claude-code:s-1:7', 'proj-1', 'bank/b.md', 1.0, NULL)")
+    conn.execute("INSERT INTO cursors (path, harness, offset) VALUES ('/t/s-1.jsonl', 'claude-code', 123)")
+    conn.execute("INSERT INTO harnesses VALUES ('claude-code', 1.0, 0.0, 1)")
+    conn.execute("BEGIN")
+    for i in range(filler):  # rows of files long gone: the upgrade must not need their text
+        rel = f"projects/proj-1/bank/old-{i:05d}.md"
+        text = f"result {i} " + "lorem ipsum dolor sit amet " * 20
+        cur = conn.execute("INSERT INTO fts_docs (path, project, kind, title, snippet) VALUES (?, 'proj-1', 'bank', ?, ?)",
+                           (rel, f"old turn {i}", text[:400]))
+        conn.execute("INSERT INTO fts_text (rowid, title, tags, prompt, actions, result) VALUES (?, ?, '', ?, '', ?)",
+                     (cur.lastrowid, f"old turn {i}", text, text))
+    conn.execute("INSERT INTO fts_dirs VALUES ('projects/proj-1/bank', 1, ?)", (filler,))
+    conn.execute("COMMIT")
+    conn.close()
+
+
+def test_an_index_of_schema_2_is_made_again_smaller_keeping_the_bank_state(tree):
+    """An index.db the previous schema wrote: its search tables are made again (empty, then filled by the next
+    sync from the Markdown), the bank's keys, cursors and windows stay, and the freed pages are given back."""
+    import sqlite3
+
+    from automem.index import db
+
+    home, project_dir = tree
+    put_memory(project_dir, "poetry groups split dev tools", "m-poetry")
+    _bank_entry(project_dir / "bank", "2026-01-02T03-04-05-000Z--quokka.md", "tune the quokka scheduler",
+                "The quokka scheduler now batches wombat jobs. It keeps the queue short.")
+    _version_2_index(home, project_dir, filler=2000)
+    before = os.path.getsize(home.index_db)  # closed: the WAL is checkpointed into it
+
+    conn = db.connect(home)
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == db.SCHEMA_VERSION
+        assert conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == str(db.SCHEMA_VERSION)
+        assert conn.execute("SELECT count(*) FROM fts_docs").fetchone()[0] == 0
+        assert conn.execute("SELECT count(*) FROM fts_dirs").fetchone()[0] == 0
+        assert conn.execute("SELECT turn_key FROM banked").fetchall() == [("claude-code:s-1:7",)]
+        assert "WITHOUT ROWID" in conn.execute("SELECT sql FROM sqlite_master WHERE name = 'banked'").fetchone()[0]
+        assert conn.execute("SELECT offset FROM cursors").fetchall() == [(123,)]
+        assert conn.execute("SELECT paused FROM harnesses").fetchall() == [(1,)]
+        sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'fts_text'").fetchone()[0]
+        assert "content = ''" in sql
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()
+    assert os.path.getsize(home.index_db) < before / 4
+
+    assert ids(home, "poetry groups") == ["m-poetry"]  # the next sync read the tree again
+    hits = recall("quokka scheduler", project="proj-1", home=home)
+    assert [h.kind for h in hits] == ["bank"]
+    assert hits[0].snippet == "The quokka scheduler now batches wombat jobs. It keeps the queue short."
+    drift = fts.index_drift(home)
+    assert drift["ok"] is True and drift["ghosts"] == 0
+    db.connect(home).close()  # opened again: nothing more to do
+    conn = sqlite3.connect(home.index_db)
+    assert conn.execute("SELECT count(*) FROM fts_docs").fetchone()[0] == 2
+    conn.close()
+
+
+def test_a_hook_leaves_an_old_index_to_the_detached_sync(tree, monkeypatch):
+    """Upgrading drops and VACUUMs tables (seconds on a big index): a hook that finds an old index.db gives no
+    memory this once and starts the detached sync, which upgrades it."""
+    import sqlite3
+
+    from automem import session_hooks
+
+    home, project_dir = tree
+    put_memory(project_dir, "poetry groups split dev tools", "m-poetry")
+    _version_2_index(home, project_dir, filler=10)
+    started = []
+    monkeypatch.setattr(fts, "sync_detached", lambda root=None: started.append(root))
+    assert session_hooks._open_if_present(str(home.root)) is None
+    assert started == [str(home.root)]
+    conn = sqlite3.connect(home.index_db)
+    assert conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == "2"
+    conn.close()
+
+
+def _vocab_docs(home, term: str) -> int:
+    import sqlite3
+
+    conn = sqlite3.connect(home.index_db)
+    try:
+        row = conn.execute("SELECT doc FROM fts_text_vocab WHERE term = ?", (term,)).fetchone()
+    finally:
+        conn.close()
+    return row[0] if row else 0
+
+
+def test_a_bank_entry_is_read_back_from_its_markdown_and_rewritten_exactly(tree):
+    """index.db keeps no copy of a bank entry's text: the snippet is read back from the file (checked against the
+    digest), and a writer that takes the entry out before rewriting it leaves none of its old words behind."""
+    import sqlite3
+
+    home, project_dir = tree
+    bank = project_dir / "bank"
+    name = "2026-01-02T03-04-05-000Z--quokka.md"
+    _bank_entry(bank, name, "tune the quokka scheduler", "The quokka scheduler now batches wombat jobs.")
+    fts.reindex(str(home.root))
+    conn = sqlite3.connect(home.index_db)
+    assert conn.execute("SELECT body FROM fts_docs WHERE kind = 'bank'").fetchone() == ("",)
+    conn.close()
+    hits = recall("wombat jobs", project="proj-1", home=home)
+    assert [h.snippet for h in hits] == ["The quokka scheduler now batches wombat jobs."]
+    assert _vocab_docs(home, "wombat") == 1
+
+    conn = fts.open_index(str(home.root))
+    try:
+        fts.remove_file(bank / name, str(home.root), conn)  # what the bank pass does before it rewrites an entry
+        _bank_entry(bank, name, "tune the quokka scheduler", "The quokka scheduler now batches koala jobs.")
+        fts.index_file(bank / name, str(home.root), conn)
+        assert fts.ghosts(conn) == 0
+    finally:
+        conn.close()
+    assert _vocab_docs(home, "wombat") == 0 and _vocab_docs(home, "koala") == 1
+    assert recall("wombat", project="proj-1", home=home) == []
+    assert fts.index_drift(home)["ok"] is True
+
+
+def test_a_bank_entry_changed_behind_the_index_leaves_a_ghost_until_compaction(tree):
+    """Edited or deleted by hand, a bank entry's old text is gone: its words stay in fts_text (matched by no row,
+    so never recalled), counted as ghosts and reported by the drift check, until compaction makes fts_text again."""
+    home, project_dir = tree
+    bank = project_dir / "bank"
+    for i in range(3):
+        _bank_entry(bank, f"2026-01-02T03-04-0{i}-000Z--t{i}.md", f"tune scheduler number {i}",
+                    f"The scheduler batch{i} jobs run nightly.")
+    fts.reindex(str(home.root))
+    (bank / "2026-01-02T03-04-00-000Z--t0.md").unlink()
+    _bank_entry(bank, "2026-01-02T03-04-01-000Z--t1.md", "tune scheduler number 1", "Now it runs hourly.")
+    conn = fts.open_index(str(home.root))
+    try:
+        fts.sync(conn, str(home.root))  # the deleted entry (bank folders are compared by name)
+        fts.index_file(bank / "2026-01-02T03-04-01-000Z--t1.md", str(home.root), conn)  # the edited one
+        assert fts.ghosts(conn) == 2  # below the share that compacts on its own
+    finally:
+        conn.close()
+    assert recall("batch0", project="proj-1", home=home) == []
+    assert recall("batch1", project="proj-1", home=home) == []
+    assert [h.snippet for h in recall("hourly", project="proj-1", home=home)] == ["Now it runs hourly."]
+    drift = fts.index_drift(home)
+    assert (drift["ghosts"], drift["missing"], drift["stale"], drift["ok"]) == (2, 0, 0, False)
+    from automem.status import check_index
+
+    check = check_index(home)
+    assert check.state == "warn" and "2 search rows of removed text" in check.detail and "reindex" in check.fix
+    assert _vocab_docs(home, "batch0") == 1  # still in the inverted index
+
+    conn = fts.open_index(str(home.root))
+    try:
+        assert fts.compact(conn, str(home.root), force=True) == 2
+        assert fts.ghosts(conn) == 0
+    finally:
+        conn.close()
+    assert _vocab_docs(home, "batch0") == 0 and _vocab_docs(home, "batch1") == 0 and _vocab_docs(home, "batch2") == 1
+    assert fts.index_drift(home)["ok"] is True
+    assert [h.snippet for h in recall("batch2", project="proj-1", home=home)] == [
+        "The scheduler batch2 jobs run nightly."]
+
+
+def test_a_full_sync_compacts_once_ghosts_pile_up(tree, monkeypatch):
+    home, project_dir = tree
+    bank = project_dir / "bank"
+    for i in range(fts.GHOST_MIN + 10):
+        _bank_entry(bank, f"2026-01-02T03-{i // 60:02d}-{i % 60:02d}-000Z--t{i}.md", f"tune scheduler number {i}",
+                    f"The scheduler zeta{i} jobs run nightly.")
+    fts.reindex(str(home.root))
+    for entry in sorted(bank.glob("*.md"))[: fts.GHOST_MIN + 5]:
+        entry.unlink()
+    conn = fts.open_index(str(home.root))
+    try:
+        fts.sync(conn, str(home.root))
+        assert fts.ghosts(conn) == 0
+        assert conn.execute("SELECT count(*) FROM fts_text_docsize").fetchone()[0] == 5
+    finally:
+        conn.close()
+    assert fts.index_drift(home)["ok"] is True
+
+
+def test_a_bank_entry_the_full_pass_changed_keeps_its_redacted_text(tree):
+    """A bank entry written by hand with a secret in it: the Markdown cannot give back the text as indexed (the
+    full pass changed it), so the row keeps its redacted sections; snippet and removal come from those."""
+    import random
+    import sqlite3
+    import string
+
+    rng = random.Random()
+    gh = "ghp_" + "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(36))
+    home, project_dir = tree
+    bank = project_dir / "bank"
+    name = "2026-01-02T03-04-05-000Z--hand.md"
+    _bank_entry(bank, name, "deploy the narwhal service", f"Deployed narwhal with token {gh} today.")
+    fts.reindex(str(home.root))
+    conn = sqlite3.connect(home.index_db)
+    body = conn.execute("SELECT body FROM fts_docs WHERE kind = 'bank'").fetchone()[0]
+    dump = "\n".join(conn.iterdump())
+    conn.close()
+    assert "narwhal" in body and "[REDACTED:" in body and gh not in dump
+    snippet = recall("narwhal", project="proj-1", home=home)[0].snippet
+    assert snippet.startswith("Deployed narwhal with token [REDACTED:") and gh not in snippet
+    (bank / name).unlink()
+    conn = fts.open_index(str(home.root))
+    try:
+        fts.sync(conn, str(home.root))
+        assert fts.ghosts(conn) == 0  # taken out exactly, from the row's own copy
+    finally:
+        conn.close()
+    assert _vocab_docs(home, "narwhal") == 0
+
+
+def test_index_db_stays_near_the_size_of_the_markdown(automem_home):
+    """The text is kept once and the bank's not at all: on bench/bench_recall.py's tree (2,000 bank entries, 200
+    memories) index.db is ~1.2x the Markdown (1.15x at 100,000 entries, where fixed pages weigh less). Schema 2,
+    which kept every text twice, was ~3x here."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_recall", Path(__file__).resolve().parents[1] / "bench" /
+                                                  "bench_recall.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    home = Home.current().ensure()
+    bench.make_tree(home.root, "proj-size", 200, 2000)
+    fts.reindex(str(home.root))
+    db_bytes = sum(p.stat().st_size for p in home.root.glob("index.db*"))
+    assert db_bytes <= 1.35 * bench._tree_bytes(home.root)

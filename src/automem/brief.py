@@ -169,7 +169,7 @@ def build(
     project = _project(home, slug)
     human = _main_human(project) if project else ""
     memories = _memory_rows(conn, slug, now) if conn is not None else []
-    titles = _title_section(conn, slug) if conn is not None else ""
+    titles = _title_section(conn, slug, str(home.root)) if conn is not None else ""
     journal = _journal_section(project, now) if project else ""
     if not (human or memories or titles or journal):
         return Brief("", 0)
@@ -318,12 +318,12 @@ def _memory_section(rows: list[tuple], room: int) -> tuple[str, list[str]]:
     ids: list[str] = []
     used = len(MEMORY_HEAD)
     per_type: dict[str, int] = {}
-    for ref, type_, title, snippet, seen, _last, project in rows:
+    for ref, type_, title, body, seen, _last, project in rows:
         if len(lines) >= MAX_MEMORIES:
             break
         if per_type.get(type_, 0) >= PER_TYPE_CAP.get(type_, MAX_MEMORIES):
             continue  # one kind of memory must not crowd out the others
-        line = memory_line(ref, type_, title, snippet, seen, project == GLOBAL)
+        line = memory_line(ref, type_, title, fts.memory_snippet(body), seen, project == GLOBAL)
         if used + len(line) + 1 > room:
             continue
         lines.append(line)
@@ -331,10 +331,11 @@ def _memory_section(rows: list[tuple], room: int) -> tuple[str, list[str]]:
         used += len(line) + 1
         per_type[type_] = per_type.get(type_, 0) + 1
     if not lines and rows:
-        ref, type_, title, snippet, seen, _last, project = rows[0]
+        ref, type_, title, body, seen, _last, project = rows[0]
         text_room = room - used - 1 - len(_shortest_line(rows[0]))
         if text_room >= MIN_MEMORY_TEXT:
-            lines.append(memory_line(ref, type_, title, snippet, seen, project == GLOBAL, cap=text_room))
+            lines.append(memory_line(ref, type_, title, fts.memory_snippet(body), seen, project == GLOBAL,
+                                     cap=text_room))
             ids.append(ref)
     if not lines:
         return "", []
@@ -343,7 +344,7 @@ def _memory_section(rows: list[tuple], room: int) -> tuple[str, list[str]]:
 
 def _shortest_line(row: tuple) -> str:
     """A memory's line without its text: what a shortened line costs besides the text."""
-    ref, type_, _title, _snippet, seen, _last, project = row
+    ref, type_, _title, _body, seen, _last, project = row
     return memory_line(ref, type_, "", "", seen, project == GLOBAL)
 
 
@@ -395,26 +396,47 @@ def memory_line(ref: str, type_: str, title: str, snippet: str, seen: int, is_gl
     return defang(f"- [{type_}] {text} ({where}{extra}id {ref})")
 
 
-_WORDS = re.compile(r"[^\W\d_]{2,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_LETTER_RUN = re.compile(r"[^\W\d_]{2,}")
+
+
+def _word_count(text: str) -> int:
+    """Words in a title: runs of two letters or more, and each kana, CJK or hangul character standing alone. (A
+    pattern with one class spanning those scripts would make re build a 64K-entry bitmap on import, ~2 ms of every
+    hook that imports this module.)"""
+    count = i = 0
+    size = len(text)
+    while i < size:
+        run = _LETTER_RUN.match(text, i)
+        if run:
+            count += 1
+            i = run.end()
+            continue
+        ch = text[i]
+        if "\u3040" <= ch <= "\u30ff" or "\u3400" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af":
+            count += 1
+        i += 1
+    return count
 
 
 def turn_title(title: str, snippet: str) -> str:
     """A bank entry's line in the brief: its title when it says something ("sweet" or "history" does not),
     else the first sentence of its result, else "" (the turn is left out)."""
     title = " ".join((title or "").split())
-    if len(_WORDS.findall(title)) >= 3 and len(title) >= 12:
+    if _word_count(title) >= 3 and len(title) >= 12:
         return title[:120]
     first = re.split(r"(?<=[.!?。])\s+", " ".join((snippet or "").split()), maxsplit=1)[0].strip("*# ")
-    if len(_WORDS.findall(first)) >= 4 and len(first) >= 20:
+    if _word_count(first) >= 4 and len(first) >= 20:
         return first[:120]
     return ""
 
 
-def _title_section(conn: queries.Connection, slug: str) -> str:
-    rows = queries.newest_bank_entries(conn, slug, MAX_TITLES * 3)
+def _title_section(conn: queries.Connection, slug: str, root: str) -> str:
     lines: list[str] = []
-    for title, snippet, created in rows:
-        text = turn_title(title, snippet)
+    for doc in queries.newest_bank_entries(conn, slug, MAX_TITLES * 3):
+        title, created = doc["title"], doc["created"]
+        text = turn_title(title, "")
+        if not text and len(lines) < MAX_TITLES:  # a title that says nothing: the first sentence of the result
+            text = turn_title(title, fts.snippet_of(root, doc))
         if text and len(lines) < MAX_TITLES:
             lines.append(f"- {time.strftime('%Y-%m-%d %H:%M', time.gmtime(created))} {text}")
     if not lines:

@@ -127,7 +127,7 @@ def _slug_for(item: str) -> str | None:
         return None
     if "/" not in item and "\\" not in item and not item.startswith("~"):
         return item if item not in (".", "..") else None
-    from automem.home import find_project_root, project_slug
+    from automem.capture.project import find_project_root, project_slug
 
     path = os.path.expanduser(item)
     root = find_project_root(path) if os.path.isdir(path) else path
@@ -191,13 +191,16 @@ def recall(
         if sync_first:
             fts.sync(conn, root, scope)
         tables = _tables_for(type)
-        hits: dict[int, Hit] = {}
+        hits: dict[int, tuple[Hit, dict]] = {}
         for table in tables:
             for rowid, doc, score in _ranked(conn, table, terms, scope, type, since, harness, limit, candidates):
                 hit = _hit(doc, score, now)
-                if rowid not in hits or hits[rowid].score < hit.score:
-                    hits[rowid] = hit
-        return sorted(hits.values(), key=lambda h: -h.score)[:limit]
+                if rowid not in hits or hits[rowid][0].score < hit.score:
+                    hits[rowid] = (hit, doc)
+        best = sorted(hits.values(), key=lambda pair: -pair[0].score)[:limit]
+        for hit, doc in best:
+            hit.snippet = fts.snippet_of(root, doc)  # made from the text the index keeps once, for the hits shown
+        return [hit for hit, _doc in best]
     finally:
         if own:
             conn.close()
@@ -266,7 +269,7 @@ def _filtered(conn, table, expr, scope, type, since, harness, limit, candidates=
 def _hit(doc: dict, relevance: float, now: float) -> Hit:
     return Hit(
         kind=doc["kind"], project=doc["project"], id=doc["ref"], type=doc["type"] or doc["kind"], title=doc["title"],
-        snippet=doc["snippet"], path=doc["path"], score=relevance * boost(doc["seen"], doc["last_seen"], now),
+        snippet="", path=doc["path"], score=relevance * boost(doc["seen"], doc["last_seen"], now),
         created=doc["created"], last_seen=doc["last_seen"], seen=doc["seen"], harness=doc["harness"],
         source=doc["source"], tags=doc["tags"], session_id=doc["session_id"], status=doc.get("status") or "",
     )
@@ -330,13 +333,13 @@ def relevant_memories(
             continue
         if not injectable(doc):
             continue  # a candidate waits for evidence before it may be added to a prompt
-        text = queries.memory_words(conn, rowid)
-        stems = _stems(" ".join(text or ()))
+        stems = _stems(" ".join((doc["title"], doc["tags"], doc["body"])))
         matched = sum(1 for t in terms if t[:5] in stems)
         if matched < need:
             continue
         doc["relevance"] = -score * boost(doc["seen"], doc["last_seen"], now)
         doc["matched"] = matched
+        doc["snippet"] = fts.memory_snippet(doc["body"])
         picked.append(doc)
     picked.sort(key=lambda d: -d["relevance"])
     return picked[:limit]

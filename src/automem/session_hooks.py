@@ -173,8 +173,8 @@ def _home(root: str):
 def _project_slug(payload: dict, root: str) -> str | None:
     """The payload's project, or None when the tree holds nothing for it (nor globally)."""
     cwd = payload.get("cwd")
-    from automem.capture.paths import projects_dir
-    from automem.home import GLOBAL_PROJECT, find_project_root, project_slug
+    from automem.capture.paths import GLOBAL_PROJECT, projects_dir
+    from automem.capture.project import find_project_root, project_slug
 
     slug = project_slug(find_project_root(cwd)) if isinstance(cwd, str) and cwd else GLOBAL_PROJECT
     projects = projects_dir(root)
@@ -184,17 +184,14 @@ def _project_slug(payload: dict, root: str) -> str | None:
 
 
 def _open_if_present(root: str):
-    """index.db when it exists; a missing one is rebuilt in the background, not in the hook."""
-    from automem.capture.paths import index_path
-
-    if not os.path.exists(index_path(root)):
-        from automem.index import fts
-
-        fts.sync_detached(root)
-        return None
+    """index.db when it is there and current; a missing, broken or older one is made in the background, not in the
+    hook (upgrading a big index takes seconds)."""
     from automem.index import fts
 
-    return fts.open_index(root)
+    conn = fts.open_current(root)
+    if conn is None:
+        fts.sync_detached(root)
+    return conn
 
 
 def _sync_or_defer(conn, root: str, slugs: list[str], kinds: tuple[str, ...] | None = None) -> None:

@@ -392,7 +392,8 @@ def check_index(home: Home) -> Check:
         return Check("index", "ok", detail)
     return Check(
         "index", "warn",
-        f"{detail}; {drift['missing']} missing, {drift['stale']} stale, {drift['orphaned']} orphaned",
+        f"{detail}; {drift['missing']} missing, {drift['stale']} stale, {drift['orphaned']} orphaned"
+        + (f", {drift['ghosts']} search rows of removed text" if drift.get("ghosts") else ""),
         "run `automem reindex` (the index is rebuilt from the Markdown; nothing is lost)",
     )
 

@@ -306,6 +306,17 @@ def _index(home: Home, conn: Connection, path: Path) -> None:
         log_error("bank", f"indexing {path.name}: {type(exc).__name__}: {exc}")
 
 
+def _unindex(home: Home, conn, path: Path) -> None:
+    """Take an entry out of the index before it is rewritten: index.db keeps no copy of a bank entry's text, so
+    its words are dropped exactly only while the file still holds them."""
+    try:
+        from automem.index.fts import remove_file
+
+        remove_file(path, home_root=str(home.root), conn=conn)
+    except Exception as exc:  # noqa: BLE001 - the index is derived; `automem reindex` repairs it
+        log_error("bank", f"unindexing {path.name}: {type(exc).__name__}: {exc}")
+
+
 def _sweep_temp_files(home: Home, project: Project) -> None:
     """Temp files a killed pass (or any killed writer) left behind in the project."""
     from automem.store import sweep_temp_files
@@ -348,8 +359,12 @@ def _bank_turn(home: Home, conn: Connection, turn: Turn, now: float, report: Pas
     target = project.bank_dir / entry.file_name
     if project.slug not in report.projects:
         state.mark_dirty(conn, project.slug)  # before the first write: a kill from here on leaves it to finish
+    if row is not None:
+        _unindex(home, conn, project.dir / row[0])  # while the file still holds the text the index has of it
     if row is not None and row[0] != f"bank/{entry.file_name}":
         remove(project.dir / row[0], home=home)  # rewritten in place: one entry per key
+    elif row is None and target.exists():
+        _unindex(home, conn, target)
     write_markdown(target, entry.text)
     _index(home, conn, target)
     if turn.todos or turn.plan:

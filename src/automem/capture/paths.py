@@ -31,6 +31,9 @@ def log_path(home: str | None = None) -> str:
     return os.path.join(home or automem_home(), "log", "automem.log")
 
 
+GLOBAL_PROJECT = "_global"  # the project folder of memories that hold everywhere
+
+
 def config_path(home: str | None = None) -> str:
     return os.path.join(home or automem_home(), "config.yml")
 
@@ -72,6 +75,9 @@ def project_note_path(home: str | None, slug: str) -> str:
     return os.path.join(extract_state_dir(home), "notes", f"project-{slug}.txt")
 
 
+_SAFE_IDS: dict[str, str] = {}  # a hook asks for the same id's file name several times (spool, recalled list)
+
+
 def safe_session_id(session_id: object) -> str:
     """A file name for a session id: the id itself when harmless, else a hash.
 
@@ -79,6 +85,15 @@ def safe_session_id(session_id: object) -> str:
     must never choose where we write.
     """
     text = str(session_id or "").strip()
+    known = _SAFE_IDS.get(text)
+    if known is None:
+        known = _safe_session_id(text)
+        if len(_SAFE_IDS) < 256:  # a long-lived process (MCP server, tests) keeps a few, not every id it met
+            _SAFE_IDS[text] = known
+    return known
+
+
+def _safe_session_id(text: str) -> str:
     if _SAFE_ID.fullmatch(text) and ".." not in text and (_UUID.fullmatch(text) or not _looks_secret(text)):
         return text
     if not text:

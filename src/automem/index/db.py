@@ -10,13 +10,27 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from pathlib import Path
 
-from automem.home import Home
-from automem.log import log_error
+from automem.capture.errlog import log_error  # stdlib only: the hooks import this module (no pathlib, no Home)
 
-SCHEMA_VERSION = 2  # 2: fts_docs.status and .promoted (candidates are never injected; the brief ranks by evidence)
+TYPE_CHECKING = False  # typing itself is not imported on the hooks' path
+if TYPE_CHECKING:
+    from pathlib import Path
 
+    from automem.home import Home
+
+SCHEMA_VERSION = 3  # 3: the text is kept once (fts_mem reads fts_docs.body; fts_text holds no copy of the bank)
+
+# the banked keys, in a table keyed by the turn key itself (WITHOUT ROWID: no second copy of every key in an index)
+_BANKED = """CREATE TABLE IF NOT EXISTS banked (
+    turn_key TEXT PRIMARY KEY,
+    project TEXT NOT NULL,
+    file TEXT NOT NULL,
+    banked_at REAL NOT NULL,
+    revision TEXT
+) WITHOUT ROWID"""
+
+# Tables that are not rebuilt from the Markdown (the bank's cursors, keys and windows) and the folder scan notes.
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS cursors (
@@ -29,13 +43,7 @@ CREATE TABLE IF NOT EXISTS cursors (
     head TEXT NOT NULL DEFAULT '',
     updated_at REAL NOT NULL DEFAULT 0
 );
-CREATE TABLE IF NOT EXISTS banked (
-    turn_key TEXT PRIMARY KEY,
-    project TEXT NOT NULL,
-    file TEXT NOT NULL,
-    banked_at REAL NOT NULL,
-    revision TEXT
-);
+{banked};
 CREATE TABLE IF NOT EXISTS reservations (
     turn_key TEXT PRIMARY KEY,
     owner TEXT NOT NULL,
@@ -47,16 +55,29 @@ CREATE TABLE IF NOT EXISTS harnesses (
     window_start REAL NOT NULL,
     paused INTEGER NOT NULL DEFAULT 0
 );
--- full-text search over the tree (index/fts.py); every row is rebuilt from the Markdown
-CREATE TABLE IF NOT EXISTS fts_docs (
-    id INTEGER PRIMARY KEY,
+CREATE TABLE IF NOT EXISTS fts_dirs (
+    path TEXT PRIMARY KEY,
+    mtime_ns INTEGER NOT NULL,
+    files INTEGER NOT NULL DEFAULT 0
+);
+""".replace("{banked}", _BANKED)
+
+# Full-text search over the tree (index/fts.py); every row is rebuilt from the Markdown. Each text is kept once:
+# a memory's summary, tags and body are fts_docs columns that fts_mem reads through the fts_mem_src view (external
+# content); fts_text keeps no text at all (contentless): a bank entry's text is its Markdown file, checked against
+# ``digest`` before it is read back (a file the full redaction pass changed keeps its sections in ``body``), and a
+# journal day's or MAIN.md's text is fts_docs.body. Snippets are made from that text when shown (``snippet_of``).
+# Ids are never reused (AUTOINCREMENT): a row of fts_text whose text could not be given back when its file changed
+# behind automem's back stays in the inverted index, matched by no fts_docs row, until the next compaction.
+_FTS_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS fts_docs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
     path TEXT NOT NULL UNIQUE,
     project TEXT NOT NULL,
     kind TEXT NOT NULL,
     ref TEXT NOT NULL DEFAULT '',
     type TEXT NOT NULL DEFAULT '',
     title TEXT NOT NULL DEFAULT '',
-    snippet TEXT NOT NULL DEFAULT '',
     tags TEXT NOT NULL DEFAULT '',
     source TEXT NOT NULL DEFAULT '',
     harness TEXT NOT NULL DEFAULT '',
@@ -67,24 +88,29 @@ CREATE TABLE IF NOT EXISTS fts_docs (
     mtime_ns INTEGER NOT NULL DEFAULT 0,
     size INTEGER NOT NULL DEFAULT 0,
     status TEXT NOT NULL DEFAULT '',
-    promoted TEXT NOT NULL DEFAULT ''
-);
-CREATE INDEX IF NOT EXISTS fts_docs_newest ON fts_docs (project, kind, created);
-CREATE INDEX IF NOT EXISTS fts_docs_ref ON fts_docs (ref);
-CREATE VIRTUAL TABLE IF NOT EXISTS fts_mem USING fts5(title, tags, body, tokenize = 'porter unicode61');
-CREATE VIRTUAL TABLE IF NOT EXISTS fts_text USING fts5(title, tags, prompt, actions, result, tokenize = 'porter unicode61');
-CREATE VIRTUAL TABLE IF NOT EXISTS fts_mem_vocab USING fts5vocab(fts_mem, 'row');
-CREATE VIRTUAL TABLE IF NOT EXISTS fts_text_vocab USING fts5vocab(fts_text, 'row');
-CREATE TABLE IF NOT EXISTS fts_dirs (
-    path TEXT PRIMARY KEY,
-    mtime_ns INTEGER NOT NULL,
-    files INTEGER NOT NULL DEFAULT 0
-);
-"""
+    promoted TEXT NOT NULL DEFAULT '',
+    body TEXT NOT NULL DEFAULT '',
+    digest INTEGER NOT NULL DEFAULT 0
+)""",
+    "CREATE INDEX IF NOT EXISTS fts_docs_newest ON fts_docs (project, kind, created)",
+    "CREATE INDEX IF NOT EXISTS fts_docs_ref ON fts_docs (ref)",
+    "CREATE VIEW IF NOT EXISTS fts_mem_src AS SELECT id, title, tags, body FROM fts_docs WHERE kind = 'memory'",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS fts_mem USING fts5(title, tags, body, content = 'fts_mem_src', "
+    "content_rowid = 'id', tokenize = 'porter unicode61')",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS fts_text USING fts5(title, tags, prompt, actions, result, content = '', "
+    "tokenize = 'porter unicode61')",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS fts_mem_vocab USING fts5vocab(fts_mem, 'row')",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS fts_text_vocab USING fts5vocab(fts_text, 'row')",
+)
+# what an older schema may have left: dropped by an upgrade, then made again from _FTS_SCHEMA
+_FTS_OBJECTS = (("table", "fts_mem_vocab"), ("table", "fts_text_vocab"), ("table", "fts_mem"), ("table", "fts_text"),
+                ("view", "fts_mem_src"), ("table", "fts_docs"))
 
 
 def connect(home: Home | None = None) -> sqlite3.Connection:
     """Open (creating or rebuilding as needed) the index database."""
+    from automem.home import Home
+
     home = home or Home.current()
     home.ensure()
     path = home.index_db
@@ -99,6 +125,21 @@ def connect(home: Home | None = None) -> sqlite3.Connection:
         conn = _open(path)
         _migrate(conn, home)
         return conn
+
+
+def open_current(path: str) -> sqlite3.Connection | None:
+    """index.db as it is, for a hook: one pragma says whether its schema is current. None when it is not (or is not
+    a database): upgrading or rebuilding it takes seconds on a big index, so the detached sync does it."""
+    conn = sqlite3.connect(path, timeout=10, isolation_level=None)
+    try:
+        current = conn.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION
+    except sqlite3.DatabaseError:
+        current = False
+    if not current:
+        conn.close()
+        return None
+    conn.execute("PRAGMA synchronous = NORMAL")  # WAL mode is the file's own (set when it was made)
+    return conn
 
 
 def _open(path: Path) -> sqlite3.Connection:
@@ -118,6 +159,8 @@ KEEP_CORRUPT_COPIES = 3
 
 def _move_aside(path: Path) -> None:
     """Keep the broken file for a post-mortem (the newest few only: a repeatedly corrupted index must not pile up)."""
+    from pathlib import Path
+
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + f"-{time.time_ns() % 1_000_000_000:09d}"
     old = sorted(path.parent.glob(path.name + ".corrupt-*"), key=lambda p: p.stat().st_mtime)
     for stale in old[: max(0, len(old) - KEEP_CORRUPT_COPIES * 3 + 3)]:
@@ -132,7 +175,7 @@ def _move_aside(path: Path) -> None:
 
 
 # The brief's queries walk these from the newest and the most seen memory of one evidence tier
-# (partial: memories only, a small fraction of the rows). Created after an upgrade has added the columns.
+# (partial: memories only, a small fraction of the rows).
 _MEMORY_INDEXES = """
 CREATE INDEX IF NOT EXISTS fts_docs_mem_recent ON fts_docs (project, status, promoted, last_seen) WHERE kind = 'memory';
 CREATE INDEX IF NOT EXISTS fts_docs_mem_seen ON fts_docs (project, status, promoted, seen) WHERE kind = 'memory';
@@ -140,20 +183,33 @@ CREATE INDEX IF NOT EXISTS fts_docs_mem_seen ON fts_docs (project, status, promo
 
 
 def _migrate(conn: sqlite3.Connection, home: Home) -> None:
+    """Make or upgrade the schema. ``PRAGMA user_version`` holds the version once it is current, so an index that
+    needs nothing costs one pragma (every hook opens it)."""
+    if conn.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
+        return  # current, or newer (another install): a newer index is left alone, never downgraded
     conn.executescript(_SCHEMA)
     row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    if row is None:
+    if row is not None and row[0].isdigit() and int(row[0]) < SCHEMA_VERSION:
+        _upgrade(conn)
+        return
+    if row is not None and (not row[0].isdigit() or int(row[0]) > SCHEMA_VERSION):
+        return  # written by a newer automem: left as it is
+    _create_fts(conn)
+    if row is None:  # a new index
         conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
         recover_banked_keys(conn, home)
-    elif row[0].isdigit() and int(row[0]) < SCHEMA_VERSION:
-        _upgrade(conn)  # a newer index (another install) is left alone, never downgraded
-    if conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name LIKE 'fts_docs_mem_%'"
-                    ).fetchone()[0] < 2:
-        conn.executescript(_MEMORY_INDEXES)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _create_fts(conn: sqlite3.Connection) -> None:
+    for statement in _FTS_SCHEMA:
+        conn.execute(statement)
+    conn.executescript(_MEMORY_INDEXES)
 
 
 def _upgrade(conn: sqlite3.Connection) -> None:
-    """An index from an older automem: add what is new, and let the next sync read the tree again.
+    """An index from an older automem: its search tables are dropped and made again empty, and the next sync
+    reads the tree again (the bank's cursors, keys and windows are kept). Then VACUUM gives the freed pages back.
 
     Under BEGIN IMMEDIATE, with the version read again inside: hooks and the MCP server may open it at once."""
     conn.execute("BEGIN IMMEDIATE")
@@ -162,19 +218,41 @@ def _upgrade(conn: sqlite3.Connection) -> None:
         if row is not None and row[0].isdigit() and int(row[0]) >= SCHEMA_VERSION:
             conn.execute("COMMIT")
             return  # another process upgraded it while this one waited
-        columns = {r[1] for r in conn.execute("PRAGMA table_info(fts_docs)")}
-        for column in ("status", "promoted"):
-            if column not in columns:
-                conn.execute(f"ALTER TABLE fts_docs ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
-        for table in ("fts_docs", "fts_mem", "fts_text", "fts_dirs"):
-            conn.execute(f"DELETE FROM {table}")
+        present = {(r[0], r[1]) for r in conn.execute("SELECT type, name FROM sqlite_master")}
+        for kind, name in _FTS_OBJECTS:
+            if (kind, name) in present:
+                conn.execute(f"DROP {kind.upper()} {name}")
+        for statement in _FTS_SCHEMA:
+            conn.execute(statement)
+        for statement in _MEMORY_INDEXES.strip().splitlines():
+            conn.execute(statement)
+        _rebuild_banked(conn)
+        conn.execute("DELETE FROM fts_dirs")
         conn.execute("DELETE FROM meta WHERE key >= 'fts_files:' AND key < 'fts_files:\uffff'")
+        conn.execute("DELETE FROM meta WHERE key = 'fts_ghosts'")
         conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
+    try:
+        conn.execute("VACUUM")
+    except sqlite3.OperationalError as exc:  # another connection in a transaction: the pages are reused instead
+        log_error("index", f"VACUUM after the upgrade skipped: {exc}")
+
+
+def _rebuild_banked(conn: sqlite3.Connection) -> None:
+    """An older index's banked keys moved into the WITHOUT ROWID table, every row kept."""
+    sql = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'banked'").fetchone()
+    if sql is None or "WITHOUT ROWID" in sql[0].upper():
+        return
+    conn.execute("ALTER TABLE banked RENAME TO banked_old")
+    conn.execute(_BANKED)
+    conn.execute("INSERT INTO banked (turn_key, project, file, banked_at, revision) "
+                 "SELECT turn_key, project, file, banked_at, revision FROM banked_old")
+    conn.execute("DROP TABLE banked_old")
 
 
 def recover_banked_keys(conn: sqlite3.Connection, home: Home) -> int:

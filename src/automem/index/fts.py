@@ -27,7 +27,6 @@ import os
 import re
 import sqlite3
 import time
-from datetime import datetime, timezone
 
 from automem.capture import paths as _paths
 
@@ -70,6 +69,15 @@ def open_index(home_root: str | None = None) -> sqlite3.Connection:
     return connect(Home(_root_path(home_root)))
 
 
+def open_current(home_root=None) -> sqlite3.Connection | None:
+    """index.db for a hook: None when it is missing, broken or of an older schema (``sync_detached`` mends it)."""
+    from automem.capture.paths import index_path
+    from automem.index.db import open_current as open_db
+
+    path = index_path(_home_str(home_root))
+    return open_db(path) if os.path.exists(path) else None
+
+
 def _root_path(home_root):
     from pathlib import Path
 
@@ -101,10 +109,10 @@ def index_file(path, home_root=None, conn: sqlite3.Connection | None = None) -> 
             st = os.stat(os.path.join(root, rel))
             text = _read(os.path.join(root, rel))
         except OSError:
-            _remove_rel(conn, rel)
+            _atomic(conn, _remove_rel, conn, root, rel)
             return False
         known = conn.execute("SELECT 1 FROM fts_docs WHERE path = ?", (rel,)).fetchone() is not None
-        _upsert(conn, rel, project, kind, text, st)
+        _atomic(conn, _upsert, conn, root, rel, project, kind, text, st)
         _note_folder(conn, root, rel, 0 if known else 1)
         return True
     finally:
@@ -120,7 +128,7 @@ def remove_file(path, home_root=None, conn: sqlite3.Connection | None = None) ->
         root = _home_str(home_root)
         where = _classify(root, str(path))
         rel = where[0] if where else os.path.relpath(str(path), root).replace(os.sep, "/")
-        removed = _remove_rel(conn, rel)
+        removed = _atomic(conn, _remove_rel, conn, root, rel)
         if removed:
             _note_folder(conn, root, rel, -1)
         return removed
@@ -174,35 +182,221 @@ def _read(path: str) -> str:
         return handle.read(2_000_000)
 
 
-def _remove_rel(conn: sqlite3.Connection, rel: str) -> bool:
-    row = conn.execute("SELECT id, kind FROM fts_docs WHERE path = ?", (rel,)).fetchone()
+def _atomic(conn: sqlite3.Connection, func, *args):
+    """``func(*args)`` in one transaction: a row of fts_docs and its row of an FTS table change together or not at
+    all (a contentless table given a row to delete that it does not hold would miscount its totals). On its own it
+    takes the write lock first (BEGIN IMMEDIATE: a read snapshot that later wants to write fails at once when another
+    connection wrote meanwhile); inside a caller's transaction, a savepoint."""
+    nested = conn.in_transaction
+    conn.execute("SAVEPOINT fts_row" if nested else "BEGIN IMMEDIATE")
+    try:
+        result = func(*args)
+    except BaseException:
+        if conn.in_transaction:  # SQLite may have rolled the whole transaction back already (a full disk)
+            try:
+                conn.execute("ROLLBACK TO fts_row" if nested else "ROLLBACK")
+                if nested:
+                    conn.execute("RELEASE fts_row")
+            except sqlite3.Error:
+                pass
+        raise
+    conn.execute("RELEASE fts_row" if nested else "COMMIT")
+    return result
+
+
+def _columns(kind: str, doc: dict) -> tuple[str, ...]:
+    """What one file puts in its FTS table, column by column (capped)."""
+    tags = " ".join(doc["tags"])
+    if kind == "memory":
+        return doc["title"], tags, doc["body"][:TEXT_CAP]
+    return doc["title"], tags, doc["prompt"][:TEXT_CAP], doc["actions"][:TEXT_CAP], doc["result"][:TEXT_CAP]
+
+
+def _digest(columns) -> int:
+    """A fingerprint of a row's indexed text (never 0): a file is read back only when it still gives this text."""
+    import zlib
+
+    data = "\x1f".join(columns).encode("utf-8", "replace")
+    return ((zlib.crc32(data) << 31) ^ zlib.adler32(data)) or 1
+
+
+def _remove_rel(conn: sqlite3.Connection, root: str, rel: str) -> bool:
+    """Take one file's rows out: exactly from its text, else its fts_text row stays behind as a ghost (counted)."""
+    row = conn.execute("SELECT id, kind, path, title, tags, body, digest FROM fts_docs WHERE path = ?",
+                       (rel,)).fetchone()
     if row is None:
         return False
-    table = "fts_mem" if row[1] == "memory" else "fts_text"
-    conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (row[0],))
-    conn.execute("DELETE FROM fts_docs WHERE id = ?", (row[0],))
+    rowid, kind = row[0], row[1]
+    if kind == "memory":
+        if conn.execute("SELECT 1 FROM fts_mem_docsize WHERE id = ?", (rowid,)).fetchone():
+            conn.execute("DELETE FROM fts_mem WHERE rowid = ?", (rowid,))  # external content: reads fts_docs
+    elif conn.execute("SELECT 1 FROM fts_text_docsize WHERE id = ?", (rowid,)).fetchone():
+        columns = _text_columns(root, row[1:])
+        if columns is not None:
+            conn.execute("INSERT INTO fts_text (fts_text, rowid, title, tags, prompt, actions, result) "
+                         "VALUES ('delete', ?, ?, ?, ?, ?, ?)", (rowid, *columns))
+        else:
+            _add_ghosts(conn, 1)
+    conn.execute("DELETE FROM fts_docs WHERE id = ?", (rowid,))
     return True
 
 
-def _upsert(conn: sqlite3.Connection, rel: str, project: str, kind: str, text: str, st: os.stat_result) -> None:
-    doc = parse_doc(kind, _clean(text), os.path.basename(rel), st.st_mtime)
-    _remove_rel(conn, rel)
-    cur = conn.execute(
-        "INSERT INTO fts_docs (path, project, kind, ref, type, title, snippet, tags, source, harness, session_id,"
-        " created, last_seen, seen, mtime_ns, size, status, promoted) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        (rel, project, kind, doc["ref"], doc["type"], doc["title"], doc["snippet"], " ".join(doc["tags"]),
-         doc["source"], doc["harness"], doc["session_id"], doc["created"], doc["last_seen"], doc["seen"],
-         st.st_mtime_ns, st.st_size, doc["status"], doc["promoted"]),
-    )
-    rowid = cur.lastrowid
-    tags = " ".join(doc["tags"])
+def _text_columns(root: str, row) -> tuple[str, ...] | None:
+    """The fts_text columns of one fts_docs row (kind, path, title, tags, body, digest), or None when its text can
+    no longer be had: a bank entry's from its Markdown file, another's from ``body``; the digest must match."""
+    kind, rel, title, tags, body, digest = row
+    if kind == "bank" and not body:
+        try:
+            text = _read(os.path.join(root, rel))
+        except OSError:
+            return None
+        _meta, md_body = split_frontmatter(text)
+        sections = _sections(md_body)
+        columns = (title, tags, sections.get("Prompt", "")[:TEXT_CAP], sections.get("Actions", "")[:TEXT_CAP],
+                   sections.get("Result", "")[:TEXT_CAP])
+    elif kind == "bank":
+        try:
+            prompt, actions, result = json.loads(body)
+        except ValueError:
+            return None
+        columns = (title, tags, prompt, actions, result)
+    else:
+        columns = (title, tags, body, "", "")
+    return columns if _digest(columns) == digest else None
+
+
+def snippet_of(root: str, doc: dict) -> str:
+    """A row's snippet, made from the text kept once: a memory's from its body, a bank entry's from its Markdown
+    (when it still holds the indexed text, else "") or its body, a journal day's or MAIN.md's from its body."""
+    if doc["kind"] == "memory":
+        return memory_snippet(doc.get("body") or "")
+    columns = _text_columns(root, (doc["kind"], doc["path"], doc["title"], doc["tags"], doc.get("body") or "",
+                                   doc.get("digest") or 0))
+    if columns is None:
+        return ""
+    return " ".join((columns[4] if doc["kind"] == "bank" else columns[2]).split())[:SNIPPET_CAP]
+
+
+def memory_snippet(body: str) -> str:
+    """A memory's content without its **Why:** and **How to apply:**, on one line."""
+    content = body.split("**Why:**", 1)[0].split("**How to apply:**", 1)[0]
+    return " ".join(content.split())[:SNIPPET_CAP]
+
+
+def _body(kind: str, columns: tuple[str, ...], raw: bool) -> str:
+    """The text a row keeps in fts_docs.body: a memory's body, a journal day's or MAIN.md's text, and for a bank
+    entry nothing when its Markdown gives the text back as indexed (``raw``: the full pass left the file as it was),
+    else its three sections."""
+    if kind != "bank":
+        return columns[2]
+    return "" if raw else json.dumps(list(columns[2:]), ensure_ascii=False)
+
+
+_DOC_COLUMNS = ("project, kind, ref, type, title, tags, source, harness, session_id, created, last_seen, seen, "
+                "mtime_ns, size, status, promoted, body, digest")
+
+
+def _row_values(project: str, kind: str, doc: dict, mtime_ns: int, size: int, raw: bool) -> tuple[tuple, tuple]:
+    """(fts_docs values in _DOC_COLUMNS order, FTS columns) of one parsed file."""
+    columns = _columns(kind, doc)
+    values = (project, kind, doc["ref"], doc["type"], doc["title"], columns[1], doc["source"], doc["harness"],
+              doc["session_id"], doc["created"], doc["last_seen"], doc["seen"], mtime_ns, size, doc["status"],
+              doc["promoted"], _body(kind, columns, raw), _digest(columns))
+    return values, columns
+
+
+def add_row(conn: sqlite3.Connection, rel: str, project: str, kind: str, doc: dict, mtime_ns: int = 0, size: int = 0,
+            *, raw: bool = False) -> int:
+    """Index one parsed file (``parse_doc``'s fields) as a new row; its id. ``raw``: the file at ``rel`` gives the
+    text back exactly as indexed (a bank entry then keeps no copy of it)."""
+    values, columns = _row_values(project, kind, doc, mtime_ns, size, raw)
+    cur = conn.execute(f"INSERT INTO fts_docs (path, {_DOC_COLUMNS}) VALUES ({','.join('?' * (len(values) + 1))})",
+                       (rel, *values))
+    rowid = int(cur.lastrowid or 0)
     if kind == "memory":
-        conn.execute("INSERT INTO fts_mem (rowid, title, tags, body) VALUES (?,?,?,?)",
-                     (rowid, doc["title"], tags, doc["body"][:TEXT_CAP]))
+        conn.execute("INSERT INTO fts_mem (rowid, title, tags, body) VALUES (?,?,?,?)", (rowid, *columns))
     else:
         conn.execute("INSERT INTO fts_text (rowid, title, tags, prompt, actions, result) VALUES (?,?,?,?,?,?)",
-                     (rowid, doc["title"], tags, doc["prompt"][:TEXT_CAP], doc["actions"][:TEXT_CAP],
-                      doc["result"][:TEXT_CAP]))
+                     (rowid, *columns))
+    return rowid
+
+
+def _upsert(conn: sqlite3.Connection, root: str, rel: str, project: str, kind: str, text: str,
+            st: os.stat_result) -> None:
+    cleaned = _clean(text)
+    doc = parse_doc(kind, cleaned, os.path.basename(rel), st.st_mtime)
+    raw = cleaned == text
+    old = conn.execute("SELECT id, kind, digest FROM fts_docs WHERE path = ?", (rel,)).fetchone()
+    if old is not None:
+        values, _columns_ = _row_values(project, kind, doc, st.st_mtime_ns, st.st_size, raw)
+        if old[1] == kind and old[2] == values[-1]:  # the indexed text is unchanged: its FTS row stands
+            sets = ", ".join(f"{name.strip()} = ?" for name in _DOC_COLUMNS.split(","))
+            conn.execute(f"UPDATE fts_docs SET {sets} WHERE id = ?", (*values, old[0]))
+            return
+        _remove_rel(conn, root, rel)
+    add_row(conn, rel, project, kind, doc, st.st_mtime_ns, st.st_size, raw=raw)
+
+
+# ---------------------------------------------------------------- ghosts: fts_text rows whose text was lost
+
+GHOSTS_KEY = "fts_ghosts"
+GHOST_SHARE = 0.02  # a full sync compacts fts_text when more than this share of its rows are ghosts
+GHOST_MIN = 50
+
+
+def _add_ghosts(conn: sqlite3.Connection, count: int) -> None:
+    conn.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET "
+                 "value = CAST(value AS INTEGER) + excluded.value", (GHOSTS_KEY, str(count)))
+
+
+def ghosts(conn: sqlite3.Connection) -> int:
+    """fts_text rows left behind by a file changed or removed behind automem's back (as counted when it happened)."""
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (GHOSTS_KEY,)).fetchone()
+    return int(row[0]) if row and str(row[0]).isdigit() else 0
+
+
+def compact(conn: sqlite3.Connection, home_root=None, *, force: bool = False) -> int:
+    """Make fts_text again from each row's text, dropping every ghost; returns the rows made again (0: not needed).
+
+    Without ``force`` only when ghosts are more than GHOST_SHARE of the rows (and GHOST_MIN). The files are read
+    before the write lock is taken; a row whose text can no longer be had (its file changed since it was indexed)
+    leaves fts_docs, and its folder is listed again by the next sync, which indexes the file as it is now."""
+    count = ghosts(conn)
+    if not count and not force:
+        return 0
+    if not force:
+        rows_now = conn.execute("SELECT count(*) FROM fts_text_docsize").fetchone()[0]
+        if count < GHOST_MIN or count <= GHOST_SHARE * rows_now:
+            return 0
+    root = _home_str(home_root)
+    rows = conn.execute("SELECT id, kind, path, title, tags, body, digest FROM fts_docs WHERE kind != 'memory'"
+                        ).fetchall()
+    texts = {row[0]: (row[6], _text_columns(root, row[1:])) for row in rows}
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute("INSERT INTO fts_text (fts_text) VALUES ('delete-all')")
+        lost: list[tuple[int, str]] = []
+        made = 0
+        for rowid, path, digest in conn.execute("SELECT id, path, digest FROM fts_docs WHERE kind != 'memory'"
+                                                ).fetchall():
+            read = texts.get(rowid)
+            if read is None or read[1] is None or read[0] != digest:
+                lost.append((rowid, path))
+                continue
+            conn.execute("INSERT INTO fts_text (rowid, title, tags, prompt, actions, result) VALUES (?,?,?,?,?,?)",
+                         (rowid, *read[1]))
+            made += 1
+        for rowid, path in lost:
+            conn.execute("DELETE FROM fts_docs WHERE id = ?", (rowid,))
+            conn.execute("DELETE FROM fts_dirs WHERE path = ?", (path.rpartition("/")[0],))
+        conn.execute("DELETE FROM meta WHERE key = ?", (GHOSTS_KEY,))
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    conn.execute("INSERT INTO fts_text (fts_text) VALUES ('optimize')")
+    return made
 
 
 # ---------------------------------------------------------------- parsing (our own formats, by hand)
@@ -337,6 +531,8 @@ def iso_epoch(value, default: float) -> float:
     text = str(value or "").strip()
     if not text:
         return default
+    from datetime import datetime, timezone  # here: the hooks read the index without parsing a date
+
     try:
         parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
@@ -371,7 +567,7 @@ def sync(conn: sqlite3.Connection, home_root=None, slugs: list[str] | None = Non
             slugs = sorted(e.name for e in os.scandir(projects_dir) if e.is_dir())
         except OSError:
             slugs = []
-        _drop_missing_projects(conn, set(slugs))
+        _drop_missing_projects(conn, root, set(slugs))
     report = SyncReport()
     dirs = {row[0]: (row[1], row[2]) for row in conn.execute("SELECT path, mtime_ns, files FROM fts_dirs")}
     for slug in slugs:
@@ -393,19 +589,21 @@ def sync(conn: sqlite3.Connection, home_root=None, slugs: list[str] | None = Non
                     report.deferred.append(rel_dir)
                 continue
             _sync_dir(conn, root, rel_dir, kind, slug, recorded, deep, max_new, report, quick)
+    if not quick:
+        compact(conn, root)  # only when ghosts have piled up (files removed or changed behind automem's back)
     return report
 
 
-def _drop_missing_projects(conn: sqlite3.Connection, present: set[str]) -> None:
+def _drop_missing_projects(conn: sqlite3.Connection, root: str, present: set[str]) -> None:
     for (slug,) in conn.execute("SELECT DISTINCT project FROM fts_docs").fetchall():
         if slug not in present:
-            _remove_prefix(conn, f"projects/{slug}/")
+            _atomic(conn, _remove_prefix, conn, root, f"projects/{slug}/")
 
 
-def _remove_prefix(conn: sqlite3.Connection, prefix: str) -> int:
+def _remove_prefix(conn: sqlite3.Connection, root: str, prefix: str) -> int:
     rows = conn.execute("SELECT path FROM fts_docs WHERE path >= ? AND path < ?", (prefix, prefix + "\uffff")).fetchall()
     for (rel,) in rows:
-        _remove_rel(conn, rel)
+        _remove_rel(conn, root, rel)
     conn.execute("DELETE FROM fts_dirs WHERE path >= ? AND path < ?", (prefix, prefix + "\uffff"))
     conn.execute("DELETE FROM meta WHERE key >= ? AND key < ?", (STATS_KEY + prefix, STATS_KEY + prefix + "\uffff"))
     return len(rows)
@@ -419,7 +617,7 @@ def _sync_main(conn, root: str, slug: str, report: SyncReport, quick: bool = Fal
         st = os.stat(full)
     except OSError:
         if row is not None:
-            _remove_rel(conn, rel)
+            _atomic(conn, _remove_rel, conn, root, rel)
             report.removed += 1
         return
     if row is None or row[0] != st.st_mtime_ns or row[1] != st.st_size:
@@ -427,7 +625,7 @@ def _sync_main(conn, root: str, slug: str, report: SyncReport, quick: bool = Fal
             report.deferred.append(rel)  # indexing means the full redaction pass: not in a hook
             return
         try:
-            _upsert(conn, rel, slug, "main", _read(full), st)
+            _atomic(conn, _upsert, conn, root, rel, slug, "main", _read(full), st)
             report.indexed += 1
         except OSError:
             pass
@@ -440,7 +638,7 @@ def _sync_dir(conn, root, rel_dir, kind, slug, recorded, deep, max_new, report: 
     except OSError:
         if recorded is not None or conn.execute(
                 "SELECT 1 FROM fts_docs WHERE path >= ? AND path < ? LIMIT 1", (rel_dir + "/", rel_dir + "/\uffff")).fetchone():
-            report.removed += _remove_prefix(conn, rel_dir + "/")
+            report.removed += _atomic(conn, _remove_prefix, conn, root, rel_dir + "/")
             conn.execute("DELETE FROM meta WHERE key = ?", (STATS_KEY + rel_dir,))
         return
     same_listing = not deep and recorded is not None and recorded[0] == dir_mtime
@@ -484,7 +682,7 @@ def _sync_dir(conn, root, rel_dir, kind, slug, recorded, deep, max_new, report: 
     conn.execute("BEGIN")
     try:
         for rel in removed:
-            _remove_rel(conn, rel)
+            _remove_rel(conn, root, rel)
             report.removed += 1
         for rel in todo:
             full = os.path.join(root, rel)
@@ -493,7 +691,7 @@ def _sync_dir(conn, root, rel_dir, kind, slug, recorded, deep, max_new, report: 
                 text = _read(full)
             except OSError:
                 continue
-            _upsert(conn, rel, slug, kind, text, st)
+            _upsert(conn, root, rel, slug, kind, text, st)
             report.indexed += 1
         conn.execute("INSERT OR REPLACE INTO fts_dirs (path, mtime_ns, files) VALUES (?, ?, ?)",
                      (rel_dir, dir_mtime, len(names)))
@@ -587,16 +785,32 @@ def reindex(home_root=None) -> SyncReport:
     conn = open_index(home_root)
     try:
         conn.execute("BEGIN")
-        for table in ("fts_docs", "fts_mem", "fts_text", "fts_dirs"):
+        for table in ("fts_mem", "fts_text"):
+            conn.execute(f"INSERT INTO {table} ({table}) VALUES ('delete-all')")
+        for table in ("fts_docs", "fts_dirs"):
             conn.execute(f"DELETE FROM {table}")
         conn.execute("DELETE FROM meta WHERE key >= ? AND key < ?", (STATS_KEY, STATS_KEY + "\uffff"))
+        conn.execute("DELETE FROM meta WHERE key = ?", (GHOSTS_KEY,))
         conn.execute("COMMIT")
         report = sync(conn, home_root, deep=True)
         conn.execute("INSERT INTO fts_mem(fts_mem) VALUES ('optimize')")
         conn.execute("INSERT INTO fts_text(fts_text) VALUES ('optimize')")
+        _vacuum(conn)
         return report
     finally:
         conn.close()
+
+
+def _vacuum(conn: sqlite3.Connection) -> None:
+    """Give back the pages a rebuild freed, packed (rows indexed in listing order leave the path and date indexes
+    part empty); then fold the write-ahead log into the file."""
+    try:
+        conn.execute("VACUUM")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    except sqlite3.OperationalError as exc:  # another connection mid-transaction: the pages are reused instead
+        from automem.capture.errlog import log_error
+
+        log_error("index", f"VACUUM after reindex skipped: {exc}")
 
 
 def sync_detached(home_root=None) -> None:
@@ -641,6 +855,9 @@ def index_drift(home) -> dict:
     conn = open_index(root)
     try:
         rows = {r[0]: (r[1], r[2]) for r in conn.execute("SELECT path, mtime_ns, size FROM fts_docs")}
+        # search rows no file stands behind: an fts_text row whose text was lost, or damage done from outside
+        ghost_rows = sum(conn.execute(f"SELECT count(*) FROM {table}_docsize WHERE id NOT IN (SELECT id FROM fts_docs)"
+                                      ).fetchone()[0] for table in ("fts_mem", "fts_text"))
     finally:
         conn.close()
     on_disk: dict[str, tuple[int, int]] = {}
@@ -668,7 +885,7 @@ def index_drift(home) -> dict:
     stale = sorted(rel for rel in set(on_disk) & set(rows) if on_disk[rel] != rows[rel])
     return {
         "files": len(on_disk), "indexed": len(rows), "missing": len(missing), "stale": len(stale),
-        "orphaned": len(orphaned), "ok": not (missing or stale or orphaned),
+        "orphaned": len(orphaned), "ghosts": ghost_rows, "ok": not (missing or stale or orphaned or ghost_rows),
         "examples": {"missing": missing[:5], "stale": stale[:5], "orphaned": orphaned[:5]},
         "fix": "automem reindex",
     }
@@ -765,8 +982,8 @@ def memory_texts(conn: sqlite3.Connection, slugs: list[str]) -> list[tuple[str, 
     """(path, summary, body) of every memory of these projects, oldest first (what a new memory is deduped against)."""
     marks = ",".join("?" * len(slugs))
     return conn.execute(
-        f"SELECT d.path, d.title, m.body FROM fts_docs d JOIN fts_mem m ON m.rowid = d.id "
-        f"WHERE d.kind = 'memory' AND d.project IN ({marks}) ORDER BY d.id", slugs).fetchall()
+        f"SELECT path, title, body FROM fts_docs WHERE kind = 'memory' AND project IN ({marks}) ORDER BY id",
+        slugs).fetchall()
 
 
 def docs_by_id(conn: sqlite3.Connection, ids: list[int]) -> dict[int, dict]:

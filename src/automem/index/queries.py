@@ -62,7 +62,7 @@ def memory_words(conn: Connection, rowid: int) -> tuple[str, str, str] | None:
 
 
 def memories_of_tier(conn: Connection, project: str, tier: str | None, order: str, limit: int) -> list[tuple]:
-    """(ref, type, title, snippet, seen, last_seen, project, path) of a project's memories of one evidence tier,
+    """(ref, type, title, body, seen, last_seen, project, path) of a project's memories of one evidence tier,
     the first ``limit`` by ``order`` (last_seen or seen, highest first): the user's own when ``tier`` is None,
     else those promoted for the reason ``tier`` ("" for promoted with no reason recorded). Each walks one of the
     partial indexes over memories, so its cost does not grow with their number."""
@@ -70,18 +70,20 @@ def memories_of_tier(conn: Connection, project: str, tier: str | None, order: st
         raise ValueError(f"order must be one of {_ORDERS}, not {order!r}")
     where, params = ("status = 'user'", ()) if tier is None else ("status = 'promoted' AND promoted = ?", (tier,))
     return conn.execute(
-        f"SELECT ref, type, title, snippet, seen, last_seen, project, path FROM fts_docs "
+        f"SELECT ref, type, title, body, seen, last_seen, project, path FROM fts_docs "
         f"WHERE kind = 'memory' AND project = ? AND {where} ORDER BY {order} DESC LIMIT ?",
         (project, *params, limit)).fetchall()
 
 
-def newest_bank_entries(conn: Connection, project: str, limit: int) -> list[tuple[str, str, float]]:
-    """(title, snippet, created) of a project's newest bank entries."""
-    return conn.execute(
-        "SELECT title, snippet, created FROM fts_docs WHERE project = ? AND kind = "
-        "'bank' ORDER BY created DESC LIMIT ?",
+def newest_bank_entries(conn: Connection, project: str, limit: int) -> list[dict]:
+    """A project's newest bank entries, as rows fts.snippet_of reads (title, created, kind, path, tags, body, digest)."""
+    cur = conn.execute(
+        "SELECT title, created, kind, path, tags, body, digest FROM fts_docs WHERE project = ? AND kind = 'bank' "
+        "ORDER BY created DESC LIMIT ?",
         (project, limit),
-    ).fetchall()
+    )
+    cols = [c[0] for c in cur.description]
+    return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
 
 
 def paths_of_ref(conn: Connection, ref: str) -> list[tuple[str, str]]:

@@ -217,6 +217,8 @@ def _refresh_index(home: Home, changes: list[FileChange]) -> None:
             if change.renamed_to is not None:
                 fts.remove_file(change.path, str(home.root), conn)
             fts.index_file(change.renamed_to or change.path, str(home.root), conn)
+        # a rewritten bank entry's old words could not be read back from its file: fts_text is made again without them
+        fts.compact(conn, str(home.root), force=fts.ghosts(conn) > 0)
         queries.compact(conn)
     finally:
         conn.close()
