@@ -298,13 +298,19 @@ def _mcp_json_plan(path: Path, automem: Path, uninstall: bool) -> dict:
             new["mcpServers"][MCP_NAME] = {**(current or {}), **entry}
     style = wiring.detect_style(text) if text and text.strip() else wiring.JsonStyle()
     new_text = text if new == data else wiring.dump_settings(new, style)
-    return {"path": path, "kind": "json", "text": text, "new_text": new_text, "data": data, "new_data": new,
-            "note": note}
+    return {
+        "path": path,
+        "kind": "json",
+        "text": text,
+        "new_text": new_text,
+        "data": data,
+        "new_data": new,
+        "note": note,
+    }
 
 
 def _toml_block(automem: Path) -> str:
-    return (f"{TOML_START}\n[mcp_servers.{MCP_NAME}]\ncommand = {json.dumps(str(automem))}\n"
-            f'args = ["mcp"]\n{TOML_END}\n')
+    return f'{TOML_START}\n[mcp_servers.{MCP_NAME}]\ncommand = {json.dumps(str(automem))}\nargs = ["mcp"]\n{TOML_END}\n'
 
 
 def _toml_plan(path: Path, automem: Path, uninstall: bool) -> dict:
@@ -359,8 +365,13 @@ def apply_mcp_install(plans: list[dict], manifest: dict, created_dirs: list[str]
             say(plan["note"])
             records.setdefault(str(plan["path"]), {"harness": plan["harness"], "created": False, "backups": []})
             continue
-        apply_file_plan(plan, records, created_dirs, "registered the automem MCP server in {path}",
-                        "{path}: MCP server already registered, unchanged")
+        apply_file_plan(
+            plan,
+            records,
+            created_dirs,
+            "registered the automem MCP server in {path}",
+            "{path}: MCP server already registered, unchanged",
+        )
     return records
 
 
@@ -428,7 +439,9 @@ def install(args: argparse.Namespace) -> int:
     files = dict(manifest.get("files") or {})
     created_dirs = list(manifest.get("created_dirs") or [])
     for plan in plans:
-        apply_file_plan(plan, files, created_dirs, "wired automem hooks into {path}", "{path}: already wired, unchanged")
+        apply_file_plan(
+            plan, files, created_dirs, "wired automem hooks into {path}", "{path}: already wired, unchanged"
+        )
     # 3b. the MCP server (`automem mcp`) registered with each harness
     servers = apply_mcp_install(server_plans, manifest, created_dirs)
     # 4. slash commands
@@ -479,9 +492,11 @@ def codex_trust_note(hooks_files: list[Path]) -> str:
     pending = [h for h in reviewed if h["status"] == "untrusted"]
     if not pending:
         return "Codex: the automem hooks were trusted before (`automem doctor` checks they still are)."
-    return ("Codex: the automem hooks do not run until you trust them. Start the Codex TUI (`codex`), type /hooks "
-            f"and trust the {len(pending)} automem hooks; the review writes `[hooks.state.\"<key>\"] trusted_hash` "
-            f"into {config}. `codex exec` never asks. `automem doctor` checks it and prints the lines to add.")
+    return (
+        "Codex: the automem hooks do not run until you trust them. Start the Codex TUI (`codex`), type /hooks "
+        f'and trust the {len(pending)} automem hooks; the review writes `[hooks.state."<key>"] trusted_hash` '
+        f"into {config}. `codex exec` never asks. `automem doctor` checks it and prints the lines to add."
+    )
 
 
 def command_plans(scope: str, automem: Path, manifest: dict) -> list[dict]:
@@ -539,7 +554,9 @@ def uninstall(args: argparse.Namespace) -> int:
         for plan in server_plans:
             if plan["new_text"] != plan["text"]:
                 created = (manifest.get("mcp") or {}).get(str(plan["path"]), {}).get("created")
-                gone = created and (not plan["new_data"] if plan["kind"] == "json" else not (plan["new_text"] or "").strip())
+                gone = created and (
+                    not plan["new_data"] if plan["kind"] == "json" else not (plan["new_text"] or "").strip()
+                )
                 show_diff(plan["path"], plan["text"], None if gone else plan["new_text"])
         for plan in plans:
             if plan["new_data"] != plan["data"]:
@@ -550,7 +567,10 @@ def uninstall(args: argparse.Namespace) -> int:
                 say(f"{plan['path']}: nothing of automem's")
         return 0
     if not args.yes and sys.stdin.isatty():
-        if input("Remove automem's hooks, commands and venv (your memories stay)? [y/N] ").strip().lower() not in ("y", "yes"):
+        if input("Remove automem's hooks, commands and venv (your memories stay)? [y/N] ").strip().lower() not in (
+            "y",
+            "yes",
+        ):
             say("nothing changed")
             return 0
     for plan in plans:
@@ -629,13 +649,20 @@ def show_it_working(automem: Path) -> None:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="install.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--no-venv", action="store_true", help="install into the running interpreter, no venv")
-    parser.add_argument("--scope", choices=("user", "project"), default="user",
-                        help="user: ~/.claude/settings.json; project: <git top-level>/.claude/settings.json")
+    parser.add_argument(
+        "--scope",
+        choices=("user", "project"),
+        default="user",
+        help="user: ~/.claude/settings.json; project: <git top-level>/.claude/settings.json",
+    )
     parser.add_argument("--dry-run", action="store_true", help="print the changes as a diff, write nothing")
     parser.add_argument("--uninstall", action="store_true", help="remove what install added (memories stay)")
     parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
-    parser.add_argument("--skip-pip", action="store_true",
-                        help="do not run pip (the interpreter must already have automem; used by the tests)")
+    parser.add_argument(
+        "--skip-pip",
+        action="store_true",
+        help="do not run pip (the interpreter must already have automem; used by the tests)",
+    )
     parser.add_argument("--no-demo", action="store_true", help="skip the final demonstration")
     return parser.parse_args(argv)
 

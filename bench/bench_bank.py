@@ -76,7 +76,14 @@ def idle_pass(base: Path) -> float:
     home = base / "idle-home"
     sessions = home / ".claude" / "projects" / "-work-many"
     sessions.mkdir(parents=True)
-    src = CORPUS / "claude" / "omarchy-backup" / "projects" / "-home-vwestberg-Claude" / "8c880a68-969b-4b92-8733-a4927179d072.jsonl"
+    src = (
+        CORPUS
+        / "claude"
+        / "omarchy-backup"
+        / "projects"
+        / "-home-vwestberg-Claude"
+        / "8c880a68-969b-4b92-8733-a4927179d072.jsonl"
+    )
     data = src.read_bytes()
     for i in range(1000):
         (sessions / f"{i:08d}-0000-0000-0000-000000000000.jsonl").write_bytes(data)
@@ -99,8 +106,10 @@ def idle_pass(base: Path) -> float:
         pass_times.append(time.perf_counter() - start)
         assert report.banked == 0
     p, s = statistics.median(pass_times) * 1000, statistics.median(stat_times) * 1000
-    print(f"idle pass over {len(files)} transcripts: {p:.1f} ms median (stat floor {s:.1f} "
-          f"ms, {p / s:.1f}x; budget 100 ms)")
+    print(
+        f"idle pass over {len(files)} transcripts: {p:.1f} ms median (stat floor {s:.1f} "
+        f"ms, {p / s:.1f}x; budget 100 ms)"
+    )
     return p
 
 
@@ -132,7 +141,9 @@ def memory(base: Path) -> None:
             "print(r.banked, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n" % str(ROOT / "src")
         )
         env = {**os.environ, "HOME": str(home), "AUTOMEM_HOME": str(home / "automem")}
-        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout.split()
+        out = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        ).stdout.split()
         results[mb] = (int(out[0]), int(out[1]) / 1024)
         print(f"memory: {mb:4d} MB transcript -> {results[mb][0]} turns banked, peak RSS {results[mb][1]:.1f} MB")
     print(f"  peak RSS ratio 100 MB / 10 MB: {results[100][1] / results[10][1]:.2f}x (flat ~ 1x)")

@@ -54,16 +54,27 @@ def run_stops(tmp: Path, name: str, count: int) -> tuple[int, float, float]:
     backfill(3650, Home(home))  # the demo's turns are older than the default window: bank them too
     transcript = tmp / "transcript.jsonl"
     payload = tmp / f"{name}.json"
-    payload.write_text(json.dumps({"session_id": "burst", "hook_event_name": "Stop", "cwd": str(tmp / "proj"),
-                                   "transcript_path": str(transcript), "stop_hook_active": False}))
+    payload.write_text(
+        json.dumps(
+            {
+                "session_id": "burst",
+                "hook_event_name": "Stop",
+                "cwd": str(tmp / "proj"),
+                "transcript_path": str(transcript),
+                "stop_hook_active": False,
+            }
+        )
+    )
     env = {**os.environ, "AUTOMEM_HOME": str(home), "HOME": str(tmp), "AUTOMEM_MODEL": "off"}
     argv = [sys.executable, "-m", "automem", "hook", "Stop"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     hooks = set()
     for _ in range(count):
-        actions = [(os.POSIX_SPAWN_OPEN, 0, str(payload), os.O_RDONLY, 0),
-                   (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)]
+        actions = [
+            (os.POSIX_SPAWN_OPEN, 0, str(payload), os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+        ]
         hooks.add(os.posix_spawn(argv[0], argv, env, file_actions=actions))
     workers = 0
     worker_cpu = 0.0
@@ -94,10 +105,14 @@ def main() -> int:
         make_transcript(tmp / "transcript.jsonl")
         one = run_stops(tmp, "one", 1)
         burst = run_stops(tmp, "burst", args.burst)
-    print(f"1 Stop: {one[0]} worker(s), {one[1]:.2f} CPU-s (hook + worker; workers {one[3]:.2f}), "
-          f"idle after {one[2]:.2f} s")
-    print(f"{args.burst} Stops at once: {burst[0]} worker(s), {burst[1]:.2f} CPU-s (workers {burst[3]:.2f}), "
-          f"idle after {burst[2]:.2f} s -> {burst[1] / one[1]:.2f}x the CPU of one Stop")
+    print(
+        f"1 Stop: {one[0]} worker(s), {one[1]:.2f} CPU-s (hook + worker; workers {one[3]:.2f}), "
+        f"idle after {one[2]:.2f} s"
+    )
+    print(
+        f"{args.burst} Stops at once: {burst[0]} worker(s), {burst[1]:.2f} CPU-s (workers {burst[3]:.2f}), "
+        f"idle after {burst[2]:.2f} s -> {burst[1] / one[1]:.2f}x the CPU of one Stop"
+    )
     return 0
 
 

@@ -62,15 +62,34 @@ def payloads() -> dict[str, dict]:
     }
     command = {"command": "python -m pytest -x tests/", "description": "Run the test suite"}
     return {
-        "PreToolUse": {**common, "hook_event_name": "PreToolUse", "tool_name": "Bash",
-                       "tool_input": command, "tool_use_id": "toolu_01BenchPre"},
-        "PostToolUse": {**common, "hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": command,
-                        "tool_response": {"stdout": traceback_output(100_000), "stderr": "",
-                                          "interrupted": False, "isImage": False},
-                        "tool_use_id": "toolu_01BenchPost", "duration_ms": 12340},
-        "UserPromptSubmit": {**common, "hook_event_name": "UserPromptSubmit", "prompt_id": "bench-prompt",
-                             "prompt": "No, don't mock the database in these tests. From now on always use the "
-                                       "real SQLite file under tmp_path, and keep the fixtures small."},
+        "PreToolUse": {
+            **common,
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": command,
+            "tool_use_id": "toolu_01BenchPre",
+        },
+        "PostToolUse": {
+            **common,
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Bash",
+            "tool_input": command,
+            "tool_response": {
+                "stdout": traceback_output(100_000),
+                "stderr": "",
+                "interrupted": False,
+                "isImage": False,
+            },
+            "tool_use_id": "toolu_01BenchPost",
+            "duration_ms": 12340,
+        },
+        "UserPromptSubmit": {
+            **common,
+            "hook_event_name": "UserPromptSubmit",
+            "prompt_id": "bench-prompt",
+            "prompt": "No, don't mock the database in these tests. From now on always use the "
+            "real SQLite file under tmp_path, and keep the fixtures small.",
+        },
     }
 
 
@@ -78,10 +97,15 @@ def run_once(argv: list[str], stdin_path: str, env: dict) -> float:
     """Wall time (s) of one child, payload on stdin, stdout discarded."""
     with open(stdin_path, "rb") as stdin, open(os.devnull, "wb") as devnull:
         start = time.perf_counter()
-        pid = os.posix_spawn(argv[0], argv, env, file_actions=[
-            (os.POSIX_SPAWN_DUP2, stdin.fileno(), 0),
-            (os.POSIX_SPAWN_DUP2, devnull.fileno(), 1),
-        ])
+        pid = os.posix_spawn(
+            argv[0],
+            argv,
+            env,
+            file_actions=[
+                (os.POSIX_SPAWN_DUP2, stdin.fileno(), 0),
+                (os.POSIX_SPAWN_DUP2, devnull.fileno(), 1),
+            ],
+        )
         _, status = os.waitpid(pid, 0)
         elapsed = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
@@ -101,8 +125,14 @@ def peak_rss_kb(argv: list[str], stdin_path: str, env: dict, runs: int = 5) -> i
     peak = 0
     for _ in range(runs):
         with open(stdin_path, "rb") as stdin:
-            done = subprocess.run([TIME_BIN, "-f", "%M", *argv], stdin=stdin, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.PIPE, env=env, check=True)
+            done = subprocess.run(
+                [TIME_BIN, "-f", "%M", *argv],
+                stdin=stdin,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                env=env,
+                check=True,
+            )
         peak = max(peak, int(done.stderr.split()[-1]))
     return peak
 
@@ -130,8 +160,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=40, help="runs per case and per side (>= 30 recommended)")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a case is over the 1.5x budget")
-    parser.add_argument("--as-is", action="store_true",
-                        help="keep the environment's bytecode settings (e.g. PYTHONDONTWRITEBYTECODE=1)")
+    parser.add_argument(
+        "--as-is", action="store_true", help="keep the environment's bytecode settings (e.g. PYTHONDONTWRITEBYTECODE=1)"
+    )
     args = parser.parse_args()
 
     bindir = venv_bin()
@@ -141,7 +172,9 @@ def main() -> int:
         env = bytecode_env(tmp, args.as_is)
         cache = "as the environment says" if args.as_is else "bytecode cached in a temp PYTHONPYCACHEPREFIX"
         print(f"capture hook vs floor, {args.runs} interleaved runs each, {automem}, {cache}")
-        print(f"{'event':<18}{'payload':>10}{'hook ms':>10}{'floor ms':>10}{'ratio':>8}{'hook RSS':>11}{'floor RSS':>11}")
+        print(
+            f"{'event':<18}{'payload':>10}{'hook ms':>10}{'floor ms':>10}{'ratio':>8}{'hook RSS':>11}{'floor RSS':>11}"
+        )
         for event, payload in payloads().items():
             stdin_path = os.path.join(tmp, f"{event}.json")
             data = json.dumps(payload).encode()
@@ -159,8 +192,10 @@ def main() -> int:
             ratio = hook_ms / floor_ms
             if ratio > BUDGET:
                 over.append(event)
-            print(f"{event:<18}{len(data) / 1024:>8.1f}KB{hook_ms:>10.1f}{floor_ms:>10.1f}{ratio:>7.2f}x"
-                  f"{_mb(hook_rss):>11}{_mb(floor_rss):>11}")
+            print(
+                f"{event:<18}{len(data) / 1024:>8.1f}KB{hook_ms:>10.1f}{floor_ms:>10.1f}{ratio:>7.2f}x"
+                f"{_mb(hook_rss):>11}{_mb(floor_rss):>11}"
+            )
         spool = Path(env["AUTOMEM_HOME"], "spool")
         lines = sum(len(p.read_bytes().splitlines()) for p in spool.glob("*.jsonl*")) if spool.exists() else 0
         log = Path(env["AUTOMEM_HOME"], "log", "automem.log")

@@ -79,8 +79,12 @@ def score_cases(mod, cases, fn) -> dict:
     pos = [r for r in res if not r["negative"]]
     neg = [r for r in res if r["negative"]]
     return {
-        "tp": sum(r["ok"] for r in pos), "pos": len(pos), "fp": sum(not r["ok"] for r in neg), "neg": len(neg),
-        "misses": [r["id"] for r in pos if not r["ok"]], "fps": [r["id"] for r in neg if not r["ok"]],
+        "tp": sum(r["ok"] for r in pos),
+        "pos": len(pos),
+        "fp": sum(not r["ok"] for r in neg),
+        "neg": len(neg),
+        "misses": [r["id"] for r in pos if not r["ok"]],
+        "fps": [r["id"] for r in neg if not r["ok"]],
     }
 
 
@@ -120,9 +124,25 @@ def wheels(pkg: str, version: str) -> dict:
         for plat in plats:
             with tempfile.TemporaryDirectory() as d:
                 r = subprocess.run(
-                    [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary", ":all:",
-                     "--platform", plat, "--python-version", "3.11", "-d", d, f"{pkg}=={version}"],
-                    capture_output=True, text=True,
+                    [
+                        sys.executable,
+                        "-m",
+                        "pip",
+                        "download",
+                        "-q",
+                        "--no-deps",
+                        "--only-binary",
+                        ":all:",
+                        "--platform",
+                        plat,
+                        "--python-version",
+                        "3.11",
+                        "-d",
+                        d,
+                        f"{pkg}=={version}",
+                    ],
+                    capture_output=True,
+                    text=True,
                 )
                 files = [p.name for p in Path(d).iterdir()]
             if r.returncode == 0 and files:
@@ -152,8 +172,10 @@ def main() -> None:
         cells = []
         for sname, cases in suites.items():
             s = score_cases(mod, cases, fn)
-            cells.append(f"{s['tp']:>4d}/{s['pos']:<4d}{100 * s['tp'] / max(1, s['pos']):5.1f}% "
-                         f"{s['fp']:>3d}/{s['neg']:<3d}{100 * s['fp'] / max(1, s['neg']):4.1f}%")
+            cells.append(
+                f"{s['tp']:>4d}/{s['pos']:<4d}{100 * s['tp'] / max(1, s['pos']):5.1f}% "
+                f"{s['fp']:>3d}/{s['neg']:<3d}{100 * s['fp'] / max(1, s['neg']):4.1f}%"
+            )
             if a.show_misses:
                 print(f"  {label} {sname} misses: {' '.join(s['misses'][: a.show_misses])}")
                 print(f"  {label} {sname} FPs:    {' '.join(s['fps'][: a.show_misses])}")
@@ -161,8 +183,10 @@ def main() -> None:
     print()
     for name, (pkg, ver) in PACKAGES.items():
         cost = import_cost(name)
-        print(f"{name}: load+warm-up {cost['load_ms']:.0f} ms, first scan {cost['first_scan_ms']:.1f} ms"
-              + (f", error {cost['err']}" if cost["err"] else ""))
+        print(
+            f"{name}: load+warm-up {cost['load_ms']:.0f} ms, first scan {cost['first_scan_ms']:.1f} ms"
+            + (f", error {cost['err']}" if cost["err"] else "")
+        )
         if a.wheels:
             for label, f in wheels(pkg, ver).items():
                 print(f"  {label:14s} {f}")

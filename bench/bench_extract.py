@@ -39,8 +39,15 @@ def median_ms(func, runs: int = RUNS, settle: float = 0.0) -> float:
 
 
 def bench_stop_hook(tmp: Path) -> None:
-    payload = json.dumps({"session_id": "bench", "hook_event_name": "Stop", "cwd": str(tmp),
-                          "transcript_path": str(tmp / "missing.jsonl"), "stop_hook_active": False})
+    payload = json.dumps(
+        {
+            "session_id": "bench",
+            "hook_event_name": "Stop",
+            "cwd": str(tmp),
+            "transcript_path": str(tmp / "missing.jsonl"),
+            "stop_hook_active": False,
+        }
+    )
     env = {**os.environ, "AUTOMEM_HOME": str(tmp / "home"), "HOME": str(tmp)}
     floor = [sys.executable, "-c", "import json, sys; json.load(sys.stdin)"]
     hook = [sys.executable, "-m", "automem.capture.hook", "Stop"]
@@ -50,8 +57,9 @@ def bench_stop_hook(tmp: Path) -> None:
 
     floor_ms = median_ms(lambda: run(floor), settle=0.6)
     hook_ms = median_ms(lambda: run(hook), settle=0.6)
-    print(f"stop hook: {hook_ms:.1f} ms median vs parse floor {floor_ms:.1f} ms -> {hook_ms / floor_ms:.2f}x "
-          f"(budget 2x)")
+    print(
+        f"stop hook: {hook_ms:.1f} ms median vs parse floor {floor_ms:.1f} ms -> {hook_ms / floor_ms:.2f}x (budget 2x)"
+    )
 
 
 def make_transcript(path: Path, size: int = 2_000_000) -> None:
@@ -90,9 +98,11 @@ def bench_extract(tmp: Path) -> None:
 
 def corpus(n: int) -> list[str]:
     rng = random.Random(7)
-    words = ("pytest npm pnpm docker build cache import module path env config theme color commit branch test lint "
-             "format release deploy server port api token database migration schema index query shell bash python "
-             "node vite react component render width file tree filter session sandbox escalate permission").split()
+    words = (
+        "pytest npm pnpm docker build cache import module path env config theme color commit branch test lint "
+        "format release deploy server port api token database migration schema index query shell bash python "
+        "node vite react component render width file tree filter session sandbox escalate permission"
+    ).split()
     return [" ".join(rng.choice(words) for _ in range(rng.randint(8, 30))) + f" item{i}" for i in range(n)]
 
 
@@ -106,7 +116,9 @@ def bench_dedupe() -> None:
     build_fts = (time.perf_counter() - start) * 1000
     it = iter(queries * 10)
     fts_ms = median_ms(lambda: deduper.best(next(it)), runs=50)
-    print(f"dedupe FTS5: {fts_ms:.2f} ms per check on 10,000 memories (index built in {build_fts:.0f} ms; budget 20 ms)")
+    print(
+        f"dedupe FTS5: {fts_ms:.2f} ms per check on 10,000 memories (index built in {build_fts:.0f} ms; budget 20 ms)"
+    )
     try:
         from rank_bm25 import BM25Okapi
     except ImportError:
@@ -117,8 +129,10 @@ def bench_dedupe() -> None:
     build_bm = (time.perf_counter() - start) * 1000
     it2 = iter(queries * 10)
     bm_ms = median_ms(lambda: bm25.get_scores(_terms(next(it2))), runs=50)
-    print(f"dedupe rank-bm25: {bm_ms:.2f} ms per check (index built in {build_bm:.0f} ms) -> "
-          f"FTS5 is {bm_ms / fts_ms:.1f}x faster")
+    print(
+        f"dedupe rank-bm25: {bm_ms:.2f} ms per check (index built in {build_bm:.0f} ms) -> "
+        f"FTS5 is {bm_ms / fts_ms:.1f}x faster"
+    )
 
 
 _STAMP = None
@@ -174,14 +188,30 @@ def bench_worker(tmp: Path, runs: int = 3) -> None:
                     json.loads(line)
             floor = time.process_time() - start
             process_floor = _child_cpu([sys.executable, "-c", parse, str(transcript)], env)
-            worker = _child_cpu([sys.executable, "-m", "automem.extract.worker", "--session", src.stem, "--transcript",
-                                 str(transcript), "--harness", "claude-code", "--cwd", str(base / "proj")], env)
+            worker = _child_cpu(
+                [
+                    sys.executable,
+                    "-m",
+                    "automem.extract.worker",
+                    "--session",
+                    src.stem,
+                    "--transcript",
+                    str(transcript),
+                    "--harness",
+                    "claude-code",
+                    "--cwd",
+                    str(base / "proj"),
+                ],
+                env,
+            )
             banked = len(list((base / "home" / "projects").glob("*/bank/*.md")))
             rows.append((worker, floor, process_floor, banked))
         worker, floor, process_floor = (statistics.median(r[i] for r in rows) for i in range(3))
-        print(f"worker on {src.stat().st_size / 1e6:.1f} MB ({rows[-1][3]} turns banked): {worker:.3f} CPU-s; "
-              f"json.loads floor {floor:.3f} s ({worker / floor:.0f}x), python + json.loads {process_floor:.3f} s "
-              f"({worker / process_floor:.1f}x)")
+        print(
+            f"worker on {src.stat().st_size / 1e6:.1f} MB ({rows[-1][3]} turns banked): {worker:.3f} CPU-s; "
+            f"json.loads floor {floor:.3f} s ({worker / floor:.0f}x), python + json.loads {process_floor:.3f} s "
+            f"({worker / process_floor:.1f}x)"
+        )
 
 
 def main() -> None:

@@ -27,8 +27,12 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 BUDGET_RATIO = 3.0
 SDK_SERVER = "from automem.mcp_sdk import build_server; build_server().run('stdio')"
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}},
+}
 
 
 def _venv_bin() -> Path:
@@ -121,29 +125,44 @@ def main(argv: list[str] | None = None) -> int:
         session = Session(ours_argv, env, cwd)
         session.open()
         t = time.perf_counter()
-        found = session.ask("tools/call", {"name": "memory_search",
-                                           "arguments": {"query": "pytest fixture database migration"}})
+        found = session.ask(
+            "tools/call", {"name": "memory_search", "arguments": {"query": "pytest fixture database migration"}}
+        )
         search_s = time.perf_counter() - t
         t = time.perf_counter()
-        banked = session.ask("tools/call", {"name": "memory_bank", "arguments": {
-            "type": "pattern", "summary": "Bench lesson about the nightly export job",
-            "content": "The nightly export job needs the reporting replica, not the primary."}})
+        banked = session.ask(
+            "tools/call",
+            {
+                "name": "memory_bank",
+                "arguments": {
+                    "type": "pattern",
+                    "summary": "Bench lesson about the nightly export job",
+                    "content": "The nightly export job needs the reporting replica, not the primary.",
+                },
+            },
+        )
         bank_s = time.perf_counter() - t
         session.close()
 
     med = statistics.median
     ratio = med(listed) / med(bare)
     print(f"floor: bare python {med(bare) * 1000:.0f} ms (median of {args.runs})")
-    print(f"automem mcp: spawn -> initialize {med(init) * 1000:.0f} ms, -> {count} tools listed "
-          f"{med(listed) * 1000:.0f} ms (median; max {max(listed) * 1000:.0f} ms); {ratio:.2f}x the bare python "
-          f"start; budget {BUDGET_RATIO:.1f}x")
+    print(
+        f"automem mcp: spawn -> initialize {med(init) * 1000:.0f} ms, -> {count} tools listed "
+        f"{med(listed) * 1000:.0f} ms (median; max {max(listed) * 1000:.0f} ms); {ratio:.2f}x the bare python "
+        f"start; budget {BUDGET_RATIO:.1f}x"
+    )
     if sdk_listed:
-        print(f"the same tools on the MCP SDK's server: -> initialize {med(sdk_init) * 1000:.0f} ms, -> tools listed "
-              f"{med(sdk_listed) * 1000:.0f} ms ({med(sdk_listed) / med(bare):.1f}x the bare python start, "
-              f"{med(sdk_listed) / med(listed):.1f}x automem mcp)")
-    print(f"first memory_search {search_s * 1000:.0f} ms ({found['result']['structuredContent']['count']} hits); "
-          f"memory_bank with dedupe over {args.memories} memories {bank_s * 1000:.0f} ms "
-          f"({banked['result']['structuredContent']['status']})")
+        print(
+            f"the same tools on the MCP SDK's server: -> initialize {med(sdk_init) * 1000:.0f} ms, -> tools listed "
+            f"{med(sdk_listed) * 1000:.0f} ms ({med(sdk_listed) / med(bare):.1f}x the bare python start, "
+            f"{med(sdk_listed) / med(listed):.1f}x automem mcp)"
+        )
+    print(
+        f"first memory_search {search_s * 1000:.0f} ms ({found['result']['structuredContent']['count']} hits); "
+        f"memory_bank with dedupe over {args.memories} memories {bank_s * 1000:.0f} ms "
+        f"({banked['result']['structuredContent']['status']})"
+    )
     over = ratio > BUDGET_RATIO
     if over:
         print("OVER BUDGET")

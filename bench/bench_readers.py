@@ -25,7 +25,14 @@ sys.path.insert(0, str(ROOT / "src"))
 from automem.harness import claude_code, codex, pi  # noqa: E402
 
 TARGET_MB_PER_S = 20.0
-SEED_FILE = CORPUS / "claude" / "omarchy-backup" / "projects" / "-home-vwestberg-Claude" / "44ef5cbf-9cc3-4f7b-ac40-337a4d39713b.jsonl"
+SEED_FILE = (
+    CORPUS
+    / "claude"
+    / "omarchy-backup"
+    / "projects"
+    / "-home-vwestberg-Claude"
+    / "44ef5cbf-9cc3-4f7b-ac40-337a4d39713b.jsonl"
+)
 
 
 def corpus_files() -> list[tuple[object, Path]]:
@@ -77,9 +84,11 @@ def throughput() -> None:
     floor_mbps = total_mb / floor_s
     print(f"corpus: {len(files)} files, {size / 1e6:.2f} MB x {repeats} = {total_mb:.1f} MB, {turns} turns")
     print(f"floor (lines + json.loads): {floor_mbps:.1f} MB/s")
-    print(f"readers:                    {mbps:.1f} MB/s  ({mbps / floor_mbps:.2f}x floor)  "
-          f"target >= {TARGET_MB_PER_S:.0f} MB/s: "
-          f"{'OK' if mbps >= TARGET_MB_PER_S else 'BELOW'}")
+    print(
+        f"readers:                    {mbps:.1f} MB/s  ({mbps / floor_mbps:.2f}x floor)  "
+        f"target >= {TARGET_MB_PER_S:.0f} MB/s: "
+        f"{'OK' if mbps >= TARGET_MB_PER_S else 'BELOW'}"
+    )
 
 
 def synthesize(target_bytes: int, out: Path) -> int:
@@ -119,7 +128,9 @@ def memory() -> None:
             path = Path(tmp) / f"synthetic-{label.replace(' ', '')}.jsonl"
             written = synthesize(size, path)
             code = CHILD.format(src=str(ROOT / "src"), path=str(path))
-            out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+            out = subprocess.run(
+                [sys.executable, "-c", code], capture_output=True, text=True, check=True
+            ).stdout.split()
             turns, base_kb, peak_kb, took = int(out[0]), int(out[1]), int(out[2]), float(out[3])
             results[label] = peak_kb
             print(

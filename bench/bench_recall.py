@@ -37,11 +37,36 @@ INDEX_RATIO_BUDGET = 1.2  # index.db against the Markdown it indexes, at 100,000
 PROJECT_CWD = "/home/dev/bigproject"
 
 _TOPICS = [
-    "pytest fixture", "database migration", "docker compose", "ruff lint", "mypy types", "github actions", "redis cache",
-    "postgres index", "react component", "webpack build", "api pagination", "oauth token refresh", "retry backoff",
-    "logging format", "unicode paths", "windows line endings", "git rebase", "semantic versioning", "feature flag",
-    "rate limiter", "cron schedule", "s3 upload", "csv export", "timezone handling", "memory leak", "flaky test",
-    "deadlock", "race condition", "schema validation", "config reload",
+    "pytest fixture",
+    "database migration",
+    "docker compose",
+    "ruff lint",
+    "mypy types",
+    "github actions",
+    "redis cache",
+    "postgres index",
+    "react component",
+    "webpack build",
+    "api pagination",
+    "oauth token refresh",
+    "retry backoff",
+    "logging format",
+    "unicode paths",
+    "windows line endings",
+    "git rebase",
+    "semantic versioning",
+    "feature flag",
+    "rate limiter",
+    "cron schedule",
+    "s3 upload",
+    "csv export",
+    "timezone handling",
+    "memory leak",
+    "flaky test",
+    "deadlock",
+    "race condition",
+    "schema validation",
+    "config reload",
 ]
 _TYPES = ["pattern", "decision", "preference", "observation"]
 
@@ -74,12 +99,29 @@ def memory_text(i: int, rng: random.Random, vocab: list[str], now: float) -> tup
     summary = f"{topic}: {_words(rng, vocab, 6)}"
     mem_id = f"{_file_iso(created)[:19]}-{i:06x}"
     front = [
-        "---", f"id: {json.dumps(mem_id)}", f"type: {json.dumps(_TYPES[i % 4])}", f"summary: {json.dumps(summary)}",
-        "tags:", '  - "auto-memorize"', f"  - {json.dumps(_TYPES[i % 4])}", 'scope: "project"', 'source: "auto-memorize"',
-        'harness: "claude-code"', f'session_id: "sess-{i % 500}"', f"created: {json.dumps(_iso(created))}",
-        f"last_seen: {json.dumps(_iso(created + seen * 3600))}", f"seen: {seen}", 'status: "promoted"', "---", "",
-        f"When working on {topic}, {_words(rng, vocab, 30)}.", "",
-        f"**Why:** {_words(rng, vocab, 12)}", "", f"**How to apply:** {_words(rng, vocab, 10)}", "",
+        "---",
+        f"id: {json.dumps(mem_id)}",
+        f"type: {json.dumps(_TYPES[i % 4])}",
+        f"summary: {json.dumps(summary)}",
+        "tags:",
+        '  - "auto-memorize"',
+        f"  - {json.dumps(_TYPES[i % 4])}",
+        'scope: "project"',
+        'source: "auto-memorize"',
+        'harness: "claude-code"',
+        f'session_id: "sess-{i % 500}"',
+        f"created: {json.dumps(_iso(created))}",
+        f"last_seen: {json.dumps(_iso(created + seen * 3600))}",
+        f"seen: {seen}",
+        'status: "promoted"',
+        "---",
+        "",
+        f"When working on {topic}, {_words(rng, vocab, 30)}.",
+        "",
+        f"**Why:** {_words(rng, vocab, 12)}",
+        "",
+        f"**How to apply:** {_words(rng, vocab, 10)}",
+        "",
     ]
     return f"{_file_iso(created)}--m{i:06d}.md", "\n".join(front)
 
@@ -90,19 +132,49 @@ def bank_text(i: int, rng: random.Random, vocab: list[str], now: float) -> tuple
     ts = now - rng.uniform(0, 365 * 86400)
     title = f"fix {topic} {_words(rng, vocab, 3)}"
     tags = sorted({rng.choice(["bash", "edit", "read", "write", "grep"]) for _ in range(3)})
-    text = "\n".join([
-        "---", f"id: {json.dumps(_file_iso(ts))}", f"ts: {json.dumps(_iso(ts))}", f"title: {json.dumps(title)}",
-        "tags:", *[f"  - {json.dumps(t)}" for t in tags], f'cwd: "{PROJECT_CWD}"', f'session_id: "sess-{i % 900}"',
-        'harness: "claude-code"', f'turn_key: "claude-code:sess-{i % 900}:{i}"', 'source: "autobank:claude-code"', "---",
-        "", "## Prompt", "", f"please {title} {_words(rng, vocab, 15)}", "", "## Actions", "",
-        f"- bash: pytest -k {rng.choice(vocab)}", f"- edit: src/{rng.choice(vocab)}.py", "", "## Result", "",
-        f"Done: {topic} {_words(rng, vocab, 40)}", "",
-    ])
+    text = "\n".join(
+        [
+            "---",
+            f"id: {json.dumps(_file_iso(ts))}",
+            f"ts: {json.dumps(_iso(ts))}",
+            f"title: {json.dumps(title)}",
+            "tags:",
+            *[f"  - {json.dumps(t)}" for t in tags],
+            f'cwd: "{PROJECT_CWD}"',
+            f'session_id: "sess-{i % 900}"',
+            'harness: "claude-code"',
+            f'turn_key: "claude-code:sess-{i % 900}:{i}"',
+            'source: "autobank:claude-code"',
+            "---",
+            "",
+            "## Prompt",
+            "",
+            f"please {title} {_words(rng, vocab, 15)}",
+            "",
+            "## Actions",
+            "",
+            f"- bash: pytest -k {rng.choice(vocab)}",
+            f"- edit: src/{rng.choice(vocab)}.py",
+            "",
+            "## Result",
+            "",
+            f"Done: {topic} {_words(rng, vocab, 40)}",
+            "",
+        ]
+    )
     return f"{_file_iso(ts)}--b{i:06d}.md", text
 
 
-def make_tree(home: Path, slug: str, memories: int, bank: int, *, seed: int = 5, bank_files: int | None = None,
-              now: float | None = None) -> dict:
+def make_tree(
+    home: Path,
+    slug: str,
+    memories: int,
+    bank: int,
+    *,
+    seed: int = 5,
+    bank_files: int | None = None,
+    now: float | None = None,
+) -> dict:
     """Write the synthetic tree; ``bank_files`` < ``bank`` writes only that many bank files (tests)."""
     now = time.time() if now is None else now
     rng = random.Random(seed)
@@ -113,7 +185,9 @@ def make_tree(home: Path, slug: str, memories: int, bank: int, *, seed: int = 5,
     (project / "MAIN.md").write_text(
         "# Project Memory\n\nBig synthetic project for the recall benchmark.\nUse ruff "
         "and pytest; deploy with docker compose.\n\n"
-        "<!-- automem:index:start -->\n<!-- automem:index:end -->\n", encoding="utf-8")
+        "<!-- automem:index:start -->\n<!-- automem:index:end -->\n",
+        encoding="utf-8",
+    )
     for i in range(memories):
         name, text = memory_text(i, rng, vocab, now)
         (project / "memories" / name).write_text(text, encoding="utf-8")
@@ -122,14 +196,20 @@ def make_tree(home: Path, slug: str, memories: int, bank: int, *, seed: int = 5,
         name, text = bank_text(i, rng, vocab, now)
         (project / "bank" / name).write_text(text, encoding="utf-8")
     day = time.strftime("%Y-%m-%d", time.localtime(now))
-    (project / "journal" / f"{day}.md").write_text("".join(
-        f"\n## Job #{n} (engineer) — 0{n}:00\n**Task:** nightly {_TOPICS[n]} "
-        f"run\n**Result:** completed, $0.12, 40s\n"
-        for n in range(1, 6)), encoding="utf-8")
+    (project / "journal" / f"{day}.md").write_text(
+        "".join(
+            f"\n## Job #{n} (engineer) — 0{n}:00\n**Task:** nightly {_TOPICS[n]} "
+            f"run\n**Result:** completed, $0.12, 40s\n"
+            for n in range(1, 6)
+        ),
+        encoding="utf-8",
+    )
     return {"vocab": vocab, "project": project}
 
 
-def add_bank_rows(conn, slug: str, start: int, count: int, vocab: list[str], *, seed: int = 9, now: float | None = None) -> None:
+def add_bank_rows(
+    conn, slug: str, start: int, count: int, vocab: list[str], *, seed: int = 9, now: float | None = None
+) -> None:
     """Index rows for bank entries that have no file (tests: a 100,000-entry index without 100,000 files)."""
     from automem.index.fts import add_row, parse_doc
 
@@ -163,8 +243,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--memories", type=int, default=10_000)
     parser.add_argument("--bank", type=int, default=100_000)
-    parser.add_argument("--scales", help="Comma-separated entry counts (e.g. 1000,10000,100000): one tree each, "
-                                         "N bank entries and N/10 memories, and the hooks' growth from the first.")
+    parser.add_argument(
+        "--scales",
+        help="Comma-separated entry counts (e.g. 1000,10000,100000): one tree each, "
+        "N bank entries and N/10 memories, and the hooks' growth from the first.",
+    )
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--keep", help="Build (or reuse) the tree(s) in this folder and keep them.")
     parser.add_argument("--strict", action="store_true", help="Exit 1 when a budget is missed.")
@@ -183,14 +266,18 @@ def main() -> int:
     print("\n| entries | SessionStart ms | x floor | UserPromptSubmit ms | x floor | floor ms | index / Markdown |")
     print("|---|---|---|---|---|---|---|")
     for n, fig in results:
-        print(f"| {n:,} | {fig['start']:.1f} | {fig['start'] / fig['floor']:.2f}x | {fig['prompt']:.1f} | "
-              f"{fig['prompt'] / fig['floor']:.2f}x | {fig['floor']:.1f} | {fig['index_ratio']:.2f}x |")
+        print(
+            f"| {n:,} | {fig['start']:.1f} | {fig['start'] / fig['floor']:.2f}x | {fig['prompt']:.1f} | "
+            f"{fig['prompt'] / fig['floor']:.2f}x | {fig['floor']:.1f} | {fig['index_ratio']:.2f}x |"
+        )
     ok = all(fig["ok"] for _n, fig in results)
     for n, fig in results[1:]:
-        print(f"{n:,} vs {first_n:,} entries: SessionStart {fig['start'] / first['start']:.2f}x, "
-              f"UserPromptSubmit {fig['prompt'] / first['prompt']:.2f}x its cost (budget <= 1.10x); "
-              f"ratios to floor {first['start'] / first['floor']:.2f}x -> {fig['start'] / fig['floor']:.2f}x and "
-              f"{first['prompt'] / first['floor']:.2f}x -> {fig['prompt'] / fig['floor']:.2f}x (budget <= 2x)")
+        print(
+            f"{n:,} vs {first_n:,} entries: SessionStart {fig['start'] / first['start']:.2f}x, "
+            f"UserPromptSubmit {fig['prompt'] / first['prompt']:.2f}x its cost (budget <= 1.10x); "
+            f"ratios to floor {first['start'] / first['floor']:.2f}x -> {fig['start'] / fig['floor']:.2f}x and "
+            f"{first['prompt'] / first['floor']:.2f}x -> {fig['prompt'] / fig['floor']:.2f}x (budget <= 2x)"
+        )
     print("within budget" if ok else "OVER BUDGET")
     return 1 if args.strict and not ok else 0
 
@@ -223,8 +310,10 @@ def run_scale(base: Path, memories: int, bank: int, runs: int) -> dict:
         print(f"tree written in {t1 - t0:.1f} s; reindex of {report.indexed} files in {t2 - t1:.1f} s")
     db_bytes = sum(p.stat().st_size for p in home.glob("index.db*"))
     md_bytes = _tree_bytes(home)
-    print(f"index.db: {db_bytes / 1e6:.1f} MB for {md_bytes / 1e6:.1f} MB of Markdown ({db_bytes / md_bytes:.2f}x; "
-          f"budget {INDEX_RATIO_BUDGET}x at 100,000 entries)")
+    print(
+        f"index.db: {db_bytes / 1e6:.1f} MB for {md_bytes / 1e6:.1f} MB of Markdown ({db_bytes / md_bytes:.2f}x; "
+        f"budget {INDEX_RATIO_BUDGET}x at 100,000 entries)"
+    )
 
     binary = venv_bin()
     common = {"session_id": "bench-session", "transcript_path": "/tmp/x.jsonl", "cwd": PROJECT_CWD}
@@ -232,10 +321,13 @@ def run_scale(base: Path, memories: int, bank: int, runs: int) -> dict:
     prompts = [f"how should we handle the {topic} here" for topic in fts_topics()]
     parse_floor = [str(binary / "python"), "-c", "import sys, json; json.loads(sys.stdin.buffer.read())"]
     # what any hook that reads memory must do: start Python, parse the payload, open SQLite, one FTS5 query
-    query_floor = [str(binary / "python"), "-c",
-                   "import sys, json, sqlite3; json.loads(sys.stdin.buffer.read()); "
-                   f"c = sqlite3.connect({str(home / 'index.db')!r}); "
-                   "c.execute(\"SELECT rowid FROM fts_mem WHERE fts_mem MATCH 'redis cache' LIMIT 8\").fetchall()"]
+    query_floor = [
+        str(binary / "python"),
+        "-c",
+        "import sys, json, sqlite3; json.loads(sys.stdin.buffer.read()); "
+        f"c = sqlite3.connect({str(home / 'index.db')!r}); "
+        "c.execute(\"SELECT rowid FROM fts_mem WHERE fts_mem MATCH 'redis cache' LIMIT 8\").fetchall()",
+    ]
     hook = [str(binary / "automem"), "hook"]
     parse, floor, starts, prompts_ms = [], [], [], []
     out_start = out_prompt = b""
@@ -244,8 +336,14 @@ def run_scale(base: Path, memories: int, bank: int, runs: int) -> dict:
         a = _run_ms(parse_floor, start_payload, env)[0]
         b = _run_ms(query_floor, start_payload, env)[0]
         ms, out_start = _run_ms([*hook, "SessionStart"], start_payload, env)
-        payload = json.dumps({**common, "session_id": f"bench-{run}", "hook_event_name": "UserPromptSubmit",
-                              "prompt": prompts[run % len(prompts)]}).encode()
+        payload = json.dumps(
+            {
+                **common,
+                "session_id": f"bench-{run}",
+                "hook_event_name": "UserPromptSubmit",
+                "prompt": prompts[run % len(prompts)],
+            }
+        ).encode()
         ms2, out_prompt = _run_ms([*hook, "UserPromptSubmit"], payload, env)
         if not warm:
             parse.append(a)
@@ -268,17 +366,30 @@ def run_scale(base: Path, memories: int, bank: int, runs: int) -> dict:
     pf, f, s, p, r = (statistics.median(x) for x in (parse, floor, starts, prompts_ms, recall_ms))
     print(f"python floor (parse payload):            {pf:7.1f} ms median")
     print(f"query floor (parse, open SQLite, 1 FTS5): {f:7.1f} ms median")
-    print(f"SessionStart hook, whole:                {s:7.1f} ms median ({s / f:.2f}x query floor; "
-          f"budget {HOOK_BUDGET_MS:.0f} ms)  brief {len(brief)} chars")
-    print(f"UserPromptSubmit hook, whole:            {p:7.1f} ms median ({p / f:.2f}x query floor; "
-          f"budget {HOOK_BUDGET_MS:.0f} ms)  last recall {len(recalled)} chars")
-    print(f"recall() in-process:                     {r:7.2f} ms median, p90 "
-          f"{sorted(recall_ms)[int(len(recall_ms) * 0.9)]:.2f} ms over {len(queries)} queries "
-          f"(budget {RECALL_BUDGET_MS:.0f} ms)")
+    print(
+        f"SessionStart hook, whole:                {s:7.1f} ms median ({s / f:.2f}x query floor; "
+        f"budget {HOOK_BUDGET_MS:.0f} ms)  brief {len(brief)} chars"
+    )
+    print(
+        f"UserPromptSubmit hook, whole:            {p:7.1f} ms median ({p / f:.2f}x query floor; "
+        f"budget {HOOK_BUDGET_MS:.0f} ms)  last recall {len(recalled)} chars"
+    )
+    print(
+        f"recall() in-process:                     {r:7.2f} ms median, p90 "
+        f"{sorted(recall_ms)[int(len(recall_ms) * 0.9)]:.2f} ms over {len(queries)} queries "
+        f"(budget {RECALL_BUDGET_MS:.0f} ms)"
+    )
     ok = s <= HOOK_BUDGET_MS and p <= HOOK_BUDGET_MS and r <= RECALL_BUDGET_MS and s / f <= 2 and p / f <= 2
     ok = ok and (bank < 100_000 or db_bytes / md_bytes <= INDEX_RATIO_BUDGET)
-    return {"floor": f, "start": s, "prompt": p, "recall": r, "ok": ok, "start_excess": s - f,
-            "index_ratio": db_bytes / md_bytes}
+    return {
+        "floor": f,
+        "start": s,
+        "prompt": p,
+        "recall": r,
+        "ok": ok,
+        "start_excess": s - f,
+        "index_ratio": db_bytes / md_bytes,
+    }
 
 
 def fts_topics() -> list[str]:

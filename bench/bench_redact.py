@@ -104,10 +104,14 @@ def main() -> None:
     print(f"input: {len(text) / 1e6:.1f} MB of mixed transcript text ({TRANSCRIPTS})")
     print(f"full pass (rules, d-s, betterleaks) {full:7.2f} MB/s   budget >= 5    x{full / floor:5.1f} the floor")
     print(f"fast tier (rules, stdlib re)         {fast:7.2f} MB/s   budget >= 20   x{fast / floor:5.1f} the floor")
-    print(f"detect-secrets alone (floor)         {floor:7.2f} MB/s   (all plugins, every "
-          f"line, {len(floor_text) / 1e6:.1f} MB)")
-    print(f"fast tier import                     {extra:7.2f} ms     budget <= 15   (over a "
-          f"python importing json: {base:.1f} ms)")
+    print(
+        f"detect-secrets alone (floor)         {floor:7.2f} MB/s   (all plugins, every "
+        f"line, {len(floor_text) / 1e6:.1f} MB)"
+    )
+    print(
+        f"fast tier import                     {extra:7.2f} ms     budget <= 15   (over a "
+        f"python importing json: {base:.1f} ms)"
+    )
 
 
 if __name__ == "__main__":

@@ -50,17 +50,25 @@ def extract_all(files: list[str], tmp: Path, promoted_only: bool = False) -> dic
         consent.write(home.root, "yes")
         result = extract(home, transcript=CORPUS / rel, use_model=False)
         mems = [m for m in result.stored if not promoted_only or m.status != "candidate"]
-        out[rel] = [{"type": m.type, "scope": m.scope, "status": getattr(m, "status", ""),
-                     "promoted": getattr(m, "promoted", ""),
-                     "text": f"{m.summary}\n{m.content}\n{m.why}\n{m.how_to_apply}"} for m in mems]
+        out[rel] = [
+            {
+                "type": m.type,
+                "scope": m.scope,
+                "status": getattr(m, "status", ""),
+                "promoted": getattr(m, "promoted", ""),
+                "text": f"{m.summary}\n{m.content}\n{m.why}\n{m.how_to_apply}",
+            }
+            for m in mems
+        ]
     return out
 
 
 def score(memories: dict[str, list[dict]], tmp: Path) -> str:
     path = tmp / f"mem-{len(memories)}-{abs(hash(tuple(memories)))}.json"
     path.write_text(json.dumps({f: [m["text"] for m in ms] for f, ms in memories.items()}))
-    return subprocess.run([sys.executable, str(CORPUS / "score_lessons.py"), str(path)],
-                          capture_output=True, text=True, check=True).stdout
+    return subprocess.run(
+        [sys.executable, str(CORPUS / "score_lessons.py"), str(path)], capture_output=True, text=True, check=True
+    ).stdout
 
 
 def main() -> int:
@@ -91,8 +99,10 @@ def main() -> int:
                 print(f"\n=== F{index[rel]} {rel}")
                 for m in mems:
                     head = m["text"].split("\n", 1)
-                    print(f"  [{m['type']}/{m['scope']}/"
-                          f"{m['status'] or '-'}{'/' + m['promoted'] if m['promoted'] else ''}] {head[0]}")
+                    print(
+                        f"  [{m['type']}/{m['scope']}/"
+                        f"{m['status'] or '-'}{'/' + m['promoted'] if m['promoted'] else ''}] {head[0]}"
+                    )
                     body = head[1].replace("\n", " | ") if len(head) > 1 else ""
                     print(f"      {body[:400]}")
     return 0

@@ -34,12 +34,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus" / "transcripts"
 
-_LOOK = re.compile(r"What worked: `(?:sed -n|grep|rg|ls|cat|head|tail|wc|git status|git diff|pwd|find)\b|What worked: `\w{1,8}`")
+_LOOK = re.compile(
+    r"What worked: `(?:sed -n|grep|rg|ls|cat|head|tail|wc|git status|git diff|pwd|find)\b|What worked: `\w{1,8}`"
+)
 _WHENEVER = re.compile(r"^Whenever\b|do what worked", re.I)
-_USER_HOME = re.compile(r"/home/(?!user\b|dev\b)[a-z][\w.-]+/|/Users/(?!user\b)[\w.-]+/|[A-Za-z]:\\Users\\(?!user\b)[\w.-]+"
-                        r"|(?<![\w<])/tmp/[\w.-]+")
-_FRAGMENT = re.compile(r"^(?:they|them|it|its|this|that|these|those|he|she|there|close|same|or|and|but|这个|那个|これ|それ)\b"
-                       r"|\b(?:the|a|to|of|and|with|in)$|(?<![;:] )…$", re.I)  # "a; b; …" is a list cut on purpose
+_USER_HOME = re.compile(
+    r"/home/(?!user\b|dev\b)[a-z][\w.-]+/|/Users/(?!user\b)[\w.-]+/|[A-Za-z]:\\Users\\(?!user\b)[\w.-]+"
+    r"|(?<![\w<])/tmp/[\w.-]+"
+)
+_FRAGMENT = re.compile(
+    r"^(?:they|them|it|its|this|that|these|those|he|she|there|close|same|or|and|but|这个|那个|これ|それ)\b"
+    r"|\b(?:the|a|to|of|and|with|in)$|(?<![;:] )…$",
+    re.I,
+)  # "a; b; …" is a list cut on purpose
 _NARRATIVE = re.compile(r"\b(?:you are|your name is|knight|dragon|wizard|princess|warrior|role-?play|the hero)\b", re.I)
 _NON_ERROR = re.compile(r"\b(?:grep|rg|ag|diff|cmp)\b[^\n]{0,80}(?:exit code 1|failed)|Wall time:|Chunk ID:", re.I)
 _GARBLED = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]|\x1b\[|\[\d{1,3}(?:;\d{1,3})*m|\bE\d{4}\]")
@@ -65,7 +72,9 @@ def classes(memories: list, later_runs: dict[str, set[str]]) -> Counter:
         out["6 not-installed, ran later"] += bool(missing and missing.group(1) in later_runs.get(m.session_id, set()))
         out["7 non-error"] += bool(_NON_ERROR.search(m.summary + "\n" + body))
         out["8 garbled"] += bool(_GARBLED.search(m.summary + body))
-        out["12 other-language directive"] += m.type in ("preference", "decision") and bool(_OTHER_SCRIPT.search(m.summary))
+        out["12 other-language directive"] += m.type in ("preference", "decision") and bool(
+            _OTHER_SCRIPT.search(m.summary)
+        )
     out["9 duplicate"] = sum(n - 1 for n in seen.values() if n > 1)
     return out
 

@@ -42,8 +42,15 @@ def automem_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
-def run_hook(event: str | None, payload: object, env: dict | None = None, *, args: tuple[str, ...] = (),
-             timeout: float = 60, **popen) -> subprocess.CompletedProcess:
+def run_hook(
+    event: str | None,
+    payload: object,
+    env: dict | None = None,
+    *,
+    args: tuple[str, ...] = (),
+    timeout: float = 60,
+    **popen,
+) -> subprocess.CompletedProcess:
     """Run ``automem hook <event> [args]`` as a subprocess with payload on stdin.
 
     payload: bytes/str are sent as they are, anything else as JSON. env defaults to
@@ -54,8 +61,9 @@ def run_hook(event: str | None, payload: object, env: dict | None = None, *, arg
     elif not isinstance(payload, bytes):
         payload = json.dumps(payload).encode()
     argv = [*hook_command(), "hook", *([event] if event else []), *args]
-    return subprocess.run(argv, input=payload, capture_output=True, env=dict(os.environ if env is None else env),
-                          timeout=timeout, **popen)
+    return subprocess.run(
+        argv, input=payload, capture_output=True, env=dict(os.environ if env is None else env), timeout=timeout, **popen
+    )
 
 
 @pytest.fixture(name="run_hook")
@@ -74,14 +82,17 @@ def copy_id(stem: str, copy: int = 0) -> str:
     return str(uuid.uuid5(uuid.NAMESPACE_URL, f"automem-test:{stem}.jsonl:{copy}"))
 
 
-def build_claude_transcripts(home_dir: Path, copies: int = 1, *, age_days: float = 2.0,
-                             limit: int | None = None, stems: tuple[str, ...] = ()) -> list[Path]:
+def build_claude_transcripts(
+    home_dir: Path, copies: int = 1, *, age_days: float = 2.0, limit: int | None = None, stems: tuple[str, ...] = ()
+) -> list[Path]:
     """Claude Code transcripts laid out under ``home_dir/.claude/projects`` at test time, from the shared corpus:
     each main transcript ``copies`` times, every copy its own session (the session id is rewritten), modified
     ``age_days`` ago (``stems`` picks transcripts by name). Nothing of the corpus is kept in the repository; the
     files live in tmp_path."""
 
-    sources = sorted(p for p in CORPUS_TRANSCRIPTS.glob("claude/*/projects/*/*.jsonl") if not p.name.startswith("agent-"))
+    sources = sorted(
+        p for p in CORPUS_TRANSCRIPTS.glob("claude/*/projects/*/*.jsonl") if not p.name.startswith("agent-")
+    )
     if stems:
         sources = [p for p in sources if p.stem in stems]
     if limit is not None:

@@ -31,8 +31,16 @@ def invoke(*args) -> dict | list:
 
 
 def auto_memory(project, summary: str, type_: str = "pattern", created: str = "2026-01-05T10:00:00.000Z") -> Memory:
-    memory = Memory(type=type_, summary=summary, content=summary + ".", tags=["auto-memorize", type_, "error-signal"],
-                    harness="codex", session_id="sess-42", created=created, seen=3)
+    memory = Memory(
+        type=type_,
+        summary=summary,
+        content=summary + ".",
+        tags=["auto-memorize", type_, "error-signal"],
+        harness="codex",
+        session_id="sess-42",
+        created=created,
+        seen=3,
+    )
     path = project.memories_dir / memory.file_name()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(memory.render(), encoding="utf-8")
@@ -75,8 +83,12 @@ def test_remember_why_keep_forget_round_trip(work):
 def test_audit_lists_automatic_memories_with_filters(work):
     home, project = work
     old = auto_memory(project, "Old observation about caching", "observation", "2020-01-01T00:00:00.000Z")
-    new = auto_memory(project, "Prefer small commits", "preference",
-                      __import__("time").strftime("%Y-%m-%dT%H:%M:%S.000Z", __import__("time").gmtime()))
+    new = auto_memory(
+        project,
+        "Prefer small commits",
+        "preference",
+        __import__("time").strftime("%Y-%m-%dT%H:%M:%S.000Z", __import__("time").gmtime()),
+    )
     invoke("remember", "A note of my own", "--type", "observation")
     ids = [m["id"] for m in invoke("audit")]
     assert ids == [new.id, old.id]  # newest first, the user's own memory not listed
@@ -117,8 +129,15 @@ def test_remember_never_puts_a_secret_in_a_summary_a_file_name_or_the_index(work
 
 def test_candidates_are_listed_searchable_when_asked_and_promoted_by_keep(work):
     home, project = work
-    memory = Memory(type="pattern", summary="make docs fails with theme not found twice; not resolved",
-                    content="make docs failed twice.", status="candidate", session_id="s1", family="s1", rule="repeated_error_rule")
+    memory = Memory(
+        type="pattern",
+        summary="make docs fails with theme not found twice; not resolved",
+        content="make docs failed twice.",
+        status="candidate",
+        session_id="s1",
+        family="s1",
+        rule="repeated_error_rule",
+    )
     from automem.store.memories import save
 
     save(project, memory)
@@ -144,11 +163,24 @@ def test_an_unconfirmed_candidate_expires_to_trash_and_may_be_learned_again(work
     from automem.store.memories import save
 
     home, project = work
-    old = Memory(type="observation", summary="the build cache lives in var/cache here", content="x",
-                 status="candidate", created="2026-01-01T10:00:00.000Z")
-    fresh = Memory(type="observation", summary="the docs build needs the theme checkout", content="y", status="candidate")
-    promoted = Memory(type="observation", summary="the api runs on port 8100 here", content="z", status="promoted",
-                      promoted="instruction", created="2026-01-01T10:00:00.000Z")
+    old = Memory(
+        type="observation",
+        summary="the build cache lives in var/cache here",
+        content="x",
+        status="candidate",
+        created="2026-01-01T10:00:00.000Z",
+    )
+    fresh = Memory(
+        type="observation", summary="the docs build needs the theme checkout", content="y", status="candidate"
+    )
+    promoted = Memory(
+        type="observation",
+        summary="the api runs on port 8100 here",
+        content="z",
+        status="promoted",
+        promoted="instruction",
+        created="2026-01-01T10:00:00.000Z",
+    )
     for memory in (old, fresh, promoted):
         save(project, memory)
         fts.index_file(memory.path, str(home.root))
@@ -168,9 +200,15 @@ def test_remember_dedupes_a_candidate_becomes_the_users_and_a_repeat_adds_nothin
     home, project = work
     from automem.store.memories import save
 
-    found = Memory(type="preference", summary="Use pnpm, not npm, in this repo",
-                   content="The user said: use pnpm, not npm, in this repo.", status="candidate", session_id="s1",
-                   family="s1", rule="directive")
+    found = Memory(
+        type="preference",
+        summary="Use pnpm, not npm, in this repo",
+        content="The user said: use pnpm, not npm, in this repo.",
+        status="candidate",
+        session_id="s1",
+        family="s1",
+        rule="directive",
+    )
     save(project, found)
     fts.index_file(found.path, str(home.root))
     made = invoke("remember", "Use", "pnpm,", "not", "npm,", "in", "this", "repo", "--type", "preference")

@@ -117,8 +117,9 @@ def test_backfill_on_a_terminal_draws_a_bar(env):
 
 def test_ctrl_c_keeps_what_was_banked_and_a_rerun_goes_on(env):
     automem_home, expected, files = env
-    proc = subprocess.Popen(backfill_cmd(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=dict(os.environ))
+    proc = subprocess.Popen(
+        backfill_cmd(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ)
+    )
     first_line = proc.stderr.readline()  # the first progress line comes after the first turn is banked
     assert first_line.startswith("backfill: "), first_line
     proc.send_signal(signal.SIGINT)
@@ -150,7 +151,10 @@ def test_a_second_backfill_with_a_wider_window_reads_again(env):
     conn = connect(home)
     try:
         conn.execute("INSERT INTO cursors (path, harness) VALUES ('x', 'claude-code')")
-        assert bank_state.widen_window(conn, "claude-code", bank_state.window_start(conn, "claude-code", 0, 10) + 5) is False
+        assert (
+            bank_state.widen_window(conn, "claude-code", bank_state.window_start(conn, "claude-code", 0, 10) + 5)
+            is False
+        )
         assert conn.execute("SELECT count(*) FROM cursors").fetchone()[0] == 1, "same window: cursors kept"
         assert bank_state.widen_window(conn, "claude-code", 0.0) is True
         assert conn.execute("SELECT count(*) FROM cursors").fetchone()[0] == 0, "wider: read everything again"
@@ -166,8 +170,9 @@ def test_plain_progress_lines_are_throttled():
     bar = ProgressBar(stream, "backfill", tty=False, clock=clock)
     for n in range(5):
         bar.update(Progress(files_done=n, files_total=5, bytes_done=n * 10**6, bytes_total=5 * 10**6, turns=n))
-    bar.update(Progress(files_done=5, files_total=5, bytes_done=5 * 10**6, bytes_total=5 * 10**6, turns=7,
-                        finished=True))
+    bar.update(
+        Progress(files_done=5, files_total=5, bytes_done=5 * 10**6, bytes_total=5 * 10**6, turns=7, finished=True)
+    )
     assert stream.getvalue().splitlines() == [
         "backfill: 0/5 transcript(s), 0.0/5.0 MB, 0 turn(s) banked",
         "backfill: 3/5 transcript(s), 3.0/5.0 MB, 3 turn(s) banked",

@@ -21,7 +21,9 @@ from automem.home import Home
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "transcripts"
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not present")
 
-CLAUDE_FILE = CORPUS / "claude/omarchy-backup/projects/-home-vwestberg-Claude/44ef5cbf-9cc3-4f7b-ac40-337a4d39713b.jsonl"
+CLAUDE_FILE = (
+    CORPUS / "claude/omarchy-backup/projects/-home-vwestberg-Claude/44ef5cbf-9cc3-4f7b-ac40-337a4d39713b.jsonl"
+)
 CODEX_DIR = CORPUS / "codex/lotto645/sessions"
 PI_FILE = CORPUS / "pi/pi-mono/large-session.jsonl"
 FAR_FUTURE = time.time() + 10 * 365 * 86400
@@ -115,7 +117,7 @@ def test_main_md_human_part_kept_byte_for_byte(env):
     main = next(env.projects_dir.glob("*/MAIN.md"))
     human = "# Mine\n\nNotes with  odd   spacing\t and trailing space \n\n"
     text = main.read_text(encoding="utf-8")
-    main.write_text(human + text[text.index("<!-- automem:index:start -->"):], encoding="utf-8")
+    main.write_text(human + text[text.index("<!-- automem:index:start -->") :], encoding="utf-8")
     summary = next(main.parent.glob("summaries/*.md"))
     summary.write_text("# my own summary\n", encoding="utf-8")
     # a new turn for this project forces a rebuild
@@ -186,7 +188,9 @@ def test_killed_pass_then_new_pass_exactly_once(env, tmp_path):
 
 
 def test_reservations_held_and_taken_over(env):
-    turn = next(t for t in READERS["codex"].read_turns(READERS["codex"].discover()[0]) if t.finished and not is_trivial(t))
+    turn = next(
+        t for t in READERS["codex"].read_turns(READERS["codex"].discover()[0]) if t.finished and not is_trivial(t)
+    )
     conn = sqlite3.connect(env.index_db)
     conn.execute("INSERT INTO reservations VALUES (?, 'other-live-pass', ?)", (turn.turn_key, time.time()))
     conn.commit()
@@ -242,12 +246,23 @@ def test_cli_bank_commands(env):
 
 def test_stop_hook_starts_a_detached_pass(env):
     transcript = next(Path(os.environ["HOME"]).glob(".claude/projects/*/*.jsonl"))
-    payload = {"session_id": transcript.stem, "transcript_path": str(transcript), "cwd": "/home/x",
-               "hook_event_name": "Stop", "stop_hook_active": False}
+    payload = {
+        "session_id": transcript.stem,
+        "transcript_path": str(transcript),
+        "cwd": "/home/x",
+        "hook_event_name": "Stop",
+        "stop_hook_active": False,
+    }
     exe = Path(sys.executable).with_name("automem")
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "automem"]
-    proc = subprocess.run([*cmd, "hook", "Stop"], input=json.dumps(payload), capture_output=True, text=True,
-                          env=dict(os.environ), timeout=30)
+    proc = subprocess.run(
+        [*cmd, "hook", "Stop"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=30,
+    )
     assert proc.returncode == 0
     assert proc.stdout == "" or isinstance(json.loads(proc.stdout), dict), "nothing, or a single JSON object"
     deadline = time.time() + 90  # a detached worker on a busy 2-core machine
@@ -257,8 +272,12 @@ def test_stop_hook_starts_a_detached_pass(env):
 
 
 def test_watch_stops_on_sigterm(env):
-    proc = subprocess.Popen([sys.executable, "-m", "automem", "bank", "watch", "--interval", "1"],
-                            stdout=subprocess.PIPE, text=True, env=dict(os.environ))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "automem", "bank", "watch", "--interval", "1"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ),
+    )
     deadline = time.time() + 30
     while time.time() < deadline and not bank_entries(env):
         time.sleep(0.1)
@@ -270,8 +289,9 @@ def test_watch_stops_on_sigterm(env):
 
 def test_trivial_turns_are_not_banked(env):
     """No tool call and a result under 200 characters: a chat line, not a working session (seed 002)."""
-    trivial = [t for h, r in READERS.items() for p in r.discover() for t in r.read_turns(p)
-               if t.finished and is_trivial(t)]
+    trivial = [
+        t for h, r in READERS.items() for p in r.discover() for t in r.read_turns(p) if t.finished and is_trivial(t)
+    ]
     assert trivial, "the corpus has short conversational turns"
     run_pass(env)
     keys = set(banked_keys(env))
@@ -316,8 +336,11 @@ def test_antigravity_entry_rewritten_in_place(tmp_path, monkeypatch):
     entries = sorted(home.projects_dir.glob("*/bank/*.md"))
     assert first.banked == len(entries) >= 2
     before = {p.name: p.read_text() for p in entries}
-    conn.execute("UPDATE conversation_summaries SET step_count = step_count + 5, last_modified = ? "
-                 "WHERE conversation_id = 'conv-aaa1'", ("2026-03-05T09:00:00.000Z",))
+    conn.execute(
+        "UPDATE conversation_summaries SET step_count = step_count + 5, last_modified = ? "
+        "WHERE conversation_id = 'conv-aaa1'",
+        ("2026-03-05T09:00:00.000Z",),
+    )
     conn.commit()
     conn.close()
     os.utime(data / "conversation_summaries.db", (time.time() + 5, time.time() + 5))
@@ -366,7 +389,9 @@ def test_a_killed_pass_loses_no_turn(env):
 
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
-    turn = next(t for t in READERS["codex"].read_turns(READERS["codex"].discover()[0]) if t.finished and not is_trivial(t))
+    turn = next(
+        t for t in READERS["codex"].read_turns(READERS["codex"].discover()[0]) if t.finished and not is_trivial(t)
+    )
     conn = sqlite3.connect(env.index_db)
     conn.execute("INSERT INTO reservations VALUES (?, ?, ?)", (turn.turn_key, f"{dead.pid}@{time.time()}", time.time()))
     conn.commit()
@@ -376,7 +401,9 @@ def test_a_killed_pass_loses_no_turn(env):
 
 
 def test_a_turn_a_live_pass_holds_is_read_again_later(env):
-    turn = next(t for t in READERS["codex"].read_turns(READERS["codex"].discover()[0]) if t.finished and not is_trivial(t))
+    turn = next(
+        t for t in READERS["codex"].read_turns(READERS["codex"].discover()[0]) if t.finished and not is_trivial(t)
+    )
     conn = sqlite3.connect(env.index_db)
     conn.execute("INSERT INTO reservations VALUES (?, ?, ?)", (turn.turn_key, f"{os.getpid()}-other@x", time.time()))
     conn.commit()
@@ -411,8 +438,11 @@ def test_temp_files_of_dead_writers_are_swept_and_live_ones_kept(env):
     project = next(env.projects_dir.iterdir())
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
-    orphans = [project / "bank" / f".x.md.{dead.pid}.abcd1234.tmp", project / "memories" / f".m.md.{dead.pid}.a1.tmp",
-               env.state_dir / "extract" / f".families.json.{dead.pid}.zz.tmp"]
+    orphans = [
+        project / "bank" / f".x.md.{dead.pid}.abcd1234.tmp",
+        project / "memories" / f".m.md.{dead.pid}.a1.tmp",
+        env.state_dir / "extract" / f".families.json.{dead.pid}.zz.tmp",
+    ]
     live = project / "bank" / f".y.md.{os.getpid()}.abcd1234.tmp"
     for path in [*orphans, live]:
         path.parent.mkdir(parents=True, exist_ok=True)

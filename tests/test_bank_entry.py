@@ -12,10 +12,22 @@ from automem.home import Home
 
 
 def make_turn(**fields) -> Turn:
-    base = dict(harness="claude-code", session_id="s-1", turn_id="u-1", prompt="Fix the authentication bug\nmore",
-                answer="Done.", started_at="2026-08-28T10:29:00Z", ended_at="2026-08-28T10:30:00.123456Z",
-                cwd="/Users/me/Workspace/myapp", finished=True, finish_reason="turn_duration",
-                actions=[ToolAction(name="Bash", input={"command": "npm test"}), ToolAction(name="Write", input_summary="/src/a.ts")])
+    base = dict(
+        harness="claude-code",
+        session_id="s-1",
+        turn_id="u-1",
+        prompt="Fix the authentication bug\nmore",
+        answer="Done.",
+        started_at="2026-08-28T10:29:00Z",
+        ended_at="2026-08-28T10:30:00.123456Z",
+        cwd="/Users/me/Workspace/myapp",
+        finished=True,
+        finish_reason="turn_duration",
+        actions=[
+            ToolAction(name="Bash", input={"command": "npm test"}),
+            ToolAction(name="Write", input_summary="/src/a.ts"),
+        ],
+    )
     base.update(fields)
     return Turn(**base)
 
@@ -74,10 +86,15 @@ def test_state_file_todos_plan_and_checkpoints(tmp_path, monkeypatch):
         path.write_text(text, encoding="utf-8")
         store[path] = store.get(path, 0) + 1
 
-    todos = [{"content": "write tests", "status": "completed"}, {"content": "ship", "status": "in_progress"},
-             {"content": "party", "status": "pending"}]
+    todos = [
+        {"content": "write tests", "status": "completed"},
+        {"content": "ship", "status": "in_progress"},
+        {"content": "party", "status": "pending"},
+    ]
     for i in range(12):
-        write_state(project, make_turn(turn_id=f"u{i}", ended_at=f"2026-08-28T10:{i:02d}:00Z", todos=todos, plan="Do it"), write)
+        write_state(
+            project, make_turn(turn_id=f"u{i}", ended_at=f"2026-08-28T10:{i:02d}:00Z", todos=todos, plan="Do it"), write
+        )
     text = project.state_file("claude-code", "s-1").read_text()
     assert "- [x] write tests" in text and "- [~] ship" in text and "- [ ] party" in text
     assert "## Plan\n\nDo it" in text

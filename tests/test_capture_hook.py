@@ -76,8 +76,12 @@ def assert_quiet_log(home: Path) -> None:
 
 
 def test_pretooluse_bash_records_the_command(automem_home, run_hook):
-    payload = claude("PreToolUse", tool_name="Bash", tool_use_id="toolu_01AbCdEf",
-                     tool_input={"command": "npm test -- --watch=false", "description": "Run the tests"})
+    payload = claude(
+        "PreToolUse",
+        tool_name="Bash",
+        tool_use_id="toolu_01AbCdEf",
+        tool_input={"command": "npm test -- --watch=false", "description": "Run the tests"},
+    )
     ok_run(run_hook, "PreToolUse", payload)
     [record] = spool_records(automem_home)
     assert record["kind"] == "tool"
@@ -97,8 +101,15 @@ def test_pretooluse_bash_records_the_command(automem_home, run_hook):
 @pytest.mark.parametrize(
     "tool, tool_input",
     [
-        ("Edit", {"file_path": "/home/dev/work/shop-api/src/cart.py", "old_string": "total = 0",
-                  "new_string": "total = Decimal(0)", "replace_all": False}),
+        (
+            "Edit",
+            {
+                "file_path": "/home/dev/work/shop-api/src/cart.py",
+                "old_string": "total = 0",
+                "new_string": "total = Decimal(0)",
+                "replace_all": False,
+            },
+        ),
         ("Write", {"file_path": "/home/dev/work/shop-api/src/cart.py", "content": "import decimal\n" * 400}),
         ("Read", {"file_path": "/home/dev/work/shop-api/src/cart.py", "offset": 10, "limit": 50}),
     ],
@@ -112,8 +123,11 @@ def test_pretooluse_file_tools_record_the_path_not_the_content(automem_home, run
 
 def test_secrets_in_a_command_never_reach_the_disk(automem_home, run_hook):
     token = "ghp_" + secrets.token_hex(18)  # 36 characters, made up at run time
-    payload = claude("PreToolUse", tool_name="Bash",
-                     tool_input={"command": f"curl -H 'Authorization: token {token}' https://api.github.com/user"})
+    payload = claude(
+        "PreToolUse",
+        tool_name="Bash",
+        tool_input={"command": f"curl -H 'Authorization: token {token}' https://api.github.com/user"},
+    )
     ok_run(run_hook, "PreToolUse", payload)
     [record] = spool_records(automem_home)
     assert "[REDACTED:" in record["input"]
@@ -121,8 +135,14 @@ def test_secrets_in_a_command_never_reach_the_disk(automem_home, run_hook):
 
 
 def test_posttooluse_bash_clean_output_is_an_ok_result(automem_home, run_hook):
-    payload = claude("PostToolUse", tool_name="Bash", tool_use_id="toolu_ok", tool_input={"command": "ls src"},
-                     tool_response=bash_response("cart.py\norders.py\n__init__.py\n"), duration_ms=12)
+    payload = claude(
+        "PostToolUse",
+        tool_name="Bash",
+        tool_use_id="toolu_ok",
+        tool_input={"command": "ls src"},
+        tool_response=bash_response("cart.py\norders.py\n__init__.py\n"),
+        duration_ms=12,
+    )
     ok_run(run_hook, "PostToolUse", payload)
     [record] = spool_records(automem_home)
     assert record["kind"] == "result" and record["ok"] is True
@@ -137,8 +157,13 @@ def test_posttooluse_bash_traceback_gives_an_error_record(automem_home, run_hook
         "    return sum(item.price for item in items)\n"
         "TypeError: unsupported operand type(s) for +: 'int' and 'NoneType'\n"
     )
-    payload = claude("PostToolUse", tool_name="Bash", tool_use_id="toolu_tb", tool_input={"command": "pytest -x"},
-                     tool_response=bash_response(stdout))
+    payload = claude(
+        "PostToolUse",
+        tool_name="Bash",
+        tool_use_id="toolu_tb",
+        tool_input={"command": "pytest -x"},
+        tool_response=bash_response(stdout),
+    )
     ok_run(run_hook, "PostToolUse", payload)
     records = spool_records(automem_home)
     assert records[0]["kind"] == "result" and records[0]["ok"] is False
@@ -149,9 +174,13 @@ def test_posttooluse_bash_traceback_gives_an_error_record(automem_home, run_hook
 
 def test_posttooluse_write_result(automem_home, run_hook):
     path = "/home/dev/work/shop-api/README.md"
-    payload = claude("PostToolUse", tool_name="Write", tool_use_id="toolu_w",
-                     tool_input={"file_path": path, "content": "# shop-api\n"},
-                     tool_response={"filePath": path, "success": True})
+    payload = claude(
+        "PostToolUse",
+        tool_name="Write",
+        tool_use_id="toolu_w",
+        tool_input={"file_path": path, "content": "# shop-api\n"},
+        tool_response={"filePath": path, "success": True},
+    )
     ok_run(run_hook, "PostToolUse", payload)
     [record] = spool_records(automem_home)
     assert (record["kind"], record["tool"], record["input"], record["ok"]) == ("result", "Write", path, True)
@@ -159,8 +188,14 @@ def test_posttooluse_write_result(automem_home, run_hook):
 
 def test_posttoolusefailure_exit_code(automem_home, run_hook):
     error = "Exit code 1\nnpm ERR! code ELIFECYCLE\nnpm ERR! errno 1\nnpm ERR! shop-api@1.0.0 test: `jest`"
-    payload = claude("PostToolUseFailure", tool_name="Bash", tool_use_id="toolu_f",
-                     tool_input={"command": "npm test"}, error=error, duration_ms=3100)
+    payload = claude(
+        "PostToolUseFailure",
+        tool_name="Bash",
+        tool_use_id="toolu_f",
+        tool_input={"command": "npm test"},
+        error=error,
+        duration_ms=3100,
+    )
     ok_run(run_hook, "PostToolUseFailure", payload)
     records = spool_records(automem_home)
     assert records[0]["kind"] == "result"
@@ -179,10 +214,13 @@ REJECTION = (
 def test_rejection_keeps_the_users_feedback(automem_home, run_hook, field):
     feedback = "don't touch the migrations, edit the model instead"
     event = "PostToolUseFailure" if field == "error" else "PostToolUse"
-    payload = claude(event, tool_name="Edit", tool_use_id="toolu_r",
-                     tool_input={"file_path": "/home/dev/work/shop-api/migrations/0003.py", "old_string": "a",
-                                 "new_string": "b"},
-                     **{field: "Error: " + REJECTION + feedback})
+    payload = claude(
+        event,
+        tool_name="Edit",
+        tool_use_id="toolu_r",
+        tool_input={"file_path": "/home/dev/work/shop-api/migrations/0003.py", "old_string": "a", "new_string": "b"},
+        **{field: "Error: " + REJECTION + feedback},
+    )
     ok_run(run_hook, event, payload)
     [record] = spool_records(automem_home)
     assert record["kind"] == "rejection"
@@ -192,7 +230,10 @@ def test_rejection_keeps_the_users_feedback(automem_home, run_hook, field):
 
 
 def test_rejection_without_feedback(automem_home, run_hook):
-    text = REJECTION.split(" To tell you")[0] + " STOP what you are doing and wait for the user to tell you how to proceed."
+    text = (
+        REJECTION.split(" To tell you")[0]
+        + " STOP what you are doing and wait for the user to tell you how to proceed."
+    )
     payload = claude("PostToolUseFailure", tool_name="Bash", tool_input={"command": "rm -rf build"}, error=text)
     ok_run(run_hook, "PostToolUseFailure", payload)
     [record] = spool_records(automem_home)
@@ -224,13 +265,17 @@ def test_userpromptsubmit_feedback_keeps_the_sentence(automem_home, run_hook):
 
 
 def test_userpromptsubmit_interrupt_marker(automem_home, run_hook):
-    ok_run(run_hook, "UserPromptSubmit", claude("UserPromptSubmit", prompt="[Request interrupted by user for tool use]"))
+    ok_run(
+        run_hook, "UserPromptSubmit", claude("UserPromptSubmit", prompt="[Request interrupted by user for tool use]")
+    )
     [record] = spool_records(automem_home)
     assert record["kind"] == "interrupt"
 
 
 def test_plain_prompt_writes_nothing(automem_home, run_hook):
-    ok_run(run_hook, "UserPromptSubmit", claude("UserPromptSubmit", prompt="Add a section about deployment to the README."))
+    ok_run(
+        run_hook, "UserPromptSubmit", claude("UserPromptSubmit", prompt="Add a section about deployment to the README.")
+    )
     assert spool_records(automem_home) == []
     assert_quiet_log(automem_home)
 
@@ -250,23 +295,38 @@ def test_codex_bash(automem_home, run_hook, monkeypatch, how):
         how = ()
     ok_run(run_hook, "PreToolUse", codex("PreToolUse", tool_name="Bash", tool_input={"command": "cargo test"}), *how)
     [record] = spool_records(automem_home)
-    assert (record["harness"], record["turn_id"], record["tool"], record["input"]) == ("codex", "turn-7", "Bash", "cargo test")
+    assert (record["harness"], record["turn_id"], record["tool"], record["input"]) == (
+        "codex",
+        "turn-7",
+        "Bash",
+        "cargo test",
+    )
     assert record["cwd"] == "/home/dev/work/rustle"
 
 
 @pytest.mark.parametrize("as_string", [True, False])
 def test_codex_apply_patch_records_the_files(automem_home, run_hook, as_string):
-    patch = ("*** Begin Patch\n*** Update File: src/lib.rs\n@@\n-fn a() {}\n+fn a() -> u8 { 1 }\n"
-             "*** Add File: src/util.rs\n+pub fn b() {}\n*** End Patch\n")
+    patch = (
+        "*** Begin Patch\n*** Update File: src/lib.rs\n@@\n-fn a() {}\n+fn a() -> u8 { 1 }\n"
+        "*** Add File: src/util.rs\n+pub fn b() {}\n*** End Patch\n"
+    )
     tool_input = patch if as_string else {"input": patch}
-    ok_run(run_hook, "PreToolUse", codex("PreToolUse", tool_name="apply_patch", tool_input=tool_input), "--harness", "codex")
+    ok_run(
+        run_hook,
+        "PreToolUse",
+        codex("PreToolUse", tool_name="apply_patch", tool_input=tool_input),
+        "--harness",
+        "codex",
+    )
     [record] = spool_records(automem_home)
     assert (record["tool"], record["input"], record["harness"]) == ("apply_patch", "src/lib.rs, src/util.rs", "codex")
 
 
 def test_codex_failed_command_output(automem_home, run_hook):
-    output = ("Exit code: 101\nWall time: 2.4 seconds\nOutput:\nerror[E0308]: mismatched types\n"
-              " --> src/lib.rs:2:20\nerror: could not compile `rustle` due to previous error\n")
+    output = (
+        "Exit code: 101\nWall time: 2.4 seconds\nOutput:\nerror[E0308]: mismatched types\n"
+        " --> src/lib.rs:2:20\nerror: could not compile `rustle` due to previous error\n"
+    )
     payload = codex("PostToolUse", tool_name="Bash", tool_input={"command": "cargo build"}, tool_response=output)
     ok_run(run_hook, "PostToolUse", payload, "--harness", "codex")
     records = spool_records(automem_home)
@@ -308,8 +368,16 @@ def test_unknown_event_is_one_log_line(automem_home, run_hook):
 
 def test_every_capture_event_appends_to_one_file_per_session(automem_home, run_hook):
     ok_run(run_hook, "PreToolUse", claude("PreToolUse", tool_name="Bash", tool_input={"command": "pytest"}))
-    ok_run(run_hook, "PostToolUse", claude("PostToolUse", tool_name="Bash", tool_input={"command": "pytest"},
-                                           tool_response=bash_response("3 passed in 0.12s\n")))
+    ok_run(
+        run_hook,
+        "PostToolUse",
+        claude(
+            "PostToolUse",
+            tool_name="Bash",
+            tool_input={"command": "pytest"},
+            tool_response=bash_response("3 passed in 0.12s\n"),
+        ),
+    )
     other = claude("PreToolUse", tool_name="Bash", tool_input={"command": "ls"}, session_id="another-session")
     ok_run(run_hook, "PreToolUse", other)
     assert {p.name for p in spool_files(automem_home)} == {"another-session.jsonl", f"{SESSION}.jsonl"}
@@ -335,8 +403,12 @@ def test_credential_across_the_error_line_cut_never_reaches_the_spool(automem_ho
     password = "S3cretPassw0rd9"
     for pad in range(440, 500, 7):
         line = "ERROR: could not connect " + "x" * pad + f" postgres://admin:{password}@db.internal:5432/app"
-        payload = claude("PostToolUse", tool_name="Bash", tool_input={"command": "psql"},
-                         tool_response={"stdout": "", "stderr": line, "interrupted": False, "isImage": False})
+        payload = claude(
+            "PostToolUse",
+            tool_name="Bash",
+            tool_input={"command": "psql"},
+            tool_response={"stdout": "", "stderr": line, "interrupted": False, "isImage": False},
+        )
         ok_run(run_hook, "PostToolUse", payload)
     text = next(automem_home.glob("spool/*.jsonl")).read_text()
     assert "ERROR" in text and password[:8] not in text
@@ -351,8 +423,10 @@ def test_hook_output_survives_a_non_utf8_stdout(automem_home, run_hook):
 
     home = Home.current().ensure()
     project = home.project_for_cwd(CWD)
-    path = save(project, Memory(type="preference", summary="Use the 日本語 locale in tests ✅", content="locale ✅",
-                                status="promoted"))
+    path = save(
+        project,
+        Memory(type="preference", summary="Use the 日本語 locale in tests ✅", content="locale ✅", status="promoted"),
+    )
     from automem.index.fts import index_file
 
     index_file(path, str(home.root))
@@ -366,12 +440,21 @@ def test_hook_output_survives_a_non_utf8_stdout(automem_home, run_hook):
 
 def test_an_empty_search_is_an_answer_not_an_error(automem_home, run_hook):
     """Claude Code sends a grep/rg with no match as PostToolUseFailure "Exit code 1"; Codex prints a run header."""
-    empty = claude("PostToolUseFailure", tool_name="Bash", tool_input={"command": "rg -n TODO src"},
-                   error="Exit code 1\n")
-    header = codex("PostToolUse", tool_name="shell", tool_input={"command": ["bash", "-lc", "grep -q foo a.txt"]},
-                   tool_response={"output": "Exit code: 1\nWall time: 0.9 seconds\nOutput:\n", "exit_code": 1})
-    real = claude("PostToolUseFailure", tool_name="Bash", tool_input={"command": "npm test"},
-                  error="Exit code 1\nWall time: 2 seconds\nError: Cannot find module 'vitest'\n")
+    empty = claude(
+        "PostToolUseFailure", tool_name="Bash", tool_input={"command": "rg -n TODO src"}, error="Exit code 1\n"
+    )
+    header = codex(
+        "PostToolUse",
+        tool_name="shell",
+        tool_input={"command": ["bash", "-lc", "grep -q foo a.txt"]},
+        tool_response={"output": "Exit code: 1\nWall time: 0.9 seconds\nOutput:\n", "exit_code": 1},
+    )
+    real = claude(
+        "PostToolUseFailure",
+        tool_name="Bash",
+        tool_input={"command": "npm test"},
+        error="Exit code 1\nWall time: 2 seconds\nError: Cannot find module 'vitest'\n",
+    )
     for payload in (empty, header, real):
         assert run_hook(payload["hook_event_name"], payload).returncode == 0
     records = spool_records(automem_home)

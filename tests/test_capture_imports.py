@@ -15,8 +15,14 @@ import textwrap
 
 # automem.__main__ is the console script's entry; automem.redact.rules is the stdlib rule table the fast tier applies
 # session_hooks: per-prompt recall rides on UserPromptSubmit; it imports only os until a memory exists
-ALLOWED = {"automem", "automem.__main__", "automem.redact", "automem.redact.fast", "automem.redact.rules",
-           "automem.session_hooks"}
+ALLOWED = {
+    "automem",
+    "automem.__main__",
+    "automem.redact",
+    "automem.redact.fast",
+    "automem.redact.rules",
+    "automem.session_hooks",
+}
 FORBIDDEN = ("yaml", "click", "detect_secrets", "httpx", "frontmatter", "ollama", "mcp", "rank_bm25", "sqlite3")
 
 # Drives the console script's own entry (automem.__main__.main) in-process with every capture event,
@@ -85,8 +91,16 @@ def test_capture_events_import_only_stdlib_and_automem_capture(tmp_path):
 def test_the_installed_command_imports_nothing_more_than_the_floor(tmp_path):
     """The real console script, with PYTHONPROFILEIMPORTTIME listing every import it makes."""
     env = {**os.environ, "AUTOMEM_HOME": str(tmp_path / "home"), "HOME": str(tmp_path), "PYTHONPROFILEIMPORTTIME": "1"}
-    payload = json.dumps({"session_id": "s", "cwd": "/x", "hook_event_name": "PostToolUse", "tool_name": "Bash",
-                          "tool_input": {"command": "make"}, "tool_response": "Exit code 2\nerror: no rule"}).encode()
+    payload = json.dumps(
+        {
+            "session_id": "s",
+            "cwd": "/x",
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "make"},
+            "tool_response": "Exit code 2\nerror: no rule",
+        }
+    ).encode()
 
     def imported(argv: list[str]) -> set[str]:
         done = subprocess.run(argv, input=payload, capture_output=True, env=env, timeout=60)
@@ -96,8 +110,11 @@ def test_the_installed_command_imports_nothing_more_than_the_floor(tmp_path):
 
     floor = imported([sys.executable, "-c", "import sys, json; json.loads(sys.stdin.buffer.read())"])
     script = os.path.join(os.path.dirname(sys.executable), "automem")
-    hook = imported([script, "hook", "PostToolUse"] if os.path.exists(script) else
-                    [sys.executable, "-m", "automem", "hook", "PostToolUse"])
+    hook = imported(
+        [script, "hook", "PostToolUse"]
+        if os.path.exists(script)
+        else [sys.executable, "-m", "automem", "hook", "PostToolUse"]
+    )
     assert (tmp_path / "home" / "spool" / "s.jsonl").exists()
     extra = outside_stdlib(sorted(hook - floor))
     assert [m for m in extra if m not in ALLOWED and not m.startswith("automem.capture")] == []

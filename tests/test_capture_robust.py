@@ -27,9 +27,15 @@ SESSION = "4c1d9a7e-robust-4f0b-8d21-6e3a5b7c9d02"
 
 
 def pre_tool(command: str, session: str = SESSION) -> dict:
-    return {"session_id": session, "transcript_path": f"/tmp/{session}.jsonl", "cwd": "/home/dev/app",
-            "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": command},
-            "tool_use_id": "toolu_01"}
+    return {
+        "session_id": session,
+        "transcript_path": f"/tmp/{session}.jsonl",
+        "cwd": "/home/dev/app",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": "toolu_01",
+    }
 
 
 def whole_lines(path: Path) -> list[dict]:
@@ -63,8 +69,10 @@ WRITER = textwrap.dedent("""
 def run_writers(home: Path, writers: int, count: int, cap: int | None = None) -> None:
     go = home.parent / "go"
     extra = [str(cap)] if cap else []
-    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(w), str(count), str(home), str(go), *extra])
-             for w in range(writers)]
+    procs = [
+        subprocess.Popen([sys.executable, "-c", WRITER, str(w), str(count), str(home), str(go), *extra])
+        for w in range(writers)
+    ]
     deadline = time.monotonic() + 60
     while not all(Path(f"{go}{w}").exists() for w in range(writers)) and time.monotonic() < deadline:
         time.sleep(0.002)
@@ -110,7 +118,9 @@ def test_8_concurrent_hook_processes(automem_home, run_hook):
         codes = [c for result in pool.map(writer, range(8)) for c in result]
     assert codes == [0] * 48
     records = whole_lines(Path(spool_path(SESSION, str(automem_home))))
-    assert sorted(r["input"] for r in records) == sorted(f"echo writer-{w} step-{s}" for w in range(8) for s in range(6))
+    assert sorted(r["input"] for r in records) == sorted(
+        f"echo writer-{w} step-{s}" for w in range(8) for s in range(6)
+    )
     assert not (automem_home / "log").exists()
 
 
@@ -163,14 +173,18 @@ def test_reader_ignores_a_torn_tail_and_recovers_the_line_glued_to_it(automem_ho
 
 # --- caps and rotation ----------------------------------------------------------------------------------------
 
+
 def test_huge_tool_output_and_fields_stay_under_the_line_cap(automem_home, run_hook):
     lines = [f"line {i}: TypeError: value {i} is not callable in module_{i}.handler" for i in range(20_000)]
     output = "\n".join(lines)[:1_000_000]
     payload = {
-        "session_id": SESSION, "cwd": "/srv/" + "deep/" * 20_000, "hook_event_name": "PostToolUse",
-        "tool_name": "Bash" * 5000, "tool_use_id": "t" * 50_000,
+        "session_id": SESSION,
+        "cwd": "/srv/" + "deep/" * 20_000,
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash" * 5000,
+        "tool_use_id": "t" * 50_000,
         "tool_input": {"command": "python -c '" + "é" * 100_000 + "'"},
-        "tool_response": {"stdout": output, "stderr": "\x00\x01\"\\" * 50_000, "interrupted": False, "isImage": False},
+        "tool_response": {"stdout": output, "stderr": '\x00\x01"\\' * 50_000, "interrupted": False, "isImage": False},
     }
     done = run_hook("PostToolUse", payload)
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
@@ -183,8 +197,13 @@ def test_huge_tool_output_and_fields_stay_under_the_line_cap(automem_home, run_h
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.dictionaries(st.text(max_size=20), st.one_of(st.text(max_size=20_000), st.integers(), st.none(),
-                                                        st.lists(st.text(max_size=3000), max_size=8)), max_size=40))
+@given(
+    st.dictionaries(
+        st.text(max_size=20),
+        st.one_of(st.text(max_size=20_000), st.integers(), st.none(), st.lists(st.text(max_size=3000), max_size=8)),
+        max_size=40,
+    )
+)
 def test_encode_line_is_always_one_capped_json_line(record):
     record = {"v": 1, **{k: v for k, v in record.items() if k != "v"}}
     data = spool.encode_line(record)
@@ -213,10 +232,38 @@ json_values = st.recursive(
     lambda children: st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=10), children, max_size=5),
     max_leaves=30,
 )
-FIELDS = ["session_id", "cwd", "hook_event_name", "tool_name", "tool_input", "tool_response", "error", "prompt",
-          "is_interrupt", "transcript_path", "turn_id", "tool_use_id", "prompt_id"]
-hostile_strings = st.sampled_from(["../../etc/x", "..", "/", "", " ", "\x00", "a" * 300_000, "∑é\ud800", "NUL\x00id",
-                                   "C:\\Windows\\..\\x", "../" * 50 + "passwd", "%2e%2e/x", "~/.bashrc"])
+FIELDS = [
+    "session_id",
+    "cwd",
+    "hook_event_name",
+    "tool_name",
+    "tool_input",
+    "tool_response",
+    "error",
+    "prompt",
+    "is_interrupt",
+    "transcript_path",
+    "turn_id",
+    "tool_use_id",
+    "prompt_id",
+]
+hostile_strings = st.sampled_from(
+    [
+        "../../etc/x",
+        "..",
+        "/",
+        "",
+        " ",
+        "\x00",
+        "a" * 300_000,
+        "∑é\ud800",
+        "NUL\x00id",
+        "C:\\Windows\\..\\x",
+        "../" * 50 + "passwd",
+        "%2e%2e/x",
+        "~/.bashrc",
+    ]
+)
 wrong_typed = st.dictionaries(st.sampled_from(FIELDS), json_values | hostile_strings, max_size=len(FIELDS))
 events = st.sampled_from(sorted(hook.KNOWN_EVENTS) + ["", "Bogus", "../x"])
 
@@ -230,8 +277,11 @@ def payload_bytes(draw) -> bytes:
         return json.dumps(draw(json_values)).encode()
     fields = draw(wrong_typed)
     if kind == "capture":  # a plausible capture event with garbage in its fields
-        fields = {"session_id": draw(hostile_strings | st.text(max_size=40)),
-                  "hook_event_name": draw(st.sampled_from(hook.CAPTURE_EVENTS)), **fields}
+        fields = {
+            "session_id": draw(hostile_strings | st.text(max_size=40)),
+            "hook_event_name": draw(st.sampled_from(hook.CAPTURE_EVENTS)),
+            **fields,
+        }
     text = json.dumps(fields, ensure_ascii=draw(st.booleans()))
     return text.encode("utf-8", "surrogatepass")
 
@@ -254,8 +304,9 @@ def sandbox(tmp_path, monkeypatch):
     return tmp_path
 
 
-@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                    HealthCheck.too_slow])
+@settings(
+    max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(raw=payload_bytes(), event=events, harness=st.sampled_from([[], ["--harness", "codex"], ["--harness"]]))
 def test_1000_malformed_payloads_never_raise_and_never_print(sandbox, raw, event, harness):
     argv = ([event] if event else []) + harness
@@ -282,12 +333,22 @@ def test_deep_nesting_never_raises(sandbox, depth, field):
     assert hook.run(["PostToolUse"], raw.encode()) is None
 
 
-@pytest.mark.parametrize("raw", [
-    b"", b"   \n", b"not json", b"[1, 2, 3]", b"null", b"\xff\xfe\x00garbage", b"[" * 100_000, b'{"a": ' * 50_000,
-    json.dumps(pre_tool("ls", session="../../etc/x")).encode(),
-    json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash"}).encode(),
-    json.dumps({**pre_tool("ls"), "tool_input": [1, {"command": None}], "cwd": 7, "tool_name": {"x": 1}}).encode(),
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"",
+        b"   \n",
+        b"not json",
+        b"[1, 2, 3]",
+        b"null",
+        b"\xff\xfe\x00garbage",
+        b"[" * 100_000,
+        b'{"a": ' * 50_000,
+        json.dumps(pre_tool("ls", session="../../etc/x")).encode(),
+        json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash"}).encode(),
+        json.dumps({**pre_tool("ls"), "tool_input": [1, {"command": None}], "cwd": 7, "tool_name": {"x": 1}}).encode(),
+    ],
+)
 def test_malformed_payloads_through_the_real_command(sandbox, run_hook, raw):
     done = run_hook("PreToolUse", raw)
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
@@ -302,6 +363,7 @@ def test_malformed_payloads_through_the_real_command(sandbox, run_hook, raw):
 
 
 # --- unwritable and full homes --------------------------------------------------------------------------------
+
 
 def test_home_under_a_regular_file(tmp_path, run_hook):
     blocker = tmp_path / "not-a-dir"
@@ -375,14 +437,18 @@ def test_full_disk_is_one_log_line(automem_home, run_hook):
 
 # --- the capture switch ---------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text, on", [
-    ("memory:\n  capture: false\n", False),
-    ("# automem\nmemory:\n  auto_bank: true\n  capture: 'no'   # paused\nllm:\n  model: off\n", False),
-    ("memory:\n  capture: true\n", True),
-    ("llm:\n  capture: false\nmemory:\n  auto_bank: false\n", True),  # another section's key
-    ("memory: [unclosed\n\t: : :\n", True),
-    ("\x00\xff binary junk", True),
-])
+
+@pytest.mark.parametrize(
+    "text, on",
+    [
+        ("memory:\n  capture: false\n", False),
+        ("# automem\nmemory:\n  auto_bank: true\n  capture: 'no'   # paused\nllm:\n  model: off\n", False),
+        ("memory:\n  capture: true\n", True),
+        ("llm:\n  capture: false\nmemory:\n  auto_bank: false\n", True),  # another section's key
+        ("memory: [unclosed\n\t: : :\n", True),
+        ("\x00\xff binary junk", True),
+    ],
+)
 def test_capture_switch(automem_home, run_hook, text, on):
     automem_home.mkdir()
     (automem_home / "config.yml").write_text(text, encoding="utf-8", errors="surrogateescape")

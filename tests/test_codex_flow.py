@@ -21,8 +21,16 @@ pytestmark = pytest.mark.skipif(ROLLOUT is None, reason="shared corpus not prese
 
 def codex_payload(event: str, session_id: str, cwd: str, **fields) -> dict:
     """HARNESSES.md section 5: Claude-compatible fields plus turn_id; transcript_path may be null."""
-    return {"session_id": session_id, "transcript_path": None, "cwd": cwd, "hook_event_name": event,
-            "model": "gpt-5-codex", "permission_mode": "default", "turn_id": "turn-1", **fields}
+    return {
+        "session_id": session_id,
+        "transcript_path": None,
+        "cwd": cwd,
+        "hook_event_name": event,
+        "model": "gpt-5-codex",
+        "permission_mode": "default",
+        "turn_id": "turn-1",
+        **fields,
+    }
 
 
 def test_codex_stop_banks_and_extracts_into_the_sessions_project(automem_home, run_hook, tmp_path):
@@ -36,11 +44,17 @@ def test_codex_stop_banks_and_extracts_into_the_sessions_project(automem_home, r
     meta = json.loads(target.read_text(encoding="utf-8").splitlines()[0])["payload"]
     session_id, cwd = meta["id"], meta["cwd"]
 
-    pre = run_hook("PreToolUse", codex_payload("PreToolUse", session_id, cwd, tool_name="Bash",
-                                               tool_input={"command": "pytest -q"}), args=("--harness", "codex"))
+    pre = run_hook(
+        "PreToolUse",
+        codex_payload("PreToolUse", session_id, cwd, tool_name="Bash", tool_input={"command": "pytest -q"}),
+        args=("--harness", "codex"),
+    )
     assert (pre.returncode, pre.stdout) == (0, b"")
-    stop = run_hook("Stop", codex_payload("Stop", session_id, cwd, stop_hook_active=False,
-                                          last_assistant_message="Done."), args=("--harness", "codex"))
+    stop = run_hook(
+        "Stop",
+        codex_payload("Stop", session_id, cwd, stop_hook_active=False, last_assistant_message="Done."),
+        args=("--harness", "codex"),
+    )
     assert stop.returncode == 0
 
     project = home.root / "projects" / project_slug(cwd)
@@ -57,13 +71,17 @@ def test_codex_stop_banks_and_extracts_into_the_sessions_project(automem_home, r
     deadline = time.time() + 30
     message = ""
     while time.time() < deadline and "automem: stored" not in message:
-        out = run_hook("Stop", codex_payload("Stop", session_id, cwd, stop_hook_active=False),
-                       args=("--harness", "codex"))
+        out = run_hook(
+            "Stop", codex_payload("Stop", session_id, cwd, stop_hook_active=False), args=("--harness", "codex")
+        )
         message = json.loads(out.stdout or b"{}").get("systemMessage", "")
         if "automem: stored" not in message:
             time.sleep(0.5)
     assert "automem: stored" in message
-    start = run_hook("SessionStart", codex_payload("SessionStart", "next-session", cwd, source="startup"),
-                     args=("--harness", "codex"))
+    start = run_hook(
+        "SessionStart",
+        codex_payload("SessionStart", "next-session", cwd, source="startup"),
+        args=("--harness", "codex"),
+    )
     brief = json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]
     assert project_slug(cwd) in brief and "<automem-memory" in brief

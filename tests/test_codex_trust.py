@@ -21,8 +21,9 @@ def _codex_home(tmp: Path) -> Path:
 
 
 def _doctor(tmp: Path) -> dict:
-    out = subprocess.run([str(AUTOMEM), "doctor", "--json"], env=env_for(tmp), cwd=tmp, capture_output=True,
-                         text=True, timeout=120)
+    out = subprocess.run(
+        [str(AUTOMEM), "doctor", "--json"], env=env_for(tmp), cwd=tmp, capture_output=True, text=True, timeout=120
+    )
     return {c["name"]: c for c in json.loads(out.stdout)}
 
 
@@ -63,8 +64,10 @@ def test_review_follows_what_the_binary_reports(tmp_path):
     assert run_install(tmp_path).returncode == 0
     hooks_path, config = codex_home / "hooks.json", codex_home / "config.toml"
     hooks = codex_trust.automem_hooks(hooks_path)
-    listed = [{"key": h["key"], "currentHash": f"sha256:{i:064x}", "trustStatus": status}
-              for i, (h, status) in enumerate(zip(hooks, ["trusted", "modified"] + ["untrusted"] * 4, strict=False))]
+    listed = [
+        {"key": h["key"], "currentHash": f"sha256:{i:064x}", "trustStatus": status}
+        for i, (h, status) in enumerate(zip(hooks, ["trusted", "modified"] + ["untrusted"] * 4, strict=False))
+    ]
     reviewed = codex_trust.review(hooks_path, config, listed)
     assert [h["status"] for h in reviewed] == ["trusted", "modified"] + ["untrusted"] * 4
     text = codex_trust.how_to_trust(reviewed, config)

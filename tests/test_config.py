@@ -89,13 +89,25 @@ def test_unknown_keys_are_kept(home):
     assert config.load(home).get("future.thing") == 1
 
 
-@pytest.mark.parametrize("command", [["recall", "x"], ["bank", "run"], ["audit"], ["journal", "show"],
-                                     ["remember", "y"], ["consent", "status"], ["reindex"], ["brief"]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["recall", "x"],
+        ["bank", "run"],
+        ["audit"],
+        ["journal", "show"],
+        ["remember", "y"],
+        ["consent", "status"],
+        ["reindex"],
+        ["brief"],
+    ],
+)
 def test_every_command_reports_a_broken_config(home, command, tmp_path):
     home.root.mkdir(parents=True, exist_ok=True)
     home.config_file.write_text("memory:\n  capture: [oops\n")
     env = {**os.environ, "AUTOMEM_HOME": str(home.root), "HOME": str(tmp_path)}
-    proc = subprocess.run([sys.executable, "-m", "automem", *command], env=env, capture_output=True, text=True,
-                          cwd=tmp_path, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "automem", *command], env=env, capture_output=True, text=True, cwd=tmp_path, timeout=120
+    )
     assert proc.returncode != 0, proc.stdout
     assert "config.yml" in proc.stderr and "line" in proc.stderr and "Traceback" not in proc.stderr

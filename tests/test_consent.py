@@ -43,8 +43,15 @@ def test_ask_means_ask_again(automem_home):
 
 def test_no_deletes_the_sessions_spool_and_unanswered_keeps_it_seven_days(automem_home, run_hook, tmp_path):
     for sid in ("keep-me", "old-one", "declined"):
-        run_hook("UserPromptSubmit", {"session_id": sid, "cwd": str(tmp_path), "hook_event_name": "UserPromptSubmit",
-                                      "prompt": "I prefer tabs over spaces"})
+        run_hook(
+            "UserPromptSubmit",
+            {
+                "session_id": sid,
+                "cwd": str(tmp_path),
+                "hook_event_name": "UserPromptSubmit",
+                "prompt": "I prefer tabs over spaces",
+            },
+        )
     spool = automem_home / "spool"
     old = spool / "old-one.jsonl"
     eight_days = time.time() - 8 * 86400
@@ -59,8 +66,15 @@ def test_no_deletes_the_sessions_spool_and_unanswered_keeps_it_seven_days(autome
 def test_with_consent_the_spool_is_still_bounded(automem_home, run_hook, tmp_path):
     """Consented captures are extracted at each Stop; after retention.spool_days they go, .recalled lists too."""
     for sid in ("fresh", "stale"):
-        run_hook("UserPromptSubmit", {"session_id": sid, "cwd": str(tmp_path), "hook_event_name": "UserPromptSubmit",
-                                      "prompt": "I prefer tabs over spaces"})
+        run_hook(
+            "UserPromptSubmit",
+            {
+                "session_id": sid,
+                "cwd": str(tmp_path),
+                "hook_event_name": "UserPromptSubmit",
+                "prompt": "I prefer tabs over spaces",
+            },
+        )
     spool = automem_home / "spool"
     (spool / "stale.recalled").write_text("m1\n")
     consent.write(automem_home, "yes")
@@ -73,11 +87,13 @@ def test_with_consent_the_spool_is_still_bounded(automem_home, run_hook, tmp_pat
 
 
 def test_stop_hook_process_stays_light(tmp_path, automem_home):
-    code = ("import sys, json, io; sys.stdin = io.TextIOWrapper(io.BytesIO(json.dumps({'session_id': 's', "
-            "'hook_event_name': 'Stop', 'cwd': '.'}).encode()));"
-            "from automem.capture.hook import main; main(['Stop']);"
-            "heavy = [m for m in ('yaml', 'frontmatter', 'httpx', 'detect_secrets', 'automem.harness', 'sqlite3')"
-            " if m in sys.modules]; print('HEAVY', heavy, file=sys.stderr)")
+    code = (
+        "import sys, json, io; sys.stdin = io.TextIOWrapper(io.BytesIO(json.dumps({'session_id': 's', "
+        "'hook_event_name': 'Stop', 'cwd': '.'}).encode()));"
+        "from automem.capture.hook import main; main(['Stop']);"
+        "heavy = [m for m in ('yaml', 'frontmatter', 'httpx', 'detect_secrets', 'automem.harness', 'sqlite3')"
+        " if m in sys.modules]; print('HEAVY', heavy, file=sys.stderr)"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert "HEAVY []" in proc.stderr, proc.stderr
 

@@ -24,8 +24,9 @@ def test_demo_in_process_shows_everything(automem_home):
 
 
 def test_demo_cli(automem_home):
-    proc = subprocess.run([sys.executable, "-m", "automem", "demo"], capture_output=True, text=True, timeout=120,
-                          env=dict(os.environ))
+    proc = subprocess.run(
+        [sys.executable, "-m", "automem", "demo"], capture_output=True, text=True, timeout=120, env=dict(os.environ)
+    )
     assert proc.returncode == 0, proc.stderr
     assert "== memories stored (3)" in proc.stdout
     assert not automem_home.exists()

@@ -20,7 +20,6 @@ from automem.store.memories import parse
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "transcripts"
 
 
-
 def _env(home: Path, root: Path) -> dict:
     return {**os.environ, "AUTOMEM_HOME": str(home), "HOME": str(root), "AUTOMEM_MODEL": "off"}
 
@@ -111,8 +110,14 @@ def test_a_candidate_seen_again_in_another_session_is_promoted(tmp_path, automem
     home = Home(automem_home)
     home.ensure()
     project = home.project_for_cwd(str(tmp_path))
-    memory = Memory(type="pattern", summary="make docs fails with \"theme not found\" (2x); not resolved in the session",
-                    content="x", status="candidate", session_id="s1", family="s1")
+    memory = Memory(
+        type="pattern",
+        summary='make docs fails with "theme not found" (2x); not resolved in the session',
+        content="x",
+        status="candidate",
+        session_id="s1",
+        family="s1",
+    )
     save(project, memory)
     assert not memory.injectable
     reinforce(memory)
@@ -124,8 +129,9 @@ def test_a_copy_of_the_same_session_reinforces_nothing(replayed):
     """A resumed or compacted copy starts with the same history: the same family, not new evidence."""
     home, session_id, cwd, root = replayed
     copy = root / "copy.jsonl"
-    copy.write_text((root / "transcript.jsonl").read_text(encoding="utf-8").replace(session_id, "copy-session"),
-                    encoding="utf-8")
+    copy.write_text(
+        (root / "transcript.jsonl").read_text(encoding="utf-8").replace(session_id, "copy-session"), encoding="utf-8"
+    )
     result = extract(Home(home), session_id="copy-session", transcript=copy, cwd=cwd)
     assert result.stored == [] and result.reinforced == []
     assert all(m.seen == 1 for m in _memories(home))
@@ -139,8 +145,9 @@ def test_a_forgotten_memory_does_not_come_back(replayed):
 
     home, session_id, cwd, root = replayed
     decision = next(m for m in _memories(home) if m.type == "decision")
-    done = CliRunner().invoke(cli, ["forget", decision.id, "--json"], env={"AUTOMEM_HOME": str(home)},
-                              catch_exceptions=False)
+    done = CliRunner().invoke(
+        cli, ["forget", decision.id, "--json"], env={"AUTOMEM_HOME": str(home)}, catch_exceptions=False
+    )
     assert done.exit_code == 0, done.output
     result = extract(Home(home), session_id="a-new-session", transcript=root / "transcript.jsonl", cwd=cwd)
     assert decision.summary not in [m.summary for m in result.stored]
@@ -154,10 +161,23 @@ def test_sessions_extracting_at_once_store_one_memory(tmp_path, automem_home, ru
     env = _env(automem_home, tmp_path)
     sessions = [f"par-{i}" for i in range(3)]
     for sid in sessions:
-        run_hook("UserPromptSubmit", {"session_id": sid, "cwd": str(tmp_path), "hook_event_name": "UserPromptSubmit",
-                                      "prompt": "I prefer short commit messages in the imperative mood."}, env)
-    workers = [subprocess.Popen([sys.executable, "-m", "automem.extract.worker", "--no-bank", "--session", sid,
-                                 "--cwd", str(tmp_path)], env=env) for sid in sessions]
+        run_hook(
+            "UserPromptSubmit",
+            {
+                "session_id": sid,
+                "cwd": str(tmp_path),
+                "hook_event_name": "UserPromptSubmit",
+                "prompt": "I prefer short commit messages in the imperative mood.",
+            },
+            env,
+        )
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-m", "automem.extract.worker", "--no-bank", "--session", sid, "--cwd", str(tmp_path)],
+            env=env,
+        )
+        for sid in sessions
+    ]
     assert [w.wait(timeout=120) for w in workers] == [0, 0, 0]
     memories = _memories(automem_home)
     assert len(memories) == 1, [m.summary for m in memories]
@@ -176,8 +196,12 @@ def test_a_users_memory_is_never_rewritten(tmp_path, automem_home):
     write_transcript(transcript, str(project))
     from automem.store.memories import Memory, save
 
-    mine = Memory(type="decision", summary="No, don't use npm for the frontend, use pnpm instead",
-                  content="The user said: \"No, don't use npm for the frontend, use pnpm instead\"", source="user")
+    mine = Memory(
+        type="decision",
+        summary="No, don't use npm for the frontend, use pnpm instead",
+        content='The user said: "No, don\'t use npm for the frontend, use pnpm instead"',
+        source="user",
+    )
     path = save(home.project_for_cwd(str(project)), mine)
     original = path.read_text()
     result = extract(home, session_id="s1", transcript=transcript)
@@ -199,12 +223,30 @@ def test_secrets_planted_in_the_session_appear_nowhere_under_home(tmp_path, auto
     cmd = f"curl -u admin:{SECRETS[2]} https://example.invalid/api"
     events = [
         ("UserPromptSubmit", {"prompt": f"from now on always use the token {SECRETS[1]} for the api"}),
-        ("PostToolUse", {"tool_name": "Bash", "tool_input": {"command": cmd},
-                         "tool_response": {"stdout": f"Error: connection refused\n{leak}", "exit_code": 7}}),
-        ("PostToolUse", {"tool_name": "Bash", "tool_input": {"command": cmd},
-                         "tool_response": {"stdout": f"Error: connection refused\n{leak}", "exit_code": 7}}),
-        ("PostToolUse", {"tool_name": "Bash", "tool_input": {"command": cmd + " --retry 3"},
-                         "tool_response": {"stdout": "ok", "exit_code": 0}}),
+        (
+            "PostToolUse",
+            {
+                "tool_name": "Bash",
+                "tool_input": {"command": cmd},
+                "tool_response": {"stdout": f"Error: connection refused\n{leak}", "exit_code": 7},
+            },
+        ),
+        (
+            "PostToolUse",
+            {
+                "tool_name": "Bash",
+                "tool_input": {"command": cmd},
+                "tool_response": {"stdout": f"Error: connection refused\n{leak}", "exit_code": 7},
+            },
+        ),
+        (
+            "PostToolUse",
+            {
+                "tool_name": "Bash",
+                "tool_input": {"command": cmd + " --retry 3"},
+                "tool_response": {"stdout": "ok", "exit_code": 0},
+            },
+        ),
         ("UserPromptSubmit", {"prompt": f"no, don't use curl, use httpx instead; password is {SECRETS[2]}"}),
     ]
     for event, payload in events:
@@ -233,19 +275,65 @@ from automem.extract.steps import steps_from_turns  # noqa: E402
 def test_the_agents_words_between_calls_reach_the_steps(tmp_path):
     """A real Claude Code transcript: what the agent says after a call lands on that call's step."""
     lines = [
-        {"type": "user", "uuid": "u1", "sessionId": "s", "cwd": str(tmp_path), "message": {"role": "user", "content": "run it"}},
-        {"type": "assistant", "uuid": "a1", "sessionId": "s", "message": {"id": "m1", "role": "assistant", "content": [
-            {"type": "text", "text": "Running it."},
-            {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "make run"}}]}},
-        {"type": "user", "uuid": "u2", "sessionId": "s", "message": {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "t1", "is_error": True, "content": "Error: port 8080 in use"}]}},
-        {"type": "assistant", "uuid": "a2", "sessionId": "s", "message": {"id": "m2", "role": "assistant", "content": [
-            {"type": "text", "text": "The issue is that port 8080 is taken; make run needs PORT set."},
-            {"type": "tool_use", "id": "t2", "name": "Bash", "input": {"command": "PORT=9000 make run"}}]}},
-        {"type": "user", "uuid": "u3", "sessionId": "s", "message": {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "t2", "content": "listening on 9000"}]}},
-        {"type": "assistant", "uuid": "a3", "sessionId": "s", "message": {"id": "m3", "role": "assistant", "content": [
-            {"type": "text", "text": "Done."}]}},
+        {
+            "type": "user",
+            "uuid": "u1",
+            "sessionId": "s",
+            "cwd": str(tmp_path),
+            "message": {"role": "user", "content": "run it"},
+        },
+        {
+            "type": "assistant",
+            "uuid": "a1",
+            "sessionId": "s",
+            "message": {
+                "id": "m1",
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "Running it."},
+                    {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "make run"}},
+                ],
+            },
+        },
+        {
+            "type": "user",
+            "uuid": "u2",
+            "sessionId": "s",
+            "message": {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "t1", "is_error": True, "content": "Error: port 8080 in use"}
+                ],
+            },
+        },
+        {
+            "type": "assistant",
+            "uuid": "a2",
+            "sessionId": "s",
+            "message": {
+                "id": "m2",
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "The issue is that port 8080 is taken; make run needs PORT set."},
+                    {"type": "tool_use", "id": "t2", "name": "Bash", "input": {"command": "PORT=9000 make run"}},
+                ],
+            },
+        },
+        {
+            "type": "user",
+            "uuid": "u3",
+            "sessionId": "s",
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "t2", "content": "listening on 9000"}],
+            },
+        },
+        {
+            "type": "assistant",
+            "uuid": "a3",
+            "sessionId": "s",
+            "message": {"id": "m3", "role": "assistant", "content": [{"type": "text", "text": "Done."}]},
+        },
     ]
     path = tmp_path / "t.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
@@ -288,8 +376,16 @@ def test_use_x_not_y_said_to_the_real_hook_becomes_project_decisions(tmp_path, a
     (project / ".git").mkdir(parents=True)
     env = _env(automem_home, tmp_path)
     for prompt in ("Use uv, not pip, in this repo.", "Use pnpm, not npm, here.", "Never use sudo in this repo."):
-        run_hook("UserPromptSubmit", {"session_id": "said-session", "cwd": str(project),
-                                      "hook_event_name": "UserPromptSubmit", "prompt": prompt}, env)
+        run_hook(
+            "UserPromptSubmit",
+            {
+                "session_id": "said-session",
+                "cwd": str(project),
+                "hook_event_name": "UserPromptSubmit",
+                "prompt": prompt,
+            },
+            env,
+        )
     result = extract(Home(automem_home), session_id="said-session", cwd=str(project))
     got = {m.summary: m for m in result.stored}
     assert set(got) == {"Use uv, not pip, in this repo", "Use pnpm, not npm, here", "Never use sudo in this repo"}
@@ -317,8 +413,13 @@ def test_a_session_end_with_no_transcript_and_no_capture_starts_nothing(tmp_path
     automem_home.mkdir(parents=True)
     consent.write(automem_home, "yes")
     missing = str(tmp_path / "never-written.jsonl")
-    payload = {"session_id": "health-check", "cwd": str(tmp_path), "hook_event_name": "SessionEnd",
-               "transcript_path": missing, "reason": "other"}
+    payload = {
+        "session_id": "health-check",
+        "cwd": str(tmp_path),
+        "hook_event_name": "SessionEnd",
+        "transcript_path": missing,
+        "reason": "other",
+    }
     assert _not_a_session(str(automem_home), payload, "health-check")
     done = run_hook("SessionEnd", payload, _env(automem_home, tmp_path))
     assert done.returncode == 0 and not done.stdout.strip()
@@ -366,8 +467,12 @@ def test_a_burst_of_stops_runs_one_worker_at_a_time_and_loses_no_turn(replayed, 
     import threading
 
     home, session_id, cwd, root = replayed
-    payload = {"session_id": session_id, "cwd": cwd, "hook_event_name": "Stop",
-               "transcript_path": str(root / "transcript.jsonl")}
+    payload = {
+        "session_id": session_id,
+        "cwd": cwd,
+        "hook_event_name": "Stop",
+        "transcript_path": str(root / "transcript.jsonl"),
+    }
     claim, queue = claim_paths(str(home), session_id)
     seen: set[int] = set()
     most = {"at work": 0, "waiting": 0}

@@ -29,8 +29,11 @@ pytestmark = pytest.mark.skipif(not (CORPUS / "manifest.json").exists(), reason=
 
 
 def _manifest() -> list[dict]:
-    return [e for e in json.loads((CORPUS / "manifest.json").read_text())
-            if e["file"].endswith(".jsonl") and e["harness"] != "aux"]
+    return [
+        e
+        for e in json.loads((CORPUS / "manifest.json").read_text())
+        if e["file"].endswith(".jsonl") and e["harness"] != "aux"
+    ]
 
 
 def _file(index: int) -> str:
@@ -61,8 +64,9 @@ def _text(memory) -> str:
 def _score(memories: dict[str, list], tmp_path: Path, name: str) -> tuple[int, int, int, str]:
     path = tmp_path / f"{name}.json"
     path.write_text(json.dumps({f: [_text(m) for m in ms] for f, ms in memories.items()}))
-    out = subprocess.run([sys.executable, str(CORPUS / "score_lessons.py"), str(path)],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, str(CORPUS / "score_lessons.py"), str(path)], capture_output=True, text=True, check=True
+    ).stdout
     first = out.splitlines()[0]
     found = int(first.split("lessons found ")[1].split("(")[1].split("%")[0])
     junk = int(first.split("junk hit ")[1].split("/")[0])
@@ -176,7 +180,9 @@ def test_every_memory_is_born_a_candidate_unless_its_evidence_is_already_enough(
 
     for memory in _all(extracted):
         assert memory.state in ("candidate", "promoted")
-        assert (memory.state == "promoted") == bool(memory.promoted) and (not memory.promoted or memory.promoted in PROMOTIONS)
+        assert (memory.state == "promoted") == bool(memory.promoted) and (
+            not memory.promoted or memory.promoted in PROMOTIONS
+        )
         assert memory.rule, memory.summary
 
 

@@ -7,8 +7,11 @@ from pathlib import Path
 
 from automem.extract.dedupe import THRESHOLD, Deduper
 
-PAIRS = [json.loads(line) for line in (Path(__file__).parent / "data" / "dedupe_pairs.jsonl").read_text().splitlines()
-         if line.strip()]
+PAIRS = [
+    json.loads(line)
+    for line in (Path(__file__).parent / "data" / "dedupe_pairs.jsonl").read_text().splitlines()
+    if line.strip()
+]
 
 
 def precision_recall(threshold: float) -> tuple[float, float]:
@@ -50,7 +53,9 @@ def test_calibrated_threshold_precision_and_recall(capsys):
 
 def test_similarity_is_scale_free():
     small = Deduper(["Use pnpm, not npm, in this repo"])
-    big = Deduper(["Use pnpm, not npm, in this repo"] + [f"unrelated lesson number {i} about topic {i}" for i in range(500)])
+    big = Deduper(
+        ["Use pnpm, not npm, in this repo"] + [f"unrelated lesson number {i} about topic {i}" for i in range(500)]
+    )
     query = "Use pnpm instead of npm in this repository"
     assert small.duplicate_of(query) == 0 and big.duplicate_of(query) == 0
     assert small.duplicate_of("Docker builds need --platform linux/amd64") is None

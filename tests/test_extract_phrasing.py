@@ -7,31 +7,48 @@ import pytest
 from automem.extract import phrasing
 
 
-@pytest.mark.parametrize(("said", "summary"), [
-    ("No, don't use npm for the frontend, use pnpm instead", "Use pnpm, not npm, for the frontend"),
-    ("nope. do not run the migrations by hand; use make migrate instead.", "Use make migrate, not the migrations by hand"),
-    ("please use uv instead of pip", "Use uv, not pip"),
-    ("ok so you should call the wrapper script rather than docker directly",
-     "Call the wrapper script, not docker directly"),
-    ("Alright, please remove the sidebar by default", "Remove the sidebar by default"),
-    ("keep logs in var/log, make sure you don't write them to /tmp", "Keep logs in var/log, never write them to /tmp"),
-    ("dont squash the commits", "Don't squash the commits"),
-    ("I think the parser must not allocate per token", "The parser must not allocate per token"),
-])
+@pytest.mark.parametrize(
+    ("said", "summary"),
+    [
+        ("No, don't use npm for the frontend, use pnpm instead", "Use pnpm, not npm, for the frontend"),
+        (
+            "nope. do not run the migrations by hand; use make migrate instead.",
+            "Use make migrate, not the migrations by hand",
+        ),
+        ("please use uv instead of pip", "Use uv, not pip"),
+        (
+            "ok so you should call the wrapper script rather than docker directly",
+            "Call the wrapper script, not docker directly",
+        ),
+        ("Alright, please remove the sidebar by default", "Remove the sidebar by default"),
+        (
+            "keep logs in var/log, make sure you don't write them to /tmp",
+            "Keep logs in var/log, never write them to /tmp",
+        ),
+        ("dont squash the commits", "Don't squash the commits"),
+        ("I think the parser must not allocate per token", "The parser must not allocate per token"),
+    ],
+)
 def test_corrections_and_decisions_become_instructions(said, summary):
     assert phrasing.imperative(said) == summary
 
 
-@pytest.mark.parametrize(("said", "summary"), [
-    ("I prefer short commit messages in the imperative mood", "Prefer short commit messages in the imperative mood"),
-    ("i'd rather you ask before deleting files", "Prefer to ask before deleting files"),
-    ("I always write the test first", "Always write the test first"),
-    ("i never push on fridays", "Never push on fridays"),
-    ("from now on, always run the linter before committing", "Always run the linter before committing"),
-    ("i hate when you add comments to every line", "Don't add comments to every line"),
-    ("I would only want integration tests for the api", "Prefer only integration tests for the api"),
-    ("yeah i'd prefer tabs", "Prefer tabs"),
-])
+@pytest.mark.parametrize(
+    ("said", "summary"),
+    [
+        (
+            "I prefer short commit messages in the imperative mood",
+            "Prefer short commit messages in the imperative mood",
+        ),
+        ("i'd rather you ask before deleting files", "Prefer to ask before deleting files"),
+        ("I always write the test first", "Always write the test first"),
+        ("i never push on fridays", "Never push on fridays"),
+        ("from now on, always run the linter before committing", "Always run the linter before committing"),
+        ("i hate when you add comments to every line", "Don't add comments to every line"),
+        ("I would only want integration tests for the api", "Prefer only integration tests for the api"),
+        ("yeah i'd prefer tabs", "Prefer tabs"),
+    ],
+)
 def test_preferences_become_prefer_always_never(said, summary):
     assert phrasing.preference(said) == summary
 
@@ -56,17 +73,21 @@ def test_commands_are_named_as_a_reader_would():
 
 def test_error_patterns_read_as_needs():
     assert phrasing.needs_summary("pytest", "PYTHONPATH=src", "E   ModuleNotFoundError: No module named 'app'") == (
-        "pytest needs PYTHONPATH=src here: ModuleNotFoundError otherwise")
+        "pytest needs PYTHONPATH=src here: ModuleNotFoundError otherwise"
+    )
     assert phrasing.needs_summary("cargo build", "--offline", "error: failed to fetch index: network down") == (
-        "cargo build needs --offline here: failed to fetch index: network down otherwise")
+        "cargo build needs --offline here: failed to fetch index: network down otherwise"
+    )
     assert phrasing.error_name("src/a.ts(6,3): error TS2307: Cannot find module") == "TS2307"
     assert phrasing.error_name("Error: ENOENT: no such file") == "ENOENT"
     assert phrasing.error_name("plain words") == ""
 
 
 def test_long_text_loses_clauses_not_half_words():
-    long = ("The release job must upload the wheel before the sdist (the mirror polls in that order), "
-            "because the mirror indexes whatever arrives first and never looks again after that, which broke installs")
+    long = (
+        "The release job must upload the wheel before the sdist (the mirror polls in that order), "
+        "because the mirror indexes whatever arrives first and never looks again after that, which broke installs"
+    )
     out = phrasing.fit(long)
     assert len(out) <= 120 and out == ("The release job must upload the wheel before the sdist")
     words = " ".join(["parameter"] * 30)
@@ -84,7 +105,8 @@ def test_a_listing_keeps_whole_items_and_says_when_it_left_some_out():
 
 def test_where_a_thing_lives_is_stated_plainly():
     assert phrasing.location("to change it, there is a settings file at conf/app.toml") == (
-        "The settings file is at conf/app.toml")
+        "The settings file is at conf/app.toml"
+    )
     assert phrasing.location("the build works now") == ""
 
 

@@ -12,8 +12,15 @@ from automem.schema import INSTRUCTION, VERIFIED_FIX
 
 
 def _fail(cmd: str, line: str, tool: str = "shell", **kw) -> Step:
-    return Step("action", tool=tool, input=cmd, ok=False, result_head=line,
-                errors=[{"error_type": "error-line", "line": line, "signature": line}], **kw)
+    return Step(
+        "action",
+        tool=tool,
+        input=cmd,
+        ok=False,
+        result_head=line,
+        errors=[{"error_type": "error-line", "line": line, "signature": line}],
+        **kw,
+    )
 
 
 def _ok(cmd: str, tool: str = "shell", **kw) -> Step:
@@ -49,7 +56,8 @@ def test_a_look_is_never_the_fix_of_a_call_that_did_something_else():
 
 def test_a_quoted_separator_does_not_split_a_command_line():
     commands, _ = __import__("automem.extract.intent", fromlist=["x"]).parse_command_line(
-        "$env:Path += ';C:\\Git\\bin'; Get-Command bash")
+        "$env:Path += ';C:\\Git\\bin'; Get-Command bash"
+    )
     assert [c.program for c in commands] == ["$env:path", "get-command"]
 
 
@@ -77,15 +85,21 @@ def test_a_rerun_with_an_added_flag_is_a_verified_fix_naming_the_flag():
 def test_the_next_successful_call_is_not_a_fix():
     """Failure class 1: a diagnostic or a write to another file after a failure fixes nothing."""
     failed = _fail("npm run build", "Error: Cannot read config vite.config.ts")
-    for later in (_ok("sed -n '1,40p' vite.config.ts"), _ok("git status"), _ok("README.md", tool="Write"),
-                  _ok("npm run lint")):
+    for later in (
+        _ok("sed -n '1,40p' vite.config.ts"),
+        _ok("git status"),
+        _ok("README.md", tool="Write"),
+        _ok("npm run lint"),
+    ):
         steps = [failed, later]
         assert _run(errors.fixed_error_rule, steps) == [] and _run(errors.repeated_error_rule, steps) == []
 
 
 def test_an_escalated_rerun_of_the_same_command_says_so():
-    steps = [_fail("git push origin main", "error: cannot open '.git/config.lock': Operation not permitted"),
-             _ok("git push origin main", escalated=True)]
+    steps = [
+        _fail("git push origin main", "error: cannot open '.git/config.lock': Operation not permitted"),
+        _ok("git push origin main", escalated=True),
+    ]
     [cand] = _run(errors.fixed_error_rule, steps)
     assert "escalated sandbox permissions" in cand.summary and "Operation not permitted" in cand.summary
     assert len(cand.summary) <= 120
@@ -106,8 +120,11 @@ def test_one_named_error_fixed_by_editing_one_file_names_the_file():
 
 def test_a_repeated_error_with_an_env_fix_reads_as_needs():
     line = "E   ModuleNotFoundError: No module named 'shop'"
-    steps = [_fail("pytest -q", "Error: collection failed"), _fail("pytest -q tests/test_cart.py", "Error: collection failed"),
-             _ok("PYTHONPATH=src pytest -q")]
+    steps = [
+        _fail("pytest -q", "Error: collection failed"),
+        _fail("pytest -q tests/test_cart.py", "Error: collection failed"),
+        _ok("PYTHONPATH=src pytest -q"),
+    ]
     [cand] = _run(errors.repeated_error_rule, steps)
     assert cand.kind == "pattern" and cand.promotion == VERIFIED_FIX
     assert cand.summary.startswith("pytest needs PYTHONPATH=src here") and "2 times" in cand.content
@@ -128,8 +145,12 @@ def test_a_tool_slip_twice_needs_its_way_around_and_three_times_is_a_pattern():
     slip = "File has not been read yet. Read it first before writing to it."
     once = [_fail("a.py", slip, tool="Edit"), _ok("a.py", tool="Read"), _ok("a.py", tool="Edit")]
     assert _run(errors.repeated_error_rule, once) == [] and _run(errors.fixed_error_rule, once) == []
-    twice = [_fail("a.py", slip, tool="Edit"), _fail("b.py", slip, tool="Edit"), _ok("b.py", tool="Read"),
-             _ok("b.py", tool="Edit")]
+    twice = [
+        _fail("a.py", slip, tool="Edit"),
+        _fail("b.py", slip, tool="Edit"),
+        _ok("b.py", tool="Read"),
+        _ok("b.py", tool="Edit"),
+    ]
     [cand] = _run(errors.repeated_error_rule, twice)
     assert cand.scope == "global" and "read first" in cand.summary
 
@@ -138,15 +159,21 @@ def test_empty_searches_and_diffs_are_not_failures():
     """Failure class 7: grep/rg finding nothing, diff finding a difference, test being false."""
     from automem.capture.signals import classify_result
 
-    assert classify_result("rg -n TODO src", "Exit code: 1\nWall time: 0.9 seconds\nOutput:\n", exit_code=1) == (False, [])
+    assert classify_result("rg -n TODO src", "Exit code: 1\nWall time: 0.9 seconds\nOutput:\n", exit_code=1) == (
+        False,
+        [],
+    )
     assert classify_result("cd x && grep -q foo a.txt", "", exit_code=1) == (False, [])
     assert classify_result("diff -u a b", "--- a\n+++ b\n@@ -1 +1 @@\n-x\n+y\n", exit_code=1) == (False, [])
     assert classify_result("git diff --quiet", "", exit_code=1) == (False, [])
     assert classify_result("[ -f x ]", "", exit_code=1) == (False, [])
     failed, found = classify_result("rg -n TODO src", "rg: src: No such file or directory (os error 2)", exit_code=2)
     assert failed and found  # a real error of the same program still counts
-    failed, found = classify_result("npm test", "Chunk ID: 7f\nWall time: 1.2 seconds\nProcess exited with code 1\n"
-                                    "Original token count: 9\nOutput:\nError: boom\n")
+    failed, found = classify_result(
+        "npm test",
+        "Chunk ID: 7f\nWall time: 1.2 seconds\nProcess exited with code 1\n"
+        "Original token count: 9\nOutput:\nError: boom\n",
+    )
     assert failed and "Wall time" not in json.dumps(found) and "Chunk" not in json.dumps(found)
 
 
@@ -179,8 +206,11 @@ def test_an_install_after_a_not_found_a_pipe_hid_is_a_verified_lesson():
 
 
 def test_a_host_lookup_failing_in_a_sandboxed_session_is_no_network_there():
-    offline = _fail("npm install left-pad", "npm error network request to https://registry.example.org/left-pad failed, "
-                    "reason: getaddrinfo ENOTFOUND registry.example.org")
+    offline = _fail(
+        "npm install left-pad",
+        "npm error network request to https://registry.example.org/left-pad failed, "
+        "reason: getaddrinfo ENOTFOUND registry.example.org",
+    )
     sandboxed = _ok("git commit -m x", escalated=True)
     [cand] = _run(errors.offline_sandbox_rule, [sandboxed, offline])
     assert cand.summary.startswith("npm has no network access in the agent's sandbox here")
@@ -206,8 +236,10 @@ def test_a_commit_failing_inside_a_hook_that_runs_the_checks_says_so():
     commit = _fail('git commit -m "Add cart"', "src/a.ts(3,1): error TS2304: Cannot find name 'x'.")
     commit.result_head = out
     [cand] = _run(errors.commit_hook_rule, [commit])
-    assert cand.summary == ("git commit runs `npm run verify` (eslint . && tsc --noEmit) as a hook here; "
-                            "make npm run verify pass before committing")
+    assert cand.summary == (
+        "git commit runs `npm run verify` (eslint . && tsc --noEmit) as a hook here; "
+        "make npm run verify pass before committing"
+    )
     assert cand.scope == "project" and not cand.promotion
     husky = _fail("git commit -m x", "husky - pre-commit hook exited with code 1 (error)")
     assert "husky" in _run(errors.commit_hook_rule, [husky])[0].summary
@@ -221,13 +253,17 @@ def test_a_profile_loaded_tool_is_not_loaded_rather_than_not_installed():
     """nvm, rvm, sdk, conda ... are shell functions or hooks from the profile an agent's shell never reads."""
     nvm = _fail("nvm use 20", "zsh:1: command not found: nvm")
     [cand] = _run(errors.missing_command_rule, [nvm])
-    assert cand.summary == "nvm is not loaded in the agent's non-interactive shell; `source ~/.nvm/nvm.sh` before calling it"
+    assert (
+        cand.summary
+        == "nvm is not loaded in the agent's non-interactive shell; `source ~/.nvm/nvm.sh` before calling it"
+    )
     assert "not installed" not in cand.summary and "Node version manager" in cand.content and not cand.promotion
     sdk = _fail("sdk use java 21", "bash: sdk: command not found")
     assert "sdkman-init.sh" in _run(errors.missing_command_rule, [sdk])[0].summary
     loaded = _run(errors.missing_command_rule, [nvm, _ok("source ~/.nvm/nvm.sh && nvm use 20")])
-    assert [c.summary for c in loaded] == ["nvm is not loaded in the agent's non-interactive shell until "
-                                           "`source ~/.nvm/nvm.sh`"] and loaded[0].promotion == VERIFIED_FIX
+    assert [c.summary for c in loaded] == [
+        "nvm is not loaded in the agent's non-interactive shell until `source ~/.nvm/nvm.sh`"
+    ] and loaded[0].promotion == VERIFIED_FIX
     assert _run(errors.missing_command_rule, [nvm, _ok("nvm use 20")]) == []  # it ran later as it was
 
 
@@ -245,9 +281,11 @@ def test_the_agents_own_inline_script_bug_is_a_slip():
 
 
 def test_a_command_stopping_at_a_wizard_twice_is_a_pattern_with_what_worked_last():
-    steps = [_ok("npx make-widget@latest app", asked="Would you like a src folder?"),
-             _ok('echo "" | npx make-widget@latest app --src', asked="Would you like a linter?"),
-             _ok('yes "" | npx make-widget@latest app --src --no-lint', asked="Would you like an alias?")]
+    steps = [
+        _ok("npx make-widget@latest app", asked="Would you like a src folder?"),
+        _ok('echo "" | npx make-widget@latest app --src', asked="Would you like a linter?"),
+        _ok('yes "" | npx make-widget@latest app --src --no-lint', asked="Would you like an alias?"),
+    ]
     [cand] = _run(errors.interactive_rule, steps)
     assert cand.kind == "pattern" and "make-widget" in cand.summary and "interactive prompts" in cand.summary
     assert "(3x)" in cand.summary and "--no-lint" in cand.content
@@ -257,13 +295,21 @@ def test_a_command_stopping_at_a_wizard_twice_is_a_pattern_with_what_worked_last
 def test_escalation_and_wizard_questions_are_read_from_the_turn():
     wizard = "\x1b[36m?\x1b[39m \x1b[1mUse the new bundler?\x1b[22m \x1b[90m\u203a\x1b[39m No / Yes"
     code = "const mark = isOpen ? '\u203a' : ' ';"
-    turn = Turn(harness="codex", session_id="s", turn_id="t", actions=[
-        ToolAction(name="shell", input_summary="cp a b", input={"command": ["cp", "a", "b"],
-                                                                 "with_escalated_permissions": True}),
-        ToolAction(name="shell", input_summary="npm init thing", result_text=wizard, exit_code=0),
-        ToolAction(name="Read", input_summary="src/view.ts", result_text=code),
-        ToolAction(name="shell", input_summary="setup", result_text="Overwrite the settings? (y/N)", exit_code=0),
-    ])
+    turn = Turn(
+        harness="codex",
+        session_id="s",
+        turn_id="t",
+        actions=[
+            ToolAction(
+                name="shell",
+                input_summary="cp a b",
+                input={"command": ["cp", "a", "b"], "with_escalated_permissions": True},
+            ),
+            ToolAction(name="shell", input_summary="npm init thing", result_text=wizard, exit_code=0),
+            ToolAction(name="Read", input_summary="src/view.ts", result_text=code),
+            ToolAction(name="shell", input_summary="setup", result_text="Overwrite the settings? (y/N)", exit_code=0),
+        ],
+    )
     escalated, wizard_step, file_view, yes_no = steps_from_turns([turn])
     assert escalated.escalated and not wizard_step.escalated
     assert wizard_step.asked == "Use the new bundler?"
@@ -273,7 +319,9 @@ def test_escalation_and_wizard_questions_are_read_from_the_turn():
 
 def test_a_diagnosis_after_a_failed_call_then_a_passing_edit_is_an_observation():
     failed = _fail("make docs", "Error: cannot open theme/base.css")
-    failed.said_after = "The issue is that the docs build reads theme files relative to docs/conf.py, not the repo root."
+    failed.said_after = (
+        "The issue is that the docs build reads theme files relative to docs/conf.py, not the repo root."
+    )
     [cand] = _run(reports.diagnosis_rule, [failed, _ok("docs/conf.py", tool="Edit"), _ok("make docs")])
     assert cand.kind == "observation" and "make docs" in cand.summary and "The issue is" not in cand.summary
     assert "conf.py" in cand.content and "cannot open theme/base.css" in cand.content
@@ -284,38 +332,63 @@ def test_a_diagnosis_needs_a_cause_a_change_a_pass_and_a_link_to_the_failure():
         step.said_after = text
         return step
 
-    plan = [said(_fail("make docs", "Error: cannot open theme/base.css"), "Let me look at the theme folder first."),
-            _ok("conf.py", tool="Edit"), _ok("make docs")]
+    plan = [
+        said(_fail("make docs", "Error: cannot open theme/base.css"), "Let me look at the theme folder first."),
+        _ok("conf.py", tool="Edit"),
+        _ok("make docs"),
+    ]
     assert _run(reports.diagnosis_rule, plan) == []
-    nothing_passed = [said(_fail("make docs", "Error: cannot open theme/base.css"), "The issue is that the theme moved."),
-                      _ok("conf.py", tool="Edit")]
+    nothing_passed = [
+        said(_fail("make docs", "Error: cannot open theme/base.css"), "The issue is that the theme moved."),
+        _ok("conf.py", tool="Edit"),
+    ]
     assert _run(reports.diagnosis_rule, nothing_passed) == []
-    unrelated = [said(_fail("npm test", "Error: Worker exited unexpectedly"),
-                      "The issue is that browsers require user activation for directory access."),
-                 _ok("app.tsx", tool="Edit"), _ok("npm test")]
+    unrelated = [
+        said(
+            _fail("npm test", "Error: Worker exited unexpectedly"),
+            "The issue is that browsers require user activation for directory access.",
+        ),
+        _ok("app.tsx", tool="Edit"),
+        _ok("npm test"),
+    ]
     assert _run(reports.diagnosis_rule, unrelated) == []  # failure class 11: about another thing
-    hedged = [said(_fail("make docs", "Error: cannot open theme/base.css"), "The issue might be that the theme moved."),
-              _ok("conf.py", tool="Edit"), _ok("make docs")]
+    hedged = [
+        said(_fail("make docs", "Error: cannot open theme/base.css"), "The issue might be that the theme moved."),
+        _ok("conf.py", tool="Edit"),
+        _ok("make docs"),
+    ]
     assert _run(reports.diagnosis_rule, hedged) == []
 
 
 def test_a_problem_the_user_reported_then_fixed_with_a_stated_cause():
-    report = _prompt("After logging in I'm getting stuck on a page saying Signing in...",
-                     answer="The view was stuck because the UI never re-rendered after the auth callback. I added a gate.")
-    steps = [report, _ok("*** Begin Patch\n*** Update File: src/main.tsx\n", tool="apply_patch"), _prompt("next: the lobby")]
+    report = _prompt(
+        "After logging in I'm getting stuck on a page saying Signing in...",
+        answer="The view was stuck because the UI never re-rendered after the auth callback. I added a gate.",
+    )
+    steps = [
+        report,
+        _ok("*** Begin Patch\n*** Update File: src/main.tsx\n", tool="apply_patch"),
+        _prompt("next: the lobby"),
+    ]
     [cand] = _run(reports.reported_problem_rule, steps)
     assert "never re-rendered" in cand.summary and "main.tsx" in cand.content and not cand.promotion
-    again = [report, steps[1], _prompt("still broken: I'm getting stuck on a page saying Signing in...",
-                                       after_interrupt=True)]
+    again = [
+        report,
+        steps[1],
+        _prompt("still broken: I'm getting stuck on a page saying Signing in...", after_interrupt=True),
+    ]
     assert _run(reports.reported_problem_rule, again) == []  # reported again at once: not fixed
 
 
 def test_a_stated_cause_loses_its_lead_in_and_a_browser_console_label():
     assert reports._cause("Two issues: `cartStore` was removed during the refactor.") == (
-        "`cartStore` was removed during the refactor")
+        "`cartStore` was removed during the refactor"
+    )
     assert reports._cause("I found why it's not loading: nginx only serves `dist/`") == "Nginx only serves `dist/`"
-    report = _prompt("GET http://localhost:5173/pages/Cart net::ERR_ABORTED 404 (Not Found)Understand this error",
-                     answer="Those 404s are because the browser requests extensionless module paths. I fixed server.js.")
+    report = _prompt(
+        "GET http://localhost:5173/pages/Cart net::ERR_ABORTED 404 (Not Found)Understand this error",
+        answer="Those 404s are because the browser requests extensionless module paths. I fixed server.js.",
+    )
     steps = [report, _ok('{"file_path": "/w/app/server.js"}', tool="Edit"), _prompt("next: the lobby")]
     [cand] = _run(reports.reported_problem_rule, steps)
     assert "Understand this" not in cand.summary and "extensionless" in cand.summary
@@ -323,10 +396,15 @@ def test_a_stated_cause_loses_its_lead_in_and_a_browser_console_label():
 
 def test_the_same_pasted_error_in_several_prompts_is_one_pattern():
     def report(module: str) -> list[Step]:
-        return [_prompt(f'Uncaught TypeError: Failed to resolve module specifier "{module}". Relative references must '
-                        'start with either "/", "./", or "../".',
-                        answer=f"Added `{module}` to the import map in index.html so the browser can resolve it."),
-                _ok("*** Begin Patch\n*** Update File: public/index.html\n", tool="apply_patch")]
+        return [
+            _prompt(
+                f'Uncaught TypeError: Failed to resolve module specifier "{module}". Relative references must '
+                'start with either "/", "./", or "../".',
+                answer=f"Added `{module}` to the import map in index.html so the browser can resolve it.",
+            ),
+            _ok("*** Begin Patch\n*** Update File: public/index.html\n", tool="apply_patch"),
+        ]
+
     steps = report("react") + report("@otel/api") + report("@otel/sdk")
     [cand] = _run(reports.reported_problem_rule, steps)
     assert cand.kind == "pattern" and "(3x)" in cand.summary and "import map" in cand.summary
@@ -347,9 +425,11 @@ def test_directives_are_promoted_and_rephrased_with_the_words_kept():
 
 def test_use_x_not_y_forms_and_their_scope():
     """The forms the real clients showed the hook missing, and "this repo" rules stay in the project."""
-    for text, summary in (("Use uv, not pip, in this repo.", "Use uv, not pip, in this repo"),
-                          ("Use pnpm, not npm, here.", "Use pnpm, not npm, here"),
-                          ("Never use sudo in this repo.", "Never use sudo in this repo")):
+    for text, summary in (
+        ("Use uv, not pip, in this repo.", "Use uv, not pip, in this repo"),
+        ("Use pnpm, not npm, here.", "Use pnpm, not npm, here"),
+        ("Never use sudo in this repo.", "Never use sudo in this repo"),
+    ):
         [cand] = _run(said.directive_rule, [_prompt(text)])
         assert cand.summary == summary and cand.scope == "project", text
     [general] = _run(said.directive_rule, [_prompt("I prefer short commit messages in the imperative mood.")])
@@ -359,9 +439,13 @@ def test_use_x_not_y_forms_and_their_scope():
 def test_directives_in_other_languages():
     """Failure class 12: Chinese, Japanese, Korean, Russian, Spanish, German, French and Portuguese cue words."""
     cases = {
-        "以后不要用 npm，改用 pnpm": "zh", "コミットする前に必ずテストを実行して": "ja", "앞으로 커밋 메시지는 영어로 써": "ko",
-        "Никогда не используй sudo в этом репозитории": "ru", "Nunca uses sudo en este repositorio": "es",
-        "Verwende niemals sudo in diesem Repo": "de", "N'utilise jamais sudo dans ce dépôt": "fr",
+        "以后不要用 npm，改用 pnpm": "zh",
+        "コミットする前に必ずテストを実行して": "ja",
+        "앞으로 커밋 메시지는 영어로 써": "ko",
+        "Никогда не используй sudo в этом репозитории": "ru",
+        "Nunca uses sudo en este repositorio": "es",
+        "Verwende niemals sudo in diesem Repo": "de",
+        "N'utilise jamais sudo dans ce dépôt": "fr",
         "Nunca use sudo neste repositório": "pt",
     }
     for text, language in cases.items():
@@ -374,15 +458,21 @@ def test_directives_in_other_languages():
 
 def test_an_instruction_the_agent_applied_names_the_files_it_changed_in_that_turn():
     """A directive in the user's language gains the file it took effect in (as written, not lowered)."""
-    steps = [_prompt("以后不要用 npm，改用 pnpm"), _ok("cat package.json"),
-             _ok('{"file_path": "/w/shop/scripts/Build.sh", "old_string": "npm", "new_string": "pnpm"}', tool="Edit"),
-             _prompt("再检查一下"), _ok('{"file_path": "/w/shop/README.md"}', tool="Edit")]
+    steps = [
+        _prompt("以后不要用 npm，改用 pnpm"),
+        _ok("cat package.json"),
+        _ok('{"file_path": "/w/shop/scripts/Build.sh", "old_string": "npm", "new_string": "pnpm"}', tool="Edit"),
+        _prompt("再检查一下"),
+        _ok('{"file_path": "/w/shop/README.md"}', tool="Edit"),
+    ]
     [cand] = _run(said.directive_rule, steps, root="/w/shop")
     assert "Applied to: /w/shop/scripts/Build.sh" in cand.content and "README" not in cand.content
     [portable] = find_candidates(Session(steps, root="/w/shop"))
     assert "Applied to: ./scripts/Build.sh" in portable.content
-    mixed = [_prompt("Fix the login page and add a logout button. Never use sudo in this repo."),
-             _ok('{"file_path": "/w/shop/login.tsx"}', tool="Edit")]
+    mixed = [
+        _prompt("Fix the login page and add a logout button. Never use sudo in this repo."),
+        _ok('{"file_path": "/w/shop/login.tsx"}', tool="Edit"),
+    ]
     assert "Applied to" not in _run(said.directive_rule, mixed)[0].content  # the turn did more than apply the rule
     many = [steps[0]] + [_ok(f'{{"file_path": "/w/shop/f{n}.sh"}}', tool="Edit") for n in range(4)]
     assert "Applied to" not in _run(said.directive_rule, many)[0].content
@@ -390,12 +480,14 @@ def test_an_instruction_the_agent_applied_names_the_files_it_changed_in_that_tur
 
 def test_narrative_role_play_questions_and_pasted_logs_are_never_directives():
     """Failure class 5: role-play and lore are not preferences."""
-    for text in ("The knight draws his sword and says: never trust the king.",
-                 "You are Aria, a cheerful assistant who always answers in rhymes.",
-                 "Should we never cache the tokens?",
-                 "```\nnever use this in production\n```",
-                 "> always use the v2 API\n",
-                 "Uncaught TypeError: x. Relative references must start with either \"/\", \"./\", or \"../\"."):
+    for text in (
+        "The knight draws his sword and says: never trust the king.",
+        "You are Aria, a cheerful assistant who always answers in rhymes.",
+        "Should we never cache the tokens?",
+        "```\nnever use this in production\n```",
+        "> always use the v2 API\n",
+        'Uncaught TypeError: x. Relative references must start with either "/", "./", or "../".',
+    ):
         assert find_candidates(Session([_prompt(text)])) == [], text
     lore = "\n".join(f"Line {i} of the story: the dragon always sleeps by day." for i in range(30))
     assert find_candidates(Session([_prompt(lore + "\nplease never delete chapter files")])) != []
@@ -410,7 +502,8 @@ def test_fragments_that_mean_nothing_out_of_context_are_not_stored():
 
 def test_where_the_user_says_a_thing_lives_becomes_an_observation():
     assert said.location_statement("add it there, there is a settings file at conf/app.toml") == (
-        "add it there, there is a settings file at conf/app.toml")
+        "add it there, there is a settings file at conf/app.toml"
+    )
     assert said.location_statement("the bug is in src/app.py") == ""
     assert said.location_statement("see https://example.org/docs/x.md") == ""
     [cand] = _run(said.location_rule, [_prompt("yes please, the deploy script is in tools/deploy.sh")])
@@ -428,29 +521,44 @@ def test_a_list_of_arrows_typed_by_the_user_is_a_layout_decision():
 def test_repeated_requests_skip_questions_and_count_note_taking():
     asks = [_prompt("isn't the parser in the lexer module?")] * 3
     assert _run(said.repeated_request_rule, asks) == []
-    notes = [_prompt("fix the login page, then note progress in the journal"),
-             _prompt("ok, note progress in the journal and go on"), _prompt("good. note the progress in the journal")]
+    notes = [
+        _prompt("fix the login page, then note progress in the journal"),
+        _prompt("ok, note progress in the journal and go on"),
+        _prompt("good. note the progress in the journal"),
+    ]
     [cand] = _run(said.repeated_request_rule, notes)
     assert "progress" in cand.summary.lower() and "journal" in cand.summary.lower()
 
 
 def test_a_repeated_request_acting_on_it_names_the_file_the_other_asks_named():
     """'Read it in full' out of context says nothing; the user's other asks named files there."""
-    reads = [_prompt("read src/app/main.ts in full, then plan"), _prompt("ok, read lexer.py in full first"),
-             _prompt("now read it in full")]
+    reads = [
+        _prompt("read src/app/main.ts in full, then plan"),
+        _prompt("ok, read lexer.py in full first"),
+        _prompt("now read it in full"),
+    ]
     [cand] = _run(said.repeated_request_rule, reads)
     assert cand.summary == "Read the file in full"
-    vague = [_prompt("check the parser and fix it properly"), _prompt("check the lexer again, fix it properly"),
-             _prompt("fix it properly")]
+    vague = [
+        _prompt("check the parser and fix it properly"),
+        _prompt("check the lexer again, fix it properly"),
+        _prompt("fix it properly"),
+    ]
     assert all("fix it" not in c.summary.lower() for c in find_candidates(Session(vague)))
 
 
 def test_a_how_question_answered_with_a_command_reads_as_a_goal_not_a_quote():
-    steps = steps_from_turns([
-        Turn(harness="claude-code", session_id="s", turn_id="1",
-             prompt="so when the build breaks how am i supposed to clear the cache",
-             answer="Run this from the project root.\n```bash\nnpm run clean\n```\nIt removes .next and dist."),
-    ])
+    steps = steps_from_turns(
+        [
+            Turn(
+                harness="claude-code",
+                session_id="s",
+                turn_id="1",
+                prompt="so when the build breaks how am i supposed to clear the cache",
+                answer="Run this from the project root.\n```bash\nnpm run clean\n```\nIt removes .next and dist.",
+            ),
+        ]
+    )
     [cand] = _run(reports.answered_question_rule, steps)
     assert cand.summary == "To clear the cache, when the build breaks: `npm run clean`"
     assert 'The user asked: "so when the build breaks how am i supposed to clear the cache"' in cand.content
@@ -463,8 +571,10 @@ def test_the_file_the_user_picks_for_a_plan_is_a_decision():
 
 
 def test_a_stack_typed_as_a_list_is_the_users_choice():
-    text = ("Create the plan using: - Language: TypeScript everywhere - Frontend: React UI - Backend: Express "
-            "(Node.js) - Auth: Keycloak (OIDC) - Deployment: Docker Compose")
+    text = (
+        "Create the plan using: - Language: TypeScript everywhere - Frontend: React UI - Backend: Express "
+        "(Node.js) - Auth: Keycloak (OIDC) - Deployment: Docker Compose"
+    )
     [cand] = _run(said.stack_rule, [_prompt(text)])
     assert "Language: TypeScript everywhere" in cand.summary and "Keycloak" in cand.content
     rules = "Rules: - Flush: five cards of the same suit (e.g., hearts) - Straight: five in a row - Pair: two of a rank"
@@ -472,11 +582,18 @@ def test_a_stack_typed_as_a_list_is_the_users_choice():
 
 
 def test_picking_an_offered_option_is_a_decision_candidate():
-    steps = steps_from_turns([
-        Turn(harness="claude-code", session_id="s", turn_id="1", prompt="add a login screen",
-             answer="Which way?\n1. Keep `LoginResult` as it is\n2. Convert `LoginResult` into `LoginEffect`\n"),
-        Turn(harness="claude-code", session_id="s", turn_id="2", prompt="2"),
-    ])
+    steps = steps_from_turns(
+        [
+            Turn(
+                harness="claude-code",
+                session_id="s",
+                turn_id="1",
+                prompt="add a login screen",
+                answer="Which way?\n1. Keep `LoginResult` as it is\n2. Convert `LoginResult` into `LoginEffect`\n",
+            ),
+            Turn(harness="claude-code", session_id="s", turn_id="2", prompt="2"),
+        ]
+    )
     [cand] = _run(said.choice_rule, steps)
     assert "LoginEffect" in cand.summary and not cand.promotion
 
@@ -487,8 +604,10 @@ def test_picking_an_offered_option_is_a_decision_candidate():
 def test_paths_escapes_and_cut_words_never_reach_a_summary():
     """Failure classes 3 and 8: machine paths, ANSI codes, a cut token."""
     line = "\x1b[31mError: EACCES: permission denied, open '/home/ana/work/shop/build/out.log'\x1b[0m"
-    steps = [_fail("cd /home/ana/work/shop && npm run build", line),
-             _ok("cd /home/ana/work/shop && npm run build", escalated=True)]
+    steps = [
+        _fail("cd /home/ana/work/shop && npm run build", line),
+        _ok("cd /home/ana/work/shop && npm run build", escalated=True),
+    ]
     [cand] = find_candidates(Session(steps, root="/home/ana/work/shop"))
     for text in (cand.summary, cand.content):
         assert "/home/ana" not in text and "\x1b" not in text and "[31m" not in text
@@ -534,8 +653,12 @@ def test_a_one_off_request_is_stored_as_a_candidate_and_a_standing_rule_is_promo
     assert [c.promotion for c in one_off] == [""]  # the task of that turn: never briefed
     default = _run(said.directive_rule, [_prompt("also remove the file tree by default until added by user")])
     assert all(c.promotion == "" for c in default)
-    for text in ("Never use sudo in this repo.", "The chat should use usernames instead of UUIDs",
-                 "Every line a component renders must not be wider than the width", "you have to create the entity first"):
+    for text in (
+        "Never use sudo in this repo.",
+        "The chat should use usernames instead of UUIDs",
+        "Every line a component renders must not be wider than the width",
+        "you have to create the entity first",
+    ):
         cands = _run(said.directive_rule, [_prompt(text)])
         assert cands and all(c.promotion == INSTRUCTION for c in cands), text
 
@@ -543,33 +666,41 @@ def test_a_one_off_request_is_stored_as_a_candidate_and_a_standing_rule_is_promo
 def test_a_preference_about_the_user_reads_in_the_third_person_throughout():
     from automem.extract import phrasing
 
-    assert phrasing.preference("I don't need to view file here, I can read in my IDE") == \
-        "The user doesn't need to view file here, they can read in their IDE"
+    assert (
+        phrasing.preference("I don't need to view file here, I can read in my IDE")
+        == "The user doesn't need to view file here, they can read in their IDE"
+    )
 
 
 def test_a_quoted_command_names_the_program_not_the_script_or_spec_it_was_given():
     gist = errors.command_gist
     assert gist("python - <<'PY'\nimport re\nfor p in paths:\n    print(p)\nPY") == "python - <<'PY' … (inline script)"
-    spec = gist('.specify/scripts/bash/create-new-feature.sh --json "Build a web-based poker website (MVP) for '
-                'play-money Texas Hold’em. Users can create a nickname and avatar.')
-    assert spec.startswith(".specify/scripts/bash/create-new-feature.sh --json \"Build a") and len(spec) < 90
+    spec = gist(
+        '.specify/scripts/bash/create-new-feature.sh --json "Build a web-based poker website (MVP) for '
+        "play-money Texas Hold’em. Users can create a nickname and avatar."
+    )
+    assert spec.startswith('.specify/scripts/bash/create-new-feature.sh --json "Build a') and len(spec) < 90
     assert gist('git commit -m "short" && ls') == 'git commit -m "short" && ls'
     assert "toolu_" not in gist("grep -n x ~/.claude/projects/p/abc/tool-results/toolu_01AB.txt")
     assert len(gist("npm run build " + "--flag " * 60)) <= errors.COMMAND_MAX + 2
 
 
 def test_an_error_that_went_away_for_no_named_reason_is_not_stored():
-    steps = [_fail("npm run check", "error TS2739: Type is missing properties"),
-             _fail("npm run check", "error TS2739: Type is missing properties"),
-             _ok("npm run check")]
+    steps = [
+        _fail("npm run check", "error TS2739: Type is missing properties"),
+        _fail("npm run check", "error TS2739: Type is missing properties"),
+        _ok("npm run check"),
+    ]
     assert [c for c in _run(errors.repeated_error_rule, steps) if "TS2739" in c.summary] == []
 
 
 def test_the_user_driving_the_task_on_is_not_a_habit():
     prompts = [_prompt(f"Configure the {w} part in full until completed") for w in ("db", "api", "ui", "cli")]
     assert _run(said.repeated_request_rule, prompts) == []
-    asks = [_prompt(f"Read {f} in full, then change the {w} part") for f, w in
-            (("a.ts", "db"), ("b.ts", "api"), ("c.ts", "ui"))]
+    asks = [
+        _prompt(f"Read {f} in full, then change the {w} part")
+        for f, w in (("a.ts", "db"), ("b.ts", "api"), ("c.ts", "ui"))
+    ]
     assert any("full" in c.summary for c in _run(said.repeated_request_rule, asks))
 
 
@@ -580,14 +711,23 @@ def test_a_rejected_plan_is_quoted_as_text_not_as_json():
 
 
 def test_a_reported_fix_is_stated_as_the_fix_not_in_the_agents_voice():
-    assert reports._cause("I fixed the rate-limit test by making the middleware read the env at request time.") \
+    assert (
+        reports._cause("I fixed the rate-limit test by making the middleware read the env at request time.")
         == "Fixed the rate-limit test by making the middleware read the env at request time"
+    )
     assert reports._cause("I updated JWT verification to use the JWKS.").startswith("Updated JWT")
 
 
 def test_the_file_a_record_is_kept_in_is_stated_as_where_it_lives_not_as_the_task():
-    [cand] = _run(said.doc_file_rule, [_prompt("Alright, createa full implementation plan in docs/refactor.md, "
-                                               "it needs to cover all the things we want to do")])
+    [cand] = _run(
+        said.doc_file_rule,
+        [
+            _prompt(
+                "Alright, createa full implementation plan in docs/refactor.md, "
+                "it needs to cover all the things we want to do"
+            )
+        ],
+    )
     assert cand.summary == "The implementation plan is kept in docs/refactor.md; keep it up to date"
     assert "createa full implementation plan" in cand.content
 
@@ -600,22 +740,27 @@ def test_a_lookup_that_prints_no_path_for_a_program_confirms_a_hidden_not_found(
     from automem.extract.rules import machine
 
     steps = [
-        _ok("nohup python3 -m http.server 8080 > server.log 2>&1 & sleep 2; cat server.log",
-            result_head="nohup: failed to run command 'python3': No such file or directory"),
+        _ok(
+            "nohup python3 -m http.server 8080 > server.log 2>&1 & sleep 2; cat server.log",
+            result_head="nohup: failed to run command 'python3': No such file or directory",
+        ),
         _ok("which python python3 node 2>/dev/null", result_head="/data/data/com.termux/files/usr/bin/node\n"),
         _ok("node server.js"),
     ]
     found = _run(errors.missing_command_rule, steps, root="/data/data/com.termux/files/home/site")
     assert [c.summary for c in found] == [
-        "python3 is not installed on this Termux machine; `which` found node but no python3"]
+        "python3 is not installed on this Termux machine; `which` found node but no python3"
+    ]
     assert found[0].scope == "global" and not found[0].promotion
     assert machine.machine_label("/Users/ana/code/app") == "Mac" and machine.machine_label("/home/ana/app") == ""
 
 
 def test_a_lookup_that_found_the_program_means_it_is_there():
     steps = [
-        _ok("nohup python3 -m http.server 8080 > server.log 2>&1 & cat server.log",
-            result_head="nohup: failed to run command 'python3': No such file or directory"),
+        _ok(
+            "nohup python3 -m http.server 8080 > server.log 2>&1 & cat server.log",
+            result_head="nohup: failed to run command 'python3': No such file or directory",
+        ),
         _ok("which python3 node", result_head="/usr/bin/python3\n/usr/bin/node\n"),
     ]
     assert _run(errors.missing_command_rule, steps) == []
@@ -623,8 +768,10 @@ def test_a_lookup_that_found_the_program_means_it_is_there():
 
 def test_a_lookup_whose_output_says_nothing_proves_nothing():
     steps = [
-        _ok("nohup python3 -m http.server > s.log 2>&1 & cat s.log",
-            result_head="nohup: failed to run command 'python3': No such file or directory"),
+        _ok(
+            "nohup python3 -m http.server > s.log 2>&1 & cat s.log",
+            result_head="nohup: failed to run command 'python3': No such file or directory",
+        ),
         _ok("which python3 >/dev/null 2>&1 || echo missing", result_head="missing\n"),
     ]
     assert _run(errors.missing_command_rule, steps) == []
@@ -633,12 +780,14 @@ def test_a_lookup_whose_output_says_nothing_proves_nothing():
 def test_a_system_folder_that_refused_a_write_is_a_lesson_once_the_job_wrote_elsewhere():
     from automem.extract.rules import machine
 
-    refused = _fail("python3 -m http.server 8765 > /tmp/server.log 2>&1 &",
-                    "bash: line 1: /tmp/server.log: Permission denied")
+    refused = _fail(
+        "python3 -m http.server 8765 > /tmp/server.log 2>&1 &", "bash: line 1: /tmp/server.log: Permission denied"
+    )
     steps = [refused, _ok("nohup python3 -m http.server 8765 > server.log 2>&1 &")]
     found = _run(machine.unwritable_place_rule, steps, root="/data/data/com.termux/files/home/site")
     assert [c.summary for c in found] == [
-        "/tmp is not writable on this Termux machine; keep logs and temp files in the project"]
+        "/tmp is not writable on this Termux machine; keep logs and temp files in the project"
+    ]
     assert found[0].promotion == VERIFIED_FIX and found[0].scope == "global"
     # the same refusal with no later write elsewhere, or a file of the project itself, says nothing about the machine
     assert _run(machine.unwritable_place_rule, [refused, _ok("ls")]) == []
@@ -658,8 +807,11 @@ def test_a_folder_the_user_asked_to_ignore_and_the_turn_added_to_gitignore():
     from automem.extract.steps import added_text
 
     patch = _patch(".gitignore", " node_modules/", "+coverage/")
-    steps = [_prompt("do people gitignore their coverage folder?"), _prompt("Please ignore it"),
-             _ok(patch, tool="apply_patch", added=added_text(patch))]
+    steps = [
+        _prompt("do people gitignore their coverage folder?"),
+        _prompt("Please ignore it"),
+        _ok(patch, tool="apply_patch", added=added_text(patch)),
+    ]
     found = _run(requests.ignored_by_request_rule, steps)
     assert [c.summary for c in found] == ["coverage/ is git-ignored in this project (the user asked)"]
     assert not found[0].promotion
@@ -671,12 +823,17 @@ def test_a_package_the_user_named_and_the_turn_added_is_the_projects_choice():
     from automem.extract.rules import requests
     from automem.extract.steps import added_text
 
-    patch = _patch("package.json", '-    "vitest": "^1.2.0"', '+    "vitest": "^1.2.0",', '+    "@vitest/coverage-v8": "^1.2.0"')
-    steps = [_prompt("I want coverage in webstorm. It says I need vitest coverage-v8"),
-             _ok(patch, tool="apply_patch", added=added_text(patch))]
+    patch = _patch(
+        "package.json", '-    "vitest": "^1.2.0"', '+    "vitest": "^1.2.0",', '+    "@vitest/coverage-v8": "^1.2.0"'
+    )
+    steps = [
+        _prompt("I want coverage in webstorm. It says I need vitest coverage-v8"),
+        _ok(patch, tool="apply_patch", added=added_text(patch)),
+    ]
     found = _run(requests.dependency_by_request_rule, steps)
     assert [c.summary for c in found] == [
-        "The project uses @vitest/coverage-v8 (added to package.json at the user's request)"]  # not vitest: only a comma
+        "The project uses @vitest/coverage-v8 (added to package.json at the user's request)"
+    ]  # not vitest: only a comma
     assert _run(requests.dependency_by_request_rule, [_prompt("add test coverage"), steps[1]]) == []
 
 
@@ -697,14 +854,17 @@ def test_a_habit_cue_makes_a_standing_preference():
     steps = [_prompt("As with all software projects, let's start with the README and then the notes it references.")]
     found = _run(said.directive_rule, steps)
     assert [c.summary for c in found] == [
-        "Start with the README and then the notes it references (as with all software projects)"]
+        "Start with the README and then the notes it references (as with all software projects)"
+    ]
     assert found[0].promotion == INSTRUCTION
 
 
 def test_a_pronoun_directive_takes_its_subject_from_the_files_its_turn_changed():
-    steps = [_prompt("这个改为整个.claude目录 │ ~/.claude/skills/  │ .claude/skills/  │"),
-             _ok("~/.claude/skills/sync-work/scripts/sync.sh", tool="Edit"),
-             _ok("~/.claude/skills/sync-work/SKILL.md", tool="Edit")]
+    steps = [
+        _prompt("这个改为整个.claude目录 │ ~/.claude/skills/  │ .claude/skills/  │"),
+        _ok("~/.claude/skills/sync-work/scripts/sync.sh", tool="Edit"),
+        _ok("~/.claude/skills/sync-work/SKILL.md", tool="Edit"),
+    ]
     found = _run(said.directive_rule, steps)
     assert [c.summary for c in found] == ["sync-work: 改为整个.claude目录"]
     assert not found[0].promotion  # "change this to ...": this turn's edit, not a standing rule
@@ -720,19 +880,26 @@ def test_a_rejection_is_promoted_only_when_it_states_a_rule():
 def test_a_listing_that_timed_out_and_then_worked_with_a_limit():
     from automem.extract.rules import slow
 
-    timed_out = _fail("powershell.exe -Command Get-ChildItem -Force", "exit code 124: command timed out after 10034 milliseconds")
+    timed_out = _fail(
+        "powershell.exe -Command Get-ChildItem -Force", "exit code 124: command timed out after 10034 milliseconds"
+    )
     bounded = _ok("powershell.exe -Command Get-ChildItem -Directory -Force | Select-Object -First 30 Name")
     found = _run(slow.big_listing_rule, [timed_out, _ok("Get-ChildItem | Measure-Object"), bounded])
     assert [c.summary for c in found] == [
-        "Listing this folder in full times out; list it with a limit (Select-Object -First 30)"]
+        "Listing this folder in full times out; list it with a limit (Select-Object -First 30)"
+    ]
     assert _run(slow.big_listing_rule, [timed_out, _ok("git status")]) == []  # no bounded listing: a slow moment
     slow_test = _fail("npm test", "Command timed out after 60 seconds")
     assert _run(slow.big_listing_rule, [slow_test, _ok("npm test | head -20")]) == []  # not a listing
 
 
 def test_it_is_at_after_stopping_the_agent_names_the_folder_the_agent_then_went_to():
-    steps = [_ok("ls ~"), Step("interrupt"), _prompt("Close -- it's at user /Documents/VAULT", after_interrupt=True),
-             _ok("powershell.exe -Command Set-Location C:\\Users\\ana\\Documents\\VAULT; Get-ChildItem")]
+    steps = [
+        _ok("ls ~"),
+        Step("interrupt"),
+        _prompt("Close -- it's at user /Documents/VAULT", after_interrupt=True),
+        _ok("powershell.exe -Command Set-Location C:\\Users\\ana\\Documents\\VAULT; Get-ChildItem"),
+    ]
     found = _run(said.location_rule, steps)
     assert [c.summary for c in found] == ["VAULT is at C:\\Users\\ana\\Documents\\VAULT, not where the agent starts"]
     assert found[0].promotion == INSTRUCTION
@@ -741,19 +908,30 @@ def test_it_is_at_after_stopping_the_agent_names_the_folder_the_agent_then_went_
 
 
 def test_a_request_repeated_with_a_typo_counts_and_a_complaint_is_not_a_request():
-    steps = [_prompt("read src/theme.ts in full, then the selectors"), _prompt("you broke it. reda the full file"),
-             _prompt("ok, read it in full"), _prompt("the colors are too intense"), _prompt("now the colors are too intense"),
-             _prompt("again the colors are too intense")]
+    steps = [
+        _prompt("read src/theme.ts in full, then the selectors"),
+        _prompt("you broke it. reda the full file"),
+        _prompt("ok, read it in full"),
+        _prompt("the colors are too intense"),
+        _prompt("now the colors are too intense"),
+        _prompt("again the colors are too intense"),
+    ]
     summaries = [c.summary for c in _run(said.repeated_request_rule, steps)]
     assert "Read the full file" in summaries
     assert not any("intense" in s for s in summaries)
 
 
 def test_a_rule_the_user_overturned_later_in_the_session_is_not_stored():
-    steps = [_prompt("Always use npm for installs in this repo."), _ok("npm install"),
-             _prompt("Actually, use pnpm, not npm, in this repo."), _prompt("Never use sudo here.")]
+    steps = [
+        _prompt("Always use npm for installs in this repo."),
+        _ok("npm install"),
+        _prompt("Actually, use pnpm, not npm, in this repo."),
+        _prompt("Never use sudo here."),
+    ]
     assert [c.summary for c in _run(said.directive_rule, steps)] == [
-        "Use pnpm, not npm, in this repo", "Never use sudo here"]
+        "Use pnpm, not npm, in this repo",
+        "Never use sudo here",
+    ]
 
 
 def test_calls_the_sandbox_let_through_only_escalated_are_one_memory():
@@ -763,16 +941,28 @@ def test_calls_the_sandbox_let_through_only_escalated_are_one_memory():
     def esc(summary):
         return Candidate("observation", summary, summary + " (content)", "", "", promotion=VERIFIED_FIX)
 
-    found = merge_escalations([
-        esc("git fetch needs escalated sandbox permissions to write in .git here: Operation not permitted otherwise"),
-        Candidate("decision", "Use pnpm, not npm", "", "", ""),
-        esc("git ls-remote needs escalated sandbox permissions here: Could not read from remote otherwise"),
-        esc("create-new-feature.sh needs escalated sandbox permissions to write in .git here: cannot lock ref otherwise")])
+    found = merge_escalations(
+        [
+            esc(
+                "git fetch needs escalated sandbox permissions to write in .git here: Operation not permitted otherwise"
+            ),
+            Candidate("decision", "Use pnpm, not npm", "", "", ""),
+            esc("git ls-remote needs escalated sandbox permissions here: Could not read from remote otherwise"),
+            esc(
+                "create-new-feature.sh needs escalated sandbox permissions to write in .git here: cannot lock ref "
+                "otherwise"
+            ),
+        ]
+    )
     assert [c.summary for c in found] == [
         "The sandbox blocks git fetch and create-new-feature.sh and git ls-remote here; "
-        "rerun them with escalated permissions", "Use pnpm, not npm"]  # fitted to the summary's length: no "(writing ...)"
+        "rerun them with escalated permissions",
+        "Use pnpm, not npm",
+    ]  # fitted to the summary's length: no "(writing ...)"
     assert found[0].promotion == VERIFIED_FIX and found[0].content.count("(content)") == 3
-    single = [esc("mkdir needs escalated sandbox permissions to write in .codex here: Operation not permitted otherwise")]
+    single = [
+        esc("mkdir needs escalated sandbox permissions to write in .codex here: Operation not permitted otherwise")
+    ]
     assert merge_escalations(single) == single
 
 
@@ -784,21 +974,29 @@ def test_a_windows_path_keeps_its_backslashes_in_a_parsed_command():
 
 def test_a_home_dotfolder_the_user_names_is_written_from_the_home():
     steps = [_prompt("there is a keybindings file at .config/hypr/bindings.conf")]
-    assert [c.summary for c in _run(said.location_rule, steps)] == ["The keybindings file is at ~/.config/hypr/bindings.conf"]
+    assert [c.summary for c in _run(said.location_rule, steps)] == [
+        "The keybindings file is at ~/.config/hypr/bindings.conf"
+    ]
 
 
 def test_a_reported_problem_states_its_cause_without_the_agents_pointer_and_where_it_was_fixed():
     from automem.extract.rules.reports import _cause
 
-    assert _cause("Those 404s are because the browser requests extensionless module paths.") == \
-        "The browser requests extensionless module paths"
+    assert (
+        _cause("Those 404s are because the browser requests extensionless module paths.")
+        == "The browser requests extensionless module paths"
+    )
     assert _cause("The Keycloak error is because the UI uses the implicit flow") == "The UI uses the implicit flow"
     answer = "The view was stuck because the UI never re-rendered after the auth callback finished. I added a gate."
-    steps = [_prompt("After logging in, I'm getting stuck on a page saying \"Signing in...\"", answer=answer),
-             _ok("src/main.tsx", tool="Edit"), _prompt("next: the timer")]
+    steps = [
+        _prompt('After logging in, I\'m getting stuck on a page saying "Signing in..."', answer=answer),
+        _ok("src/main.tsx", tool="Edit"),
+        _prompt("next: the timer"),
+    ]
     summaries = [c.summary for c in _run(reports.reported_problem_rule, steps)]
-    assert summaries == ["The view was stuck because the UI never re-rendered after the auth callback finished "
-                         "(fixed in main.tsx)"], summaries
+    assert summaries == [
+        "The view was stuck because the UI never re-rendered after the auth callback finished (fixed in main.tsx)"
+    ], summaries
 
 
 def test_the_user_saying_a_program_is_installed_beats_a_failed_lookup():
@@ -812,7 +1010,11 @@ def test_a_rule_in_another_language_carries_english_terms_for_searches():
     from automem.extract.glossary import english_terms
 
     assert english_terms("구현은 단순하게 하고, 각 기능들은 진행상황을 알수 있게 콘솔로그를 출력해야한다") == [
-        "simple", "progress", "console", "log"]
+        "simple",
+        "progress",
+        "console",
+        "log",
+    ]
     assert english_terms("Use pnpm, not npm") == []
     [cand] = _run(said.directive_rule, [_prompt("以后提交前必须先运行测试")])
     assert "In English terms: commit, test" in cand.content

@@ -50,15 +50,20 @@ def test_keeps_the_whole_sentence_not_only_the_phrase():
 
 
 def test_several_items_in_order():
-    prompt = "Perfect, the parser works.\nBut never use global state in it.\nWhenever you add a rule, add a test for it."
+    prompt = (
+        "Perfect, the parser works.\nBut never use global state in it.\nWhenever you add a rule, add a test for it."
+    )
     assert [i["feedback"] for i in detect_feedback(prompt)] == ["confirmation", "preference", "rule"]
 
 
-@pytest.mark.parametrize("prompt", [
-    "Always use tabs. Never mind.",
-    "Perfect! Just kidding.",
-    "No, don't do that. Scratch that.",
-])
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "Always use tabs. Never mind.",
+        "Perfect! Just kidding.",
+        "No, don't do that. Scratch that.",
+    ],
+)
 def test_retraction_cancels_what_came_before(prompt):
     assert detect_feedback(prompt) == []
 
@@ -69,29 +74,35 @@ def test_feedback_after_a_retraction_stays():
     assert item["text"] == "use spaces instead of tabs."
 
 
-@pytest.mark.parametrize("prompt", [
-    "I don't prefer tabs.",
-    "not perfect",
-    "This is not perfect yet.",
-    "it's not exactly what I want",
-    "It isn't perfect but ship it.",
-    "we don't always use the cache",
-])
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "I don't prefer tabs.",
+        "not perfect",
+        "This is not perfect yet.",
+        "it's not exactly what I want",
+        "It isn't perfect but ship it.",
+        "we don't always use the cache",
+    ],
+)
 def test_negation_is_not_praise_or_preference(prompt):
     assert [i for i in detect_feedback(prompt) if i["feedback"] in ("confirmation", "preference")] == []
 
 
-@pytest.mark.parametrize("prompt", [
-    "fix the error in x.py",
-    "always returns None — why?",
-    "what exactly does this do?",
-    "Why did you revert that?",
-    "Every time I run it, it crashes.",
-    "Great question: how does the cache expire?",
-    "add a function that always uses the default timeout",
-    "please implement the login page",
-    "never mind",
-])
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "fix the error in x.py",
+        "always returns None — why?",
+        "what exactly does this do?",
+        "Why did you revert that?",
+        "Every time I run it, it crashes.",
+        "Great question: how does the cache expire?",
+        "add a function that always uses the default timeout",
+        "please implement the login page",
+        "never mind",
+    ],
+)
 def test_ordinary_task_prompts_are_not_feedback(prompt):
     assert detect_feedback(prompt) == []
 

@@ -17,9 +17,23 @@ def test_worker_refuses_a_transcript_path_that_is_not_a_file(automem_home, tmp_p
     fifo = tmp_path / "pipe.jsonl"
     os.mkfifo(fifo)
     for bad in (str(fifo), "/dev/zero"):
-        proc = subprocess.run([sys.executable, "-m", "automem.extract.worker", "--transcript", bad,
-                               "--session", "s-bad", "--harness", "claude-code"],
-                              env=dict(os.environ), capture_output=True, text=True, timeout=60)
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "automem.extract.worker",
+                "--transcript",
+                bad,
+                "--session",
+                "s-bad",
+                "--harness",
+                "claude-code",
+            ],
+            env=dict(os.environ),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert proc.returncode == 0
     assert "not a regular file" in (automem_home / "log" / "automem.log").read_text()
 
@@ -48,10 +62,17 @@ def test_pruning_keeps_a_claim_a_live_worker_holds_and_the_family_map(tmp_path):
         (folder / name).write_text("")
         month_ago = time.time() - 40 * 86400
         os.utime(folder / name, (month_ago, month_ago))
-    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, os, sys, time\n"
-                               f"fd = os.open({str(folder / 'resumed.worker')!r}, os.O_RDWR)\n"
-                               "fcntl.flock(fd, fcntl.LOCK_EX)\nprint('held', flush=True)\ntime.sleep(60)"],
-                              stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, os, sys, time\n"
+            f"fd = os.open({str(folder / 'resumed.worker')!r}, os.O_RDWR)\n"
+            "fcntl.flock(fd, fcntl.LOCK_EX)\nprint('held', flush=True)\ntime.sleep(60)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "held"
         assert prune_session_state(str(tmp_path)) == 1

@@ -43,8 +43,10 @@ def test_revision_changes_when_steps_or_modification_change(tmp_path):
     db = _home(tmp_path)
     before = {t.turn_id: t.revision for t in antigravity.read_turns(db)}
     conn = sqlite3.connect(db)
-    conn.execute("UPDATE conversation_summaries SET step_count = 20, last_modified = "
-                 "'2026-03-05T10:00:00Z' WHERE conversation_id = 'conv-bbb2'")
+    conn.execute(
+        "UPDATE conversation_summaries SET step_count = 20, last_modified = "
+        "'2026-03-05T10:00:00Z' WHERE conversation_id = 'conv-bbb2'"
+    )
     conn.commit()
     conn.close()
     after = {t.turn_id: t.revision for t in antigravity.read_turns(db)}

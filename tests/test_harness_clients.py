@@ -41,16 +41,22 @@ def test_claude_print_mode_turn_is_finished_by_the_stop_signal():
     (turn,) = claude_code.read_turns(CLAUDE / "failing-check-then-fix.jsonl", stopped=True)
     assert turn.finished and turn.finish_reason == "stop"
     assert turn.prompt == PROMPT
-    assert [(a.name, a.exit_code, a.is_error) for a in turn.actions] == [("Bash", 1, True), ("Bash", 1, True),
-                                                                         ("Bash", 0, False)]
+    assert [(a.name, a.exit_code, a.is_error) for a in turn.actions] == [
+        ("Bash", 1, True),
+        ("Bash", 1, True),
+        ("Bash", 0, False),
+    ]
     assert "APP_MODE is not set" in turn.actions[0].result_text
 
 
-@pytest.mark.parametrize("name, prompt, tool", [
-    ("next-session.jsonl", "Hello again.", None),
-    ("mcp-tool-call.jsonl", "Please search your memory for pnpm.", "mcp__automem__memory_search"),
-    ("slash-command.jsonl", "/memory-status", None),
-])
+@pytest.mark.parametrize(
+    "name, prompt, tool",
+    [
+        ("next-session.jsonl", "Hello again.", None),
+        ("mcp-tool-call.jsonl", "Please search your memory for pnpm.", "mcp__automem__memory_search"),
+        ("slash-command.jsonl", "/memory-status", None),
+    ],
+)
 def test_claude_other_sessions_read_as_one_turn(name, prompt, tool):
     (turn,) = claude_code.read_turns(CLAUDE / name, stopped=True)
     assert turn.finished and turn.prompt == prompt and turn.answer == "Noted."
@@ -69,8 +75,11 @@ def test_codex_0171_rollout_reads_prompt_failures_and_fix():
     (turn,) = codex.read_turns(path)
     assert turn.finished and turn.finish_reason == "task_complete"
     assert turn.prompt == PROMPT and turn.answer.startswith("Done: check.py passes")
-    assert _actions(turn) == [("python3 check.py", 1, True), ("python3 check.py", 1, True),
-                              ("APP_MODE=test python3 check.py", 0, False)]
+    assert _actions(turn) == [
+        ("python3 check.py", 1, True),
+        ("python3 check.py", 1, True),
+        ("APP_MODE=test python3 check.py", 0, False),
+    ]
 
 
 def test_codex_0171_next_session_reads():
@@ -83,9 +92,11 @@ def test_pi_0731_session_reads_prompt_failures_and_fix():
     assert json.loads(path.read_text().splitlines()[0])["type"] == "session"
     (turn,) = pi.read_turns(path)
     assert turn.finished and turn.prompt == PROMPT and turn.answer.startswith("Done: check.py passes")
-    assert [(a.input_summary, a.is_error) for a in turn.actions] == [("python3 check.py", True),
-                                                                     ("python3 check.py", True),
-                                                                     ("APP_MODE=test python3 check.py", False)]
+    assert [(a.input_summary, a.is_error) for a in turn.actions] == [
+        ("python3 check.py", True),
+        ("python3 check.py", True),
+        ("APP_MODE=test python3 check.py", False),
+    ]
     assert [a.exit_code for a in turn.actions[:2]] == [1, 1]
 
 
@@ -102,9 +113,11 @@ def test_omp_1823_session_reads_prompt_failures_and_fix():
     assert turn.prompt == PROMPT and turn.answer.startswith("Done: check.py passes")
     assert turn.session_id == second["id"] and turn.cwd == "/home/user/e2e/project"
     assert turn.model == "loopback/claude-loopback"
-    assert [(a.input_summary, a.is_error) for a in turn.actions] == [("python3 check.py", True),
-                                                                     ("python3 check.py", True),
-                                                                     ("APP_MODE=test python3 check.py", False)]
+    assert [(a.input_summary, a.is_error) for a in turn.actions] == [
+        ("python3 check.py", True),
+        ("python3 check.py", True),
+        ("APP_MODE=test python3 check.py", False),
+    ]
     assert [a.exit_code for a in turn.actions[:2]] == [1, 1]
     assert guess_harness(path) == "omp" and guess_harness(PI / "failing-check-then-fix.jsonl") == "pi"
 
@@ -113,8 +126,9 @@ def test_omp_read_from_mid_file_still_knows_the_header_on_line_two(tmp_path):
     lines = _omp_lines()
     header = json.loads(lines[1])
     path = tmp_path / "session.jsonl"  # a name without the session id: only the header can give it
-    path.write_text("".join(lines) + lines[4].replace("Run the project check. Use pnpm, not npm, in this repo.",
-                                                      "And the linter?"))
+    path.write_text(
+        "".join(lines) + lines[4].replace("Run the project check. Use pnpm, not npm, in this repo.", "And the linter?")
+    )
     start = len("".join(lines).encode())
     (turn,) = omp.read_turns(path, start_offset=start, now=path.stat().st_mtime + 1)
     assert turn.prompt == "And the linter?" and not turn.finished
@@ -140,8 +154,14 @@ def test_omp_title_slot_rewritten_in_place_titles_the_turns(tmp_path):
 def test_omp_agent_attributed_user_messages_are_not_prompts(tmp_path):
     lines = _omp_lines()
     user = json.loads(lines[4])
-    notice = dict(user, message=dict(user["message"], attribution="agent",
-                                     content=[{"type": "text", "text": "Continue. Do not ask for confirmation."}]))
+    notice = dict(
+        user,
+        message=dict(
+            user["message"],
+            attribution="agent",
+            content=[{"type": "text", "text": "Continue. Do not ask for confirmation."}],
+        ),
+    )
     agent_line = json.dumps(notice) + "\n"
     # one mid-turn (after the first tool result), one after the turn stopped, followed by the agent's work on it
     path = tmp_path / "session.jsonl"
@@ -150,8 +170,10 @@ def test_omp_agent_attributed_user_messages_are_not_prompts(tmp_path):
     assert first.prompt == PROMPT and first.finished and len(first.actions) == 3
     assert second.prompt == "" and [a.input_summary for a in second.actions] == ["python3 check.py"]
     # pi, which has no such attribution, reads each of them as a prompt
-    assert [t.prompt for t in pi.read_turns(path, now=path.stat().st_mtime + 1)][1:] == \
-        ["Continue. Do not ask for confirmation.", "Continue. Do not ask for confirmation."]
+    assert [t.prompt for t in pi.read_turns(path, now=path.stat().st_mtime + 1)][1:] == [
+        "Continue. Do not ask for confirmation.",
+        "Continue. Do not ask for confirmation.",
+    ]
 
 
 # ---------------------------------------------------------------- through the real Stop hook
@@ -187,9 +209,15 @@ def test_claude_print_mode_turn_is_banked_at_stop(automem_home, run_hook, active
     target = Path(os.environ["HOME"]) / ".claude" / "projects" / "-home-user-e2e-project" / f"{session_id}.jsonl"
     target.parent.mkdir(parents=True)
     shutil.copy(source, target)
-    payload = {"session_id": session_id, "transcript_path": str(target), "cwd": cwd, "hook_event_name": "Stop",
-               "permission_mode": "bypassPermissions", "stop_hook_active": active,
-               "last_assistant_message": "Done: check.py passes with APP_MODE=test."}
+    payload = {
+        "session_id": session_id,
+        "transcript_path": str(target),
+        "cwd": cwd,
+        "hook_event_name": "Stop",
+        "permission_mode": "bypassPermissions",
+        "stop_hook_active": active,
+        "last_assistant_message": "Done: check.py passes with APP_MODE=test.",
+    }
     assert run_hook("Stop", payload).returncode == 0
     banked = lambda: list(home.root.glob("projects/*/bank/*.md"))  # noqa: E731
     if active:  # a Stop hook keeps the turn going: it is not over, so not banked yet
@@ -209,9 +237,16 @@ def test_codex_0171_rollout_banks_with_its_prompt_and_yields_the_repeated_error(
     target = Path(os.environ["HOME"]) / ".codex" / "sessions" / "2026" / "12" / "01" / f"rollout-{meta['id']}.jsonl"
     target.parent.mkdir(parents=True)
     shutil.copy(source, target)
-    payload = {"session_id": meta["id"], "transcript_path": str(target), "cwd": meta["cwd"],
-               "hook_event_name": "Stop", "model": "gpt-5.5", "turn_id": "t1", "stop_hook_active": False,
-               "last_assistant_message": "Done: check.py passes with APP_MODE=test."}
+    payload = {
+        "session_id": meta["id"],
+        "transcript_path": str(target),
+        "cwd": meta["cwd"],
+        "hook_event_name": "Stop",
+        "model": "gpt-5.5",
+        "turn_id": "t1",
+        "stop_hook_active": False,
+        "last_assistant_message": "Done: check.py passes with APP_MODE=test.",
+    }
     assert run_hook("Stop", payload, args=("--harness", "codex")).returncode == 0
     memories = lambda: [p.read_text() for p in home.root.glob("projects/*/memories/*.md")]  # noqa: E731
     _wait(lambda: any("APP_MODE" in m for m in memories()))

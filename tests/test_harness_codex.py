@@ -15,8 +15,24 @@ CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "tra
 CODEX = CORPUS / "codex"
 needs_corpus = pytest.mark.skipif(not CODEX.is_dir(), reason="shared corpus not available")
 
-IDAHO = CODEX / "idaho-vault" / "sessions" / "2026" / "04" / "19" / "rollout-2026-04-19T22-04-58-019da910-1d2d-7883-b552-6e3adf8a4ed9.jsonl"
-LOTTO = CODEX / "lotto645" / "sessions" / "2025" / "11" / "06" / "rollout-2025-11-06T15-44-45-019a57e9-1a14-75b1-b49d-ef2792f0fb5e.jsonl"
+IDAHO = (
+    CODEX
+    / "idaho-vault"
+    / "sessions"
+    / "2026"
+    / "04"
+    / "19"
+    / "rollout-2026-04-19T22-04-58-019da910-1d2d-7883-b552-6e3adf8a4ed9.jsonl"
+)
+LOTTO = (
+    CODEX
+    / "lotto645"
+    / "sessions"
+    / "2025"
+    / "11"
+    / "06"
+    / "rollout-2025-11-06T15-44-45-019a57e9-1a14-75b1-b49d-ef2792f0fb5e.jsonl"
+)
 LEGACY = CODEX / "codex-session-viewer" / "legacy-2025-09-10-cf4def41.jsonl"
 
 
@@ -94,10 +110,26 @@ def test_legacy_format_without_envelope():
 def test_subagent_thread_is_skipped(tmp_path):
     path = tmp_path / "rollout-2026-01-01T00-00-00-019a0000-0000-7000-8000-000000000001.jsonl"
     rows = [
-        {"timestamp": "2026-01-01T00:00:00Z", "type": "session_meta", "payload": {"id": "019a0000-0000-7000-8000-000000000001", "cwd": "/w", "source": {"subagent": "review"}}},
-        {"timestamp": "2026-01-01T00:00:01Z", "type": "event_msg", "payload": {"type": "task_started", "turn_id": "t1"}},
-        {"timestamp": "2026-01-01T00:00:01Z", "type": "event_msg", "payload": {"type": "user_message", "message": "review this diff"}},
-        {"timestamp": "2026-01-01T00:00:09Z", "type": "event_msg", "payload": {"type": "task_complete", "turn_id": "t1", "last_agent_message": "Looks fine."}},
+        {
+            "timestamp": "2026-01-01T00:00:00Z",
+            "type": "session_meta",
+            "payload": {"id": "019a0000-0000-7000-8000-000000000001", "cwd": "/w", "source": {"subagent": "review"}},
+        },
+        {
+            "timestamp": "2026-01-01T00:00:01Z",
+            "type": "event_msg",
+            "payload": {"type": "task_started", "turn_id": "t1"},
+        },
+        {
+            "timestamp": "2026-01-01T00:00:01Z",
+            "type": "event_msg",
+            "payload": {"type": "user_message", "message": "review this diff"},
+        },
+        {
+            "timestamp": "2026-01-01T00:00:09Z",
+            "type": "event_msg",
+            "payload": {"type": "task_complete", "turn_id": "t1", "last_agent_message": "Looks fine."},
+        },
     ]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     assert list(codex.read_turns(path, now=0)) == []
@@ -105,7 +137,11 @@ def test_subagent_thread_is_skipped(tmp_path):
     rows[0]["payload"]["source"] = "cli"
     main.write_text("".join(json.dumps(r) + "\n" for r in rows))
     (turn,) = list(codex.read_turns(main, now=0))
-    assert turn.finished and turn.answer == "Looks fine." and turn.turn_key == "codex:019a0000-0000-7000-8000-000000000001:t1"
+    assert (
+        turn.finished
+        and turn.answer == "Looks fine."
+        and turn.turn_key == "codex:019a0000-0000-7000-8000-000000000001:t1"
+    )
 
 
 @needs_corpus
@@ -126,44 +162,103 @@ def _rollout_0171(path, turns):
     the prompt only in response_item and item_completed/UserMessage, exec_command {"cmd"}, results with a
     "Chunk ID / Wall time / Process exited with code N" header and an item_completed/CommandExecution."""
     sid = "019f0000-0000-7000-8000-000000000171"
-    lines = [{"type": "session_meta", "ordinal": 0, "timestamp": "2026-11-30T10:00:00.000Z",
-              "payload": {"id": sid, "session_id": sid, "cwd": "/w/app", "originator": "codex_exec",
-                          "thread_source": "exec", "runtime_workspace_roots": ["/w/app"]}},
-             {"type": "event_msg", "ordinal": 1, "payload": {"type": "thread_settings_applied"}}]
+    lines = [
+        {
+            "type": "session_meta",
+            "ordinal": 0,
+            "timestamp": "2026-11-30T10:00:00.000Z",
+            "payload": {
+                "id": sid,
+                "session_id": sid,
+                "cwd": "/w/app",
+                "originator": "codex_exec",
+                "thread_source": "exec",
+                "runtime_workspace_roots": ["/w/app"],
+            },
+        },
+        {"type": "event_msg", "ordinal": 1, "payload": {"type": "thread_settings_applied"}},
+    ]
     n = 2
     for t, (prompt, calls) in enumerate(turns):
         tid = f"turn-{t}"
         ts = f"2026-11-30T10:{t:02d}:00.000Z"
         lines += [
             {"type": "event_msg", "ordinal": n, "timestamp": ts, "payload": {"type": "task_started", "turn_id": tid}},
-            {"type": "response_item", "ordinal": n + 1, "timestamp": ts, "payload": {
-                "type": "message", "role": "user", "content": [{"type": "input_text", "text": prompt}],
-                "internal_chat_message_metadata_passthrough": {"turn_id": tid}}},
-            {"type": "event_msg", "ordinal": n + 2, "timestamp": ts, "payload": {
-                "type": "item_completed", "item": {"type": "UserMessage", "turn_id": tid,
-                                                   "content": [{"type": "text", "text": prompt}]}}},
+            {
+                "type": "response_item",
+                "ordinal": n + 1,
+                "timestamp": ts,
+                "payload": {
+                    "type": "message",
+                    "role": "user",
+                    "content": [{"type": "input_text", "text": prompt}],
+                    "internal_chat_message_metadata_passthrough": {"turn_id": tid},
+                },
+            },
+            {
+                "type": "event_msg",
+                "ordinal": n + 2,
+                "timestamp": ts,
+                "payload": {
+                    "type": "item_completed",
+                    "item": {"type": "UserMessage", "turn_id": tid, "content": [{"type": "text", "text": prompt}]},
+                },
+            },
         ]
         n += 3
         for c, (cmd, code, out) in enumerate(calls):
             call = f"call-{t}-{c}"
             lines += [
-                {"type": "response_item", "ordinal": n, "timestamp": ts, "payload": {
-                    "type": "function_call", "name": "exec_command", "call_id": call,
-                    "arguments": json.dumps({"cmd": cmd})}},
-                {"type": "response_item", "ordinal": n + 1, "timestamp": ts, "payload": {
-                    "type": "function_call_output", "call_id": call,
-                    "output": f"Chunk ID: c{c}\nWall time: 0.4 seconds\nProcess exited with code {code}\n"
-                              f"Original token count: 12\nOutput:\n{out}"}},
-                {"type": "event_msg", "ordinal": n + 2, "timestamp": ts, "payload": {
-                    "type": "item_completed", "item": {"type": "CommandExecution", "id": call, "command": cmd.split(),
-                                                       "exit_code": code, "status": "failed" if code else "completed",
-                                                       "aggregated_output": out}}},
+                {
+                    "type": "response_item",
+                    "ordinal": n,
+                    "timestamp": ts,
+                    "payload": {
+                        "type": "function_call",
+                        "name": "exec_command",
+                        "call_id": call,
+                        "arguments": json.dumps({"cmd": cmd}),
+                    },
+                },
+                {
+                    "type": "response_item",
+                    "ordinal": n + 1,
+                    "timestamp": ts,
+                    "payload": {
+                        "type": "function_call_output",
+                        "call_id": call,
+                        "output": f"Chunk ID: c{c}\nWall time: 0.4 seconds\nProcess exited with code {code}\n"
+                        f"Original token count: 12\nOutput:\n{out}",
+                    },
+                },
+                {
+                    "type": "event_msg",
+                    "ordinal": n + 2,
+                    "timestamp": ts,
+                    "payload": {
+                        "type": "item_completed",
+                        "item": {
+                            "type": "CommandExecution",
+                            "id": call,
+                            "command": cmd.split(),
+                            "exit_code": code,
+                            "status": "failed" if code else "completed",
+                            "aggregated_output": out,
+                        },
+                    },
+                },
                 {"type": "world_state", "ordinal": n + 3, "payload": {}},
                 {"type": "token_usage_record", "ordinal": n + 4, "payload": {}},
             ]
             n += 5
-        lines.append({"type": "event_msg", "ordinal": n, "timestamp": ts, "payload": {
-            "type": "task_complete", "turn_id": tid, "last_agent_message": "Done: the tests pass now."}})
+        lines.append(
+            {
+                "type": "event_msg",
+                "ordinal": n,
+                "timestamp": ts,
+                "payload": {"type": "task_complete", "turn_id": tid, "last_agent_message": "Done: the tests pass now."},
+            }
+        )
         n += 1
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     return path
@@ -176,10 +271,13 @@ def test_codex_0171_rollouts_bank_every_turn_with_its_prompt_and_yield_the_repea
     from automem.home import Home
 
     failing = ("pytest -q", 1, "E   ModuleNotFoundError: No module named 'shop'\n")
-    path = _rollout_0171(tmp_path / "rollout-2026-11-30T10-00-00-019f0000-0000-7000-8000-000000000171.jsonl", [
-        ("run the tests", [failing, failing, ("PYTHONPATH=src pytest -q", 0, "3 passed\n")]),
-        ("now lint", [("ruff check .", 0, "All checks passed!\n")]),
-    ])
+    path = _rollout_0171(
+        tmp_path / "rollout-2026-11-30T10-00-00-019f0000-0000-7000-8000-000000000171.jsonl",
+        [
+            ("run the tests", [failing, failing, ("PYTHONPATH=src pytest -q", 0, "3 passed\n")]),
+            ("now lint", [("ruff check .", 0, "All checks passed!\n")]),
+        ],
+    )
     turns = list(read_turns(path, now=2e9))
     assert [t.prompt for t in turns] == ["run the tests", "now lint"] and all(t.finished for t in turns)
     first = turns[0]

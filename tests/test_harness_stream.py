@@ -18,8 +18,16 @@ CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "tra
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not available")
 
 CASES = [
-    pytest.param(claude_code, "claude/omarchy-backup/projects/-home-vwestberg-Claude/44ef5cbf-9cc3-4f7b-ac40-337a4d39713b.jsonl", id="claude"),
-    pytest.param(codex, "codex/idaho-vault/sessions/2026/04/19/rollout-2026-04-19T22-04-58-019da910-1d2d-7883-b552-6e3adf8a4ed9.jsonl", id="codex"),
+    pytest.param(
+        claude_code,
+        "claude/omarchy-backup/projects/-home-vwestberg-Claude/44ef5cbf-9cc3-4f7b-ac40-337a4d39713b.jsonl",
+        id="claude",
+    ),
+    pytest.param(
+        codex,
+        "codex/idaho-vault/sessions/2026/04/19/rollout-2026-04-19T22-04-58-019da910-1d2d-7883-b552-6e3adf8a4ed9.jsonl",
+        id="codex",
+    ),
     pytest.param(pi, "pi/pi-mono/large-session.jsonl", id="pi"),
 ]
 QUIET = 3600.0
@@ -51,7 +59,11 @@ def test_corrupt_line_in_the_middle_is_skipped(module, rel, tmp_path):
     lines = _lines(rel)
     mid = len(lines) // 2
     broken = tmp_path / Path(rel).name
-    broken.write_bytes(b"".join(lines[:mid] + [b'{"type":"user","message":{"role":"us\x00\xff garbage\n', b"\n", b"[1,2]\n"] + lines[mid:]))
+    broken.write_bytes(
+        b"".join(
+            lines[:mid] + [b'{"type":"user","message":{"role":"us\x00\xff garbage\n', b"\n", b"[1,2]\n"] + lines[mid:]
+        )
+    )
     got, stream = _finished(module, broken, QUIET)
     assert got == full
     assert stream.resume_offset == broken.stat().st_size
@@ -68,7 +80,7 @@ def test_half_written_last_line_is_left_for_next_read(module, rel, tmp_path):
     first, stream = _finished(module, path, BUSY)
     assert stream.resume_offset <= len(complete)
     with open(path, "ab") as handle:
-        handle.write(lines[-1][len(lines[-1]) // 2:])
+        handle.write(lines[-1][len(lines[-1]) // 2 :])
     second, _ = _finished(module, path, QUIET, start=stream.resume_offset)
     assert first + second == full
 
@@ -106,7 +118,7 @@ def test_resume_from_settled_offset_reads_only_the_rest(module, rel, tmp_path):
         path.write_bytes(b"".join(lines[:cut]))
         before, stream = _finished(module, path, BUSY)
         offset = stream.resume_offset
-        assert offset == 0 or b"".join(lines)[offset - 1:offset] == b"\n"  # a line boundary
+        assert offset == 0 or b"".join(lines)[offset - 1 : offset] == b"\n"  # a line boundary
         after, _ = _finished(module, CORPUS / rel, QUIET, start=offset)
         assert before + after == full, fraction
 
@@ -147,8 +159,11 @@ def test_line_over_the_cap_keeps_memory_and_offsets_exact(tmp_path):
         tracemalloc.stop()
     assert peak < 3 * base.MAX_LINE  # bounded by the cap (readline's buffer and its copy), not by the 32 MB line
     size = path.stat().st_size
-    assert records == [(0, len(first), {"a": 1}), (len(first), len(first) + len(huge), None),
-                       (len(first) + len(huge), size, {"b": 2})]
+    assert records == [
+        (0, len(first), {"a": 1}),
+        (len(first), len(first) + len(huge), None),
+        (len(first) + len(huge), size, {"b": 2}),
+    ]
     assert list(base.iter_records(path, len(first) + len(huge))) == [(len(first) + len(huge), size, {"b": 2})]
     # an over-long line still being written: reading stops at its start, then resumes there once it is complete
     with open(path, "ab") as handle:

@@ -14,9 +14,15 @@ from automem.home import Home, find_project_root, normalize_path, project_slug
     "spellings",
     [
         # Claude Code, Codex, pi and shells spell one Windows folder many ways
-        [r"C:\Users\Loganf\Documents\IDAHO-VAULT", "c:/Users/loganf/Documents/IDAHO-VAULT", "C:/Users/Loganf/Documents/IDAHO-VAULT/",
-         r"\\?\C:\Users\Loganf\Documents\IDAHO-VAULT", r"c:\users\loganf\documents\idaho-vault\.", "file:///C:/Users/Loganf/Documents/IDAHO-VAULT",
-         r"C:\Users\Loganf\Documents\IDAHO-VAULT\sub\.."],
+        [
+            r"C:\Users\Loganf\Documents\IDAHO-VAULT",
+            "c:/Users/loganf/Documents/IDAHO-VAULT",
+            "C:/Users/Loganf/Documents/IDAHO-VAULT/",
+            r"\\?\C:\Users\Loganf\Documents\IDAHO-VAULT",
+            r"c:\users\loganf\documents\idaho-vault\.",
+            "file:///C:/Users/Loganf/Documents/IDAHO-VAULT",
+            r"C:\Users\Loganf\Documents\IDAHO-VAULT\sub\..",
+        ],
         ["/home/u/my.repo", "/home/u/my.repo/", "/home/u//my.repo", "/home/u/./my.repo", "/home/u/x/../my.repo"],
     ],
 )
@@ -102,8 +108,11 @@ def test_a_worktree_of_another_machine_belongs_to_its_repository():
     from automem.home import find_project_root, project_slug
 
     main = project_slug(find_project_root("C:\\Users\\me\\app"))
-    for path in ("C:\\Users\\me\\app\\.claude\\worktrees\\fix-login", "c:/users/me/app/.worktrees/x/src",
-                 "C:\\Users\\me\\app\\.codex\\worktrees\\t1"):
+    for path in (
+        "C:\\Users\\me\\app\\.claude\\worktrees\\fix-login",
+        "c:/users/me/app/.worktrees/x/src",
+        "C:\\Users\\me\\app\\.codex\\worktrees\\t1",
+    ):
         assert project_slug(find_project_root(path)) == main, path
     assert project_slug(find_project_root("C:\\code\\worktrees-demo")) != main
     assert find_project_root("/nonexistent/ana/shop/.claude/worktrees/feat") == "/nonexistent/ana/shop"

@@ -28,7 +28,9 @@ def tree(automem_home):
 
 def put_memory(project_dir, summary: str, mem_id: str, **kw) -> Memory:
     kw.setdefault("status", "promoted")  # what an injected memory looks like; candidates are tested on their own
-    memory = Memory(type=kw.pop("type", "pattern"), summary=summary, content=kw.pop("content", summary), id=mem_id, **kw)
+    memory = Memory(
+        type=kw.pop("type", "pattern"), summary=summary, content=kw.pop("content", summary), id=mem_id, **kw
+    )
     memory.path = project_dir / "memories" / memory.file_name()
     atomic_write_text(memory.path, memory.render())
     return memory
@@ -60,12 +62,18 @@ def test_every_kind_of_file_is_searchable(tree):
         '---\nid: "b1"\nts: "2026-01-01T10:00:00.000Z"\ntitle: "wire the kubernetes '
         'ingress"\ntags:\n  - "bash"\n---\n\n'
         "## Prompt\n\nwire the ingress\n\n## Actions\n\n- bash: kubectl apply -f helmchart.yaml\n\n## Result\n\n"
-        "the zeppelin service answers now\n", encoding="utf-8")
+        "the zeppelin service answers now\n",
+        encoding="utf-8",
+    )
     (project_dir / "journal").mkdir()
-    (project_dir / "journal" / "2026-01-02.md").write_text("\n## Job #7 (ops) — 10:00\n**Task:** rotate quokka keys\n",
-                                                           encoding="utf-8")
-    (project_dir / "MAIN.md").write_text("# Notes\nThe staging box is called narwhal.\n<!-- automem:index:start -->\n"
-                                         "- 2026 — platypus (bank/x.md)\n<!-- automem:index:end -->\n", encoding="utf-8")
+    (project_dir / "journal" / "2026-01-02.md").write_text(
+        "\n## Job #7 (ops) — 10:00\n**Task:** rotate quokka keys\n", encoding="utf-8"
+    )
+    (project_dir / "MAIN.md").write_text(
+        "# Notes\nThe staging box is called narwhal.\n<!-- automem:index:start -->\n"
+        "- 2026 — platypus (bank/x.md)\n<!-- automem:index:end -->\n",
+        encoding="utf-8",
+    )
     assert ids(home, "kubernetes ingress") == ["b1"]  # title
     assert ids(home, "helmchart") == ["b1"]  # action digest
     assert ids(home, "zeppelin") == ["b1"]  # result
@@ -131,8 +139,15 @@ def test_reindex_and_drift(tree):
 
 def test_frontmatter_reader_handles_hand_edits():
     meta, body = fts.split_frontmatter(
-        "---\nid: abc\ntype: 'decision'\ntags: [one, \"two\"]\nsummary: \"quoted: with colon\"\nseen: 4\n---\nbody\n")
-    assert meta == {"id": "abc", "type": "decision", "tags": ["one", "two"], "summary": "quoted: with colon", "seen": "4"}
+        '---\nid: abc\ntype: \'decision\'\ntags: [one, "two"]\nsummary: "quoted: with colon"\nseen: 4\n---\nbody\n'
+    )
+    assert meta == {
+        "id": "abc",
+        "type": "decision",
+        "tags": ["one", "two"],
+        "summary": "quoted: with colon",
+        "seen": "4",
+    }
     assert body == "body\n"
     assert fts.split_frontmatter("no frontmatter") == ({}, "no frontmatter")
 
@@ -299,8 +314,9 @@ def test_the_hooks_quick_look_reads_no_file_in_and_defers_it(tree):
     try:
         fts.sync(conn, str(home.root))
         time.sleep(0.01)
-        memory = Memory(type="pattern", summary="tox runs the matrix", content="tox runs the matrix", id="m-tox",
-                        status="promoted")
+        memory = Memory(
+            type="pattern", summary="tox runs the matrix", content="tox runs the matrix", id="m-tox", status="promoted"
+        )
         atomic_write_text(project_dir / "memories" / memory.file_name(), memory.render())  # not indexed by us
         quick = fts.sync(conn, str(home.root), ["proj-1"], quick=True)
         assert quick.indexed == 0 and quick.deferred == ["projects/proj-1/memories"]
@@ -324,8 +340,13 @@ def test_in_place_edits_wait_for_the_workers_sweep_while_new_files_are_seen_at_o
     (project_dir / "memories").mkdir(parents=True, exist_ok=True)
     memory = put_memory(project_dir, "pipenv locks the dependency graph", "m-pip", type="preference")
     fts.reindex(str(home.root))
-    payload = {"session_id": "s1", "cwd": cwd, "transcript_path": "/x", "hook_event_name": "SessionStart",
-               "source": "startup"}
+    payload = {
+        "session_id": "s1",
+        "cwd": cwd,
+        "transcript_path": "/x",
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+    }
 
     def brief_text() -> str:
         done = run_hook("SessionStart", payload)
@@ -370,7 +391,11 @@ def test_hand_edited_files_get_the_full_pass_before_index_db(tree):
     journal.write_text(f"\n## Job #1 (ops) — 09:00\n**Task:** narwhal rollout with {pulumi}\n", encoding="utf-8")
     assert pulumi in redact_fast(body)  # the hooks' tier alone would have let it through
     assert ids(home, "narwhal") != []
-    db = home.root / "index" / "index.db" if (home.root / "index" / "index.db").exists() else next(home.root.rglob("index.db"))
+    db = (
+        home.root / "index" / "index.db"
+        if (home.root / "index" / "index.db").exists()
+        else next(home.root.rglob("index.db"))
+    )
     conn = sqlite3.connect(db)
     try:
         dump = "\n".join(conn.iterdump())
@@ -386,11 +411,37 @@ V2_SCHEMA = Path(__file__).resolve().parent / "data" / "index_schema_v2.sql"
 
 def _bank_entry(bank_dir, name: str, title: str, result: str) -> None:
     bank_dir.mkdir(exist_ok=True)
-    atomic_write_text(bank_dir / name, "\n".join([
-        "---", 'id: "2026-01-02T03-04-05-000Z"', 'ts: "2026-01-02T03:04:05.000Z"', f"title: {json.dumps(title)}",
-        "tags:", '  - "bash"', 'session_id: "s-1"', 'harness: "claude-code"', 'turn_key: "claude-code:s-1:7"',
-        'source: "autobank:claude-code"', "---", "", "## Prompt", "", "please " + title, "", "## Actions", "",
-        "- bash: make test", "", "## Result", "", result, ""]))
+    atomic_write_text(
+        bank_dir / name,
+        "\n".join(
+            [
+                "---",
+                'id: "2026-01-02T03-04-05-000Z"',
+                'ts: "2026-01-02T03:04:05.000Z"',
+                f"title: {json.dumps(title)}",
+                "tags:",
+                '  - "bash"',
+                'session_id: "s-1"',
+                'harness: "claude-code"',
+                'turn_key: "claude-code:s-1:7"',
+                'source: "autobank:claude-code"',
+                "---",
+                "",
+                "## Prompt",
+                "",
+                "please " + title,
+                "",
+                "## Actions",
+                "",
+                "- bash: make test",
+                "",
+                "## Result",
+                "",
+                result,
+                "",
+            ]
+        ),
+    )
 
 
 def _version_2_index(home, project_dir, filler: int) -> None:
@@ -409,10 +460,14 @@ def _version_2_index(home, project_dir, filler: int) -> None:
     for i in range(filler):  # rows of files long gone: the upgrade must not need their text
         rel = f"projects/proj-1/bank/old-{i:05d}.md"
         text = f"result {i} " + "lorem ipsum dolor sit amet " * 20
-        cur = conn.execute("INSERT INTO fts_docs (path, project, kind, title, snippet) VALUES (?, 'proj-1', 'bank', ?, ?)",
-                           (rel, f"old turn {i}", text[:400]))
-        conn.execute("INSERT INTO fts_text (rowid, title, tags, prompt, actions, result) VALUES (?, ?, '', ?, '', ?)",
-                     (cur.lastrowid, f"old turn {i}", text, text))
+        cur = conn.execute(
+            "INSERT INTO fts_docs (path, project, kind, title, snippet) VALUES (?, 'proj-1', 'bank', ?, ?)",
+            (rel, f"old turn {i}", text[:400]),
+        )
+        conn.execute(
+            "INSERT INTO fts_text (rowid, title, tags, prompt, actions, result) VALUES (?, ?, '', ?, '', ?)",
+            (cur.lastrowid, f"old turn {i}", text, text),
+        )
     conn.execute("INSERT INTO fts_dirs VALUES ('projects/proj-1/bank', 1, ?)", (filler,))
     conn.execute("COMMIT")
     conn.close()
@@ -427,15 +482,21 @@ def test_an_index_of_schema_2_is_made_again_smaller_keeping_the_bank_state(tree)
 
     home, project_dir = tree
     put_memory(project_dir, "poetry groups split dev tools", "m-poetry")
-    _bank_entry(project_dir / "bank", "2026-01-02T03-04-05-000Z--quokka.md", "tune the quokka scheduler",
-                "The quokka scheduler now batches wombat jobs. It keeps the queue short.")
+    _bank_entry(
+        project_dir / "bank",
+        "2026-01-02T03-04-05-000Z--quokka.md",
+        "tune the quokka scheduler",
+        "The quokka scheduler now batches wombat jobs. It keeps the queue short.",
+    )
     _version_2_index(home, project_dir, filler=2000)
     before = os.path.getsize(home.index_db)  # closed: the WAL is checkpointed into it
 
     conn = db.connect(home)
     try:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == db.SCHEMA_VERSION
-        assert conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == str(db.SCHEMA_VERSION)
+        assert conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == str(
+            db.SCHEMA_VERSION
+        )
         assert conn.execute("SELECT count(*) FROM fts_docs").fetchone()[0] == 0
         assert conn.execute("SELECT count(*) FROM fts_dirs").fetchone()[0] == 0
         assert conn.execute("SELECT turn_key FROM banked").fetchall() == [("claude-code:s-1:7",)]
@@ -527,8 +588,12 @@ def test_a_bank_entry_changed_behind_the_index_leaves_a_ghost_until_compaction(t
     home, project_dir = tree
     bank = project_dir / "bank"
     for i in range(3):
-        _bank_entry(bank, f"2026-01-02T03-04-0{i}-000Z--t{i}.md", f"tune scheduler number {i}",
-                    f"The scheduler batch{i} jobs run nightly.")
+        _bank_entry(
+            bank,
+            f"2026-01-02T03-04-0{i}-000Z--t{i}.md",
+            f"tune scheduler number {i}",
+            f"The scheduler batch{i} jobs run nightly.",
+        )
     fts.reindex(str(home.root))
     (bank / "2026-01-02T03-04-00-000Z--t0.md").unlink()
     _bank_entry(bank, "2026-01-02T03-04-01-000Z--t1.md", "tune scheduler number 1", "Now it runs hourly.")
@@ -559,15 +624,20 @@ def test_a_bank_entry_changed_behind_the_index_leaves_a_ghost_until_compaction(t
     assert _vocab_docs(home, "batch0") == 0 and _vocab_docs(home, "batch1") == 0 and _vocab_docs(home, "batch2") == 1
     assert fts.index_drift(home)["ok"] is True
     assert [h.snippet for h in recall("batch2", project="proj-1", home=home)] == [
-        "The scheduler batch2 jobs run nightly."]
+        "The scheduler batch2 jobs run nightly."
+    ]
 
 
 def test_a_full_sync_compacts_once_ghosts_pile_up(tree, monkeypatch):
     home, project_dir = tree
     bank = project_dir / "bank"
     for i in range(fts.GHOST_MIN + 10):
-        _bank_entry(bank, f"2026-01-02T03-{i // 60:02d}-{i % 60:02d}-000Z--t{i}.md", f"tune scheduler number {i}",
-                    f"The scheduler zeta{i} jobs run nightly.")
+        _bank_entry(
+            bank,
+            f"2026-01-02T03-{i // 60:02d}-{i % 60:02d}-000Z--t{i}.md",
+            f"tune scheduler number {i}",
+            f"The scheduler zeta{i} jobs run nightly.",
+        )
     fts.reindex(str(home.root))
     for entry in sorted(bank.glob("*.md"))[: fts.GHOST_MIN + 5]:
         entry.unlink()
@@ -618,8 +688,9 @@ def test_index_db_stays_near_the_size_of_the_markdown(automem_home):
     which kept every text twice, was ~3x here."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("bench_recall", Path(__file__).resolve().parents[1] / "bench" /
-                                                  "bench_recall.py")
+    spec = importlib.util.spec_from_file_location(
+        "bench_recall", Path(__file__).resolve().parents[1] / "bench" / "bench_recall.py"
+    )
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     home = Home.current().ensure()

@@ -48,7 +48,11 @@ def run_install(tmp: Path, *args: str, cwd: Path | None = None, fast: bool = Tru
     extra = ["--no-venv", "--yes", "--no-demo", "--skip-pip"] if fast else ["--no-venv", "--yes"]
     return subprocess.run(
         [sys.executable, str(INSTALL), *extra, *args],
-        env=env_for(tmp), cwd=cwd or tmp, capture_output=True, text=True, timeout=120,
+        env=env_for(tmp),
+        cwd=cwd or tmp,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -58,8 +62,7 @@ def settings_file(tmp: Path) -> Path:
 
 def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
     return {
-        str(p.relative_to(root)): (p.read_bytes(), p.stat().st_mtime_ns)
-        for p in sorted(root.rglob("*")) if p.is_file()
+        str(p.relative_to(root)): (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(root.rglob("*")) if p.is_file()
     }
 
 
@@ -118,7 +121,11 @@ def test_second_run_changes_no_byte(tmp_path):
 def test_fast_path_skips_pip_when_same_version_installed(tmp_path):
     out = subprocess.run(
         [sys.executable, str(INSTALL), "--no-venv", "--yes", "--no-demo"],
-        env=env_for(tmp_path), cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        env=env_for(tmp_path),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert out.returncode == 0, out.stderr
     assert "already installed" in out.stdout and "pip install -e" not in out.stdout
@@ -159,7 +166,9 @@ def test_install_then_uninstall_is_byte_identical(tmp_path):
 def test_roundtrip_restores_odd_formatting_from_backup(tmp_path):
     path = settings_file(tmp_path)
     path.parent.mkdir(parents=True)
-    odd = '{"model":"opus",\n\t"hooks": {"Stop": [ {"hooks":[{"type":"command","command":"say done"}]} ]},\n  "env": {}}'
+    odd = (
+        '{"model":"opus",\n\t"hooks": {"Stop": [ {"hooks":[{"type":"command","command":"say done"}]} ]},\n  "env": {}}'
+    )
     path.write_text(odd, encoding="utf-8")
     assert run_install(tmp_path).returncode == 0
     assert run_install(tmp_path, "--uninstall").returncode == 0
@@ -199,10 +208,19 @@ def test_uninstall_deletes_files_it_created_and_keeps_memories(tmp_path):
 def test_replaces_an_older_automem_path(tmp_path):
     path = settings_file(tmp_path)
     path.parent.mkdir(parents=True)
-    stale = {"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [
-        {"type": "command", "command": "npx guard"},
-        {"type": "command", "command": "'/old place/.venv/bin/automem' hook PreToolUse", "timeout": 60},
-    ]}]}}
+    stale = {
+        "hooks": {
+            "PreToolUse": [
+                {
+                    "matcher": "*",
+                    "hooks": [
+                        {"type": "command", "command": "npx guard"},
+                        {"type": "command", "command": "'/old place/.venv/bin/automem' hook PreToolUse", "timeout": 60},
+                    ],
+                }
+            ]
+        }
+    }
     path.write_text(json.dumps(stale, indent=2) + "\n")
     assert run_install(tmp_path).returncode == 0
     groups = json.loads(path.read_text())["hooks"]["PreToolUse"]
@@ -276,9 +294,13 @@ def test_invalid_settings_json_exits_2_and_touches_nothing(tmp_path):
 
 def _failure_payload(session: str) -> dict:
     return {
-        "session_id": session, "transcript_path": "/tmp/x.jsonl", "cwd": "/tmp",
-        "hook_event_name": "PostToolUseFailure", "tool_name": "Bash",
-        "tool_input": {"command": "pytest -q"}, "tool_use_id": "toolu_01",
+        "session_id": session,
+        "transcript_path": "/tmp/x.jsonl",
+        "cwd": "/tmp",
+        "hook_event_name": "PostToolUseFailure",
+        "tool_name": "Bash",
+        "tool_input": {"command": "pytest -q"},
+        "tool_use_id": "toolu_01",
         "error": "Exit code 1\nE   ModuleNotFoundError: No module named 'yamlx'\n1 failed, 3 passed in 0.12s",
     }
 
@@ -292,8 +314,15 @@ def test_the_wired_command_runs_on_a_payload(tmp_path):
     data = json.loads(settings_file(tmp_path).read_text())
     command = data["hooks"]["PostToolUseFailure"][0]["hooks"][0]["command"]
     home = tmp_path / "capture-home"
-    out = subprocess.run(command, shell=True, input=json.dumps(_failure_payload("s-wired")), text=True,
-                         env={**env_for(tmp_path), "AUTOMEM_HOME": str(home)}, capture_output=True, timeout=60)
+    out = subprocess.run(
+        command,
+        shell=True,
+        input=json.dumps(_failure_payload("s-wired")),
+        text=True,
+        env={**env_for(tmp_path), "AUTOMEM_HOME": str(home)},
+        capture_output=True,
+        timeout=60,
+    )
     assert out.returncode == 0 and out.stdout == ""
     records = _spooled(home)
     assert any(r["kind"] == "error" and "ModuleNotFoundError" in json.dumps(r) for r in records)
@@ -337,22 +366,46 @@ def test_plugin_hook_script_runs_without_the_venv(tmp_path):
     plugin = json.loads((REPO / "hooks" / "hooks.json").read_text())
     command = plugin["hooks"]["PostToolUseFailure"][0]["hooks"][0]["command"]
     home = tmp_path / "plugin-home"
-    env = {**env_for(tmp_path), "AUTOMEM_HOME": str(home), "CLAUDE_PLUGIN_ROOT": str(REPO),
-           "PATH": str(bare) + os.pathsep + "/usr/bin:/bin"}
+    env = {
+        **env_for(tmp_path),
+        "AUTOMEM_HOME": str(home),
+        "CLAUDE_PLUGIN_ROOT": str(REPO),
+        "PATH": str(bare) + os.pathsep + "/usr/bin:/bin",
+    }
     env.pop("PYTHONPATH", None)
-    out = subprocess.run(["bash", "-c", command], input=json.dumps(_failure_payload("s-plugin")), text=True,
-                         env=env, capture_output=True, timeout=60, cwd=tmp_path)
+    out = subprocess.run(
+        ["bash", "-c", command],
+        input=json.dumps(_failure_payload("s-plugin")),
+        text=True,
+        env=env,
+        capture_output=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
     assert out.returncode == 0 and out.stdout == "", out.stderr
     assert any(r["kind"] == "error" for r in _spooled(home))
-    status = subprocess.run([str(bare / "python3"), str(REPO / "hooks" / "automem-hook"), "--cli", "status"],
-                            env=env, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    status = subprocess.run(
+        [str(bare / "python3"), str(REPO / "hooks" / "automem-hook"), "--cli", "status"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
     assert status.returncode == 0 and "spool: 1 files" in status.stdout, status.stderr
     # Stop starts the detached worker with the same interpreter: it finds the plugin's copy of automem and, lacking
     # the dependencies lessons need, says so in the log instead of dying unheard
     stop = plugin["hooks"]["Stop"][0]["hooks"][0]["command"]
     payload = {**_failure_payload("s-plugin"), "hook_event_name": "Stop", "stop_hook_active": False}
-    out = subprocess.run(["bash", "-c", stop], input=json.dumps(payload), text=True, env=env, capture_output=True,
-                         timeout=60, cwd=tmp_path)
+    out = subprocess.run(
+        ["bash", "-c", stop],
+        input=json.dumps(payload),
+        text=True,
+        env=env,
+        capture_output=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
     assert out.returncode == 0
     missing = subprocess.run([str(bare / "python3"), "-c", "import frontmatter, detect_secrets"], capture_output=True)
     if missing.returncode != 0:
@@ -373,7 +426,11 @@ def test_user_command_points_at_the_installed_script(tmp_path):
 def test_install_shows_it_working(tmp_path):
     out = subprocess.run(
         [sys.executable, str(INSTALL), "--no-venv", "--yes", "--skip-pip"],
-        env=env_for(tmp_path), cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        env=env_for(tmp_path),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert out.returncode == 0, out.stderr
     # automem demo: the scripted session's signals, the memories it stored and the next session's brief
@@ -430,10 +487,14 @@ def _real_failure_payload() -> dict | None:
                     text = block.get("content")
                     if use.get("name") == "Bash" and isinstance(text, str) and text.startswith("Exit code"):
                         return {
-                            "session_id": entry.get("sessionId") or path.stem, "transcript_path": str(path),
-                            "cwd": entry.get("cwd") or "/", "hook_event_name": "PostToolUseFailure",
-                            "tool_name": "Bash", "tool_input": use.get("input"),
-                            "tool_use_id": block.get("tool_use_id"), "error": text,
+                            "session_id": entry.get("sessionId") or path.stem,
+                            "transcript_path": str(path),
+                            "cwd": entry.get("cwd") or "/",
+                            "hook_event_name": "PostToolUseFailure",
+                            "tool_name": "Bash",
+                            "tool_input": use.get("input"),
+                            "tool_use_id": block.get("tool_use_id"),
+                            "error": text,
                         }
     return None
 
@@ -443,11 +504,18 @@ def test_plugin_hook_script_on_a_real_transcript_failure(tmp_path):
     if payload is None:
         pytest.skip("no failed Bash call in ../shared/corpus/transcripts")
     plugin = json.loads((REPO / "hooks" / "hooks.json").read_text())
-    command = plugin["hooks"]["PostToolUseFailure"][0]["hooks"][0]["command"].replace("python3", shlex.quote(sys.executable), 1)
+    command = plugin["hooks"]["PostToolUseFailure"][0]["hooks"][0]["command"].replace(
+        "python3", shlex.quote(sys.executable), 1
+    )
     home = tmp_path / "plugin-home"
-    out = subprocess.run(["bash", "-c", command], input=json.dumps(payload), text=True, capture_output=True,
-                         env={**env_for(tmp_path), "AUTOMEM_HOME": str(home), "CLAUDE_PLUGIN_ROOT": str(REPO)},
-                         timeout=60)
+    out = subprocess.run(
+        ["bash", "-c", command],
+        input=json.dumps(payload),
+        text=True,
+        capture_output=True,
+        env={**env_for(tmp_path), "AUTOMEM_HOME": str(home), "CLAUDE_PLUGIN_ROOT": str(REPO)},
+        timeout=60,
+    )
     assert out.returncode == 0 and out.stdout == "", out.stderr
     records = _spooled(home)
     result = next(r for r in records if r["kind"] == "result")

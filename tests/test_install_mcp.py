@@ -22,17 +22,31 @@ AUTOMEM = Path(sys.executable).parent / "automem"
 pytestmark = pytest.mark.skipif(not AUTOMEM.exists(), reason="automem console script not installed in this venv")
 
 CODEX_CONFIG = 'model = "o4-mini"\n\n[mcp_servers.docs]\ncommand = "npx"\nargs = ["-y", "docs-mcp"]\n'
-CLAUDE_JSON = {"numStartups": 3, "theme": "dark", "projects": {"/x": {"mcpServers": {}}},
-               "mcpServers": {"other": {"type": "stdio", "command": "npx", "args": ["other-mcp"]}}}
+CLAUDE_JSON = {
+    "numStartups": 3,
+    "theme": "dark",
+    "projects": {"/x": {"mcpServers": {}}},
+    "mcpServers": {"other": {"type": "stdio", "command": "npx", "args": ["other-mcp"]}},
+}
 
 
 def run(tmp: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "AUTOMEM_HOME")}
-    env.update(HOME=str(tmp / "home"), AUTOMEM_HOME=str(tmp / "automem-home"), PATH=path_without_codex(),
-               CODEX_HOME=str(tmp / "home" / ".codex"))
+    env.update(
+        HOME=str(tmp / "home"),
+        AUTOMEM_HOME=str(tmp / "automem-home"),
+        PATH=path_without_codex(),
+        CODEX_HOME=str(tmp / "home" / ".codex"),
+    )
     (tmp / "home").mkdir(exist_ok=True)
-    done = subprocess.run([sys.executable, str(INSTALL), "--no-venv", "--yes", "--no-demo", "--skip-pip", *args],
-                          env=env, cwd=cwd or tmp, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, str(INSTALL), "--no-venv", "--yes", "--no-demo", "--skip-pip", *args],
+        env=env,
+        cwd=cwd or tmp,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr + done.stdout
     return done
 
@@ -75,11 +89,24 @@ def test_user_scope_registers_in_claude_json_and_codex_config_idempotently(tmp_p
 def test_the_registered_command_serves_mcp(tmp_path):
     run(tmp_path)
     entry = json.loads((tmp_path / "home" / ".claude.json").read_text())["mcpServers"]["automem"]
-    request = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "probe", "version": "0"}}}
-    done = subprocess.run([entry["command"], *entry["args"]], input=json.dumps(request) + "\n", text=True,
-                          capture_output=True, timeout=60,
-                          env={**os.environ, "AUTOMEM_HOME": str(tmp_path / "automem-home")})
+    request = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "probe", "version": "0"},
+        },
+    }
+    done = subprocess.run(
+        [entry["command"], *entry["args"]],
+        input=json.dumps(request) + "\n",
+        text=True,
+        capture_output=True,
+        timeout=60,
+        env={**os.environ, "AUTOMEM_HOME": str(tmp_path / "automem-home")},
+    )
     reply = json.loads(done.stdout.splitlines()[0])
     assert reply["id"] == 1 and reply["result"]["serverInfo"]["name"] == "automem"
 
@@ -128,9 +155,19 @@ def test_someone_elses_automem_entry_and_broken_toml_are_left_alone(tmp_path):
     bad = "[mcp_servers.docs\ncommand = \n"
     (home / ".codex" / "config.toml").write_text(bad)
     env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_CONFIG_DIR",)}
-    env.update(HOME=str(home), AUTOMEM_HOME=str(tmp_path / "automem-home"), CODEX_HOME=str(home / ".codex"),
-               PATH=path_without_codex())
-    done = subprocess.run([sys.executable, str(INSTALL), "--no-venv", "--yes", "--no-demo", "--skip-pip"], env=env,
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    env.update(
+        HOME=str(home),
+        AUTOMEM_HOME=str(tmp_path / "automem-home"),
+        CODEX_HOME=str(home / ".codex"),
+        PATH=path_without_codex(),
+    )
+    done = subprocess.run(
+        [sys.executable, str(INSTALL), "--no-venv", "--yes", "--no-demo", "--skip-pip"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2 and "not valid TOML" in done.stderr
     assert (home / ".codex" / "config.toml").read_text() == bad

@@ -33,9 +33,15 @@ def repo(automem_home, tmp_path):
 def automem(repo: Path, *args: str, stdin: str | None = "", env: dict | None = None) -> subprocess.CompletedProcess:
     from conftest import hook_command
 
-    return subprocess.run([*hook_command(), *args], cwd=repo, input=None if stdin is None else stdin.encode(),
-                          stdin=subprocess.DEVNULL if stdin is None else None, capture_output=True,
-                          env={**os.environ, **(env or {})}, timeout=60)
+    return subprocess.run(
+        [*hook_command(), *args],
+        cwd=repo,
+        input=None if stdin is None else stdin.encode(),
+        stdin=subprocess.DEVNULL if stdin is None else None,
+        capture_output=True,
+        env={**os.environ, **(env or {})},
+        timeout=60,
+    )
 
 
 def entries(repo: Path) -> list[journal.Entry]:
@@ -49,8 +55,19 @@ def journal_text(repo: Path) -> str:
 
 def test_first_job_runs_unchanged_then_the_next_gets_memory_in_its_placeholder(repo, tmp_path):
     record = tmp_path / "seen.json"
-    done = automem(repo, "run", "--task", "Fix the flaky parser tests", "--", *CLAUDE, "-p", "{memory}Fix the tests",
-                   "--output-format", "json", env={"AGENT_RECORD": str(record)})
+    done = automem(
+        repo,
+        "run",
+        "--task",
+        "Fix the flaky parser tests",
+        "--",
+        *CLAUDE,
+        "-p",
+        "{memory}Fix the tests",
+        "--output-format",
+        "json",
+        env={"AGENT_RECORD": str(record)},
+    )
     assert done.returncode == 0, done.stderr
     seen = json.loads(record.read_text())
     assert seen["prompt"] == "Fix the tests" and seen["stdin"] == ""  # nothing injected on an empty home
@@ -62,8 +79,19 @@ def test_first_job_runs_unchanged_then_the_next_gets_memory_in_its_placeholder(r
     assert (entry.duration_s, entry.cost_usd) == (83.0, 0.42)  # what the agent reported, not our clock
     assert entry.task == "Fix the flaky parser tests" and entry.result == "All 12 tests pass now."
 
-    done = automem(repo, "run", "--job", "17", "--agent", "claude", "--", *CLAUDE, "-p", "{memory}Now the lexer",
-                   env={"AGENT_RECORD": str(record), "AGENT_COST": "0.0042"})
+    done = automem(
+        repo,
+        "run",
+        "--job",
+        "17",
+        "--agent",
+        "claude",
+        "--",
+        *CLAUDE,
+        "-p",
+        "{memory}Now the lexer",
+        env={"AGENT_RECORD": str(record), "AGENT_COST": "0.0042"},
+    )
     assert done.returncode == 0
     prompt = json.loads(record.read_text())["prompt"]
     assert FENCE_OPEN.match(prompt)
@@ -71,8 +99,10 @@ def test_first_job_runs_unchanged_then_the_next_gets_memory_in_its_placeholder(r
     block, _, rest = prompt.partition("</automem-memory>")
     assert rest == "\n\nNow the lexer"
     assert "Job #1 (claude_json)" in block and "**Task:** Fix the flaky parser tests" in block
-    assert [(e.job_id, e.agent, e.cost_usd) for e in entries(repo)] == [("1", "claude_json", 0.42),
-                                                                        ("17", "claude", 0.0042)]
+    assert [(e.job_id, e.agent, e.cost_usd) for e in entries(repo)] == [
+        ("1", "claude_json", 0.42),
+        ("17", "claude", 0.0042),
+    ]
     assert automem(repo, "run", "--", *CLAUDE, "-p", "x").returncode == 0
     assert entries(repo)[-1].job_id == "18"
 
@@ -157,13 +187,29 @@ def test_lessons_are_extracted_like_a_session_only_with_consent(repo):
     assert any("Never use the staging database" in s and re.search(r'^type: "?decision', s, re.M) for s in summaries)
     assert any(re.search(r'^session_id: "?job-', s, re.M) for s in summaries)
     before = len(summaries)
-    automem(repo, "journal", "add", "--task", task, "--status", "failed", "--errors", "bash: frobnicate: command not found")
+    automem(
+        repo, "journal", "add", "--task", task, "--status", "failed", "--errors", "bash: frobnicate: command not found"
+    )
     assert len(list(home.projects_dir.glob("*/memories/*.md"))) == before  # de-duplicated, like a session
 
 
 def test_journal_add_and_show(repo):
-    done = automem(repo, "journal", "add", "--task", "rotate the logs by hand", "--result", "freed 3 GB",
-                   "--learned", "logrotate skips files over 2 GB", "--cost", "0", "--duration", "90", "--json")
+    done = automem(
+        repo,
+        "journal",
+        "add",
+        "--task",
+        "rotate the logs by hand",
+        "--result",
+        "freed 3 GB",
+        "--learned",
+        "logrotate skips files over 2 GB",
+        "--cost",
+        "0",
+        "--duration",
+        "90",
+        "--json",
+    )
     assert done.returncode == 0, done.stderr
     added = json.loads(done.stdout)
     assert (added["job_id"], added["agent"], added["status"]) == ("1", "manual", "completed")
@@ -180,8 +226,10 @@ def test_empty_journal_show_and_unit_helpers(repo):
     assert automem(repo, "journal", "show").stdout.decode().strip() == "no journal entries"
     assert place_memory(["a", "x{memory}y"], "") == (["a", "xy"], True)
     assert place_memory(["a", "b"], "M") == (["a", "b"], False)
-    stream = '{"type":"system","subtype":"init"}\n{"type":"result","subtype":"success","is_error":false,' \
-             '"duration_ms":1500,"total_cost_usd":0.25,"result":"ok"}\n'
+    stream = (
+        '{"type":"system","subtype":"init"}\n{"type":"result","subtype":"success","is_error":false,'
+        '"duration_ms":1500,"total_cost_usd":0.25,"result":"ok"}\n'
+    )
     report = parse_report(stream)
     assert (report.duration_s, report.cost_usd, report.result) == (1.5, 0.25, "ok")
     assert parse_report("plain text answer") is None
@@ -204,8 +252,13 @@ def test_sigterm_reaches_the_agent_and_the_job_is_journaled_as_interrupted(repo)
     from conftest import hook_command
 
     slow = [sys.executable, "-c", "import time; print('working', flush=True); time.sleep(60)"]
-    proc = subprocess.Popen([*hook_command(), "run", "--agent", "sleeper", "--", *slow], cwd=repo,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [*hook_command(), "run", "--agent", "sleeper", "--", *slow],
+        cwd=repo,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert proc.stdout.readline() == b"working\n"
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=30) == 128 + signal.SIGTERM
@@ -281,15 +334,23 @@ def test_closed_stdin_stdout_and_stderr_fall_back_to_dev_null(repo, tmp_path):
     from conftest import hook_command
 
     def closed(redirects: str, *command: str) -> subprocess.CompletedProcess:
-        return subprocess.run(["sh", "-c", f'"$@" {redirects}', "sh", *hook_command(), "run", "--", *command],
-                              cwd=repo, capture_output=True, timeout=60)
+        return subprocess.run(
+            ["sh", "-c", f'"$@" {redirects}', "sh", *hook_command(), "run", "--", *command],
+            cwd=repo,
+            capture_output=True,
+            timeout=60,
+        )
 
     done = closed("<&-", *CLAUDE, "-p", "x")
     assert done.returncode == 0 and json.loads(done.stdout)["type"] == "result"
     assert closed(">&- 2>&-", *FAILING).returncode == 3
     record = tmp_path / "seen.txt"  # the home has memory now: the block is fed on stdin, then EOF
-    done = subprocess.run(["sh", "-c", '"$@" <&- >&- 2>&-', "sh", *hook_command(), "run", "--", *STDIN], cwd=repo,
-                          env={**os.environ, "AGENT_RECORD": str(record)}, timeout=60)
+    done = subprocess.run(
+        ["sh", "-c", '"$@" <&- >&- 2>&-', "sh", *hook_command(), "run", "--", *STDIN],
+        cwd=repo,
+        env={**os.environ, "AGENT_RECORD": str(record)},
+        timeout=60,
+    )
     assert done.returncode == 0 and record.read_text().endswith("</automem-memory>\n\n")
     assert [e.status for e in entries(repo)] == ["completed", "failed", "completed"]
 
@@ -301,9 +362,14 @@ def test_sigint_sent_to_automem_alone_stops_the_agent_and_is_journaled_as_interr
 
     slow = [sys.executable, "-c", "import time; print('working', flush=True); time.sleep(60)"]
     # a session of its own: no terminal, and the signal reaches automem only, never the agent directly
-    proc = subprocess.Popen([*hook_command(), "run", "--agent", "sleeper", "--", *slow], cwd=repo,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [*hook_command(), "run", "--agent", "sleeper", "--", *slow],
+        cwd=repo,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     try:
         assert proc.stdout.readline() == b"working\n"
         proc.send_signal(signal.SIGINT)
@@ -325,14 +391,22 @@ def test_ctrl_c_at_the_terminal_reaches_the_agent_once(repo, tmp_path):
     from conftest import hook_command
 
     counter = tmp_path / "count_sigint.py"
-    counter.write_text("import signal, sys, time\nseen = []\nsignal.signal(signal.SIGINT, lambda *_: seen.append(1))\n"
-                       "print('ready', flush=True)\nwhile not seen:\n    time.sleep(0.01)\n"
-                       "time.sleep(1)  # room for a second one to arrive\nsys.exit(100 + len(seen))\n")
+    counter.write_text(
+        "import signal, sys, time\nseen = []\nsignal.signal(signal.SIGINT, lambda *_: seen.append(1))\n"
+        "print('ready', flush=True)\nwhile not seen:\n    time.sleep(0.01)\n"
+        "time.sleep(1)  # room for a second one to arrive\nsys.exit(100 + len(seen))\n"
+    )
     master, slave = os.openpty()
     try:
-        proc = subprocess.Popen([*hook_command(), "run", "--", sys.executable, str(counter)], cwd=repo, stdin=slave,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                                preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0))
+        proc = subprocess.Popen(
+            [*hook_command(), "run", "--", sys.executable, str(counter)],
+            cwd=repo,
+            stdin=slave,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0),
+        )
         try:
             assert proc.stdout.readline() == b"ready\n"
             os.write(master, b"\x03")  # Ctrl-C typed at automem's terminal

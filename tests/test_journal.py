@@ -30,10 +30,20 @@ def _day(now: float, days_ago: int) -> str:
 
 def test_entry_format_matches_the_seed_and_parses_back(project):
     now = time.time()
-    written = journal.append(project, Entry(task="Process TAP batch for doug", status="completed", agent="data_pipeline",
-                                            duration_s=41.2, cost_usd=0.1234, result="200 files processed, 3 errors",
-                                            learned="SPRAYFLEX files often have no TLG binary",
-                                            errors="no_bin on 3 files"), now=now)
+    written = journal.append(
+        project,
+        Entry(
+            task="Process TAP batch for doug",
+            status="completed",
+            agent="data_pipeline",
+            duration_s=41.2,
+            cost_usd=0.1234,
+            result="200 files processed, 3 errors",
+            learned="SPRAYFLEX files often have no TLG binary",
+            errors="no_bin on 3 files",
+        ),
+        now=now,
+    )
     text = journal.read_day(project, _day(now, 0))
     hhmm = time.strftime("%H:%M", time.localtime(now))
     assert f"## Job #1 (data_pipeline) — {hhmm}\n" in text
@@ -67,15 +77,21 @@ def test_a_field_can_never_open_an_entry_of_its_own(project):
 def test_secrets_are_redacted_and_long_fields_capped(project):
     token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
     aws = "AKIA" + "QWERTYUIOPASDFGH"
-    journal.append(project, Entry(task=f"deploy with {token}", errors=f"auth failed for {aws} " + "x" * 5000,
-                                  learned="y" * 2000, result=f"key={token}"))
+    journal.append(
+        project,
+        Entry(
+            task=f"deploy with {token}",
+            errors=f"auth failed for {aws} " + "x" * 5000,
+            learned="y" * 2000,
+            result=f"key={token}",
+        ),
+    )
     text = journal.read_day(project, journal.local_day())
     assert token not in text and aws not in text
     assert "REDACTED" in text
     [entry] = journal.entries_of(text)
     assert len(entry.errors) <= journal.ERRORS_CAP and entry.errors.endswith("…")
     assert len(entry.learned) <= journal.LEARNED_CAP
-
 
 
 def test_agent_name_and_job_id_are_redacted_before_they_are_joined_and_cut(project):
@@ -87,6 +103,7 @@ def test_agent_name_and_job_id_are_redacted_before_they_are_joined_and_cut(proje
     assert "ghp_" not in text and "sk-ant" not in text and "abcdefghijklmnop" not in text
     [back] = journal.entries_of(text)
     assert (back.agent, back.job_id) == (written.agent, written.job_id)
+
 
 def _write_day(project, day: str, text: str) -> None:
     project.journal_dir.mkdir(parents=True, exist_ok=True)
@@ -165,8 +182,10 @@ def test_concurrent_writers_lose_no_entry(project):
 
 
 def test_the_brief_shows_what_the_journal_writes(project):
-    journal.append(project, Entry(task="rebuild the parquet cache", status="failed", agent="claude",
-                                  errors="MemoryError in loader"))
+    journal.append(
+        project,
+        Entry(task="rebuild the parquet cache", status="failed", agent="claude", errors="MemoryError in loader"),
+    )
     conn = fts.open_index(str(project.home.root))
     try:
         result = brief_mod.build(project.slug, home=project.home, conn=conn)

@@ -22,12 +22,20 @@ from automem.llm.schema import parse_memories
 
 API_KEY = "sk-ant-api03-TESTKEY-abcdefghijklmnopqrstuvwxyz0123456789"
 PLANTED = "ghp_4f9Qx7LmN2pR8sT1vW3yZ5aB6cD0eF9gH2jK"
-GOOD = {"memories": [{
-    "type": "pattern", "summary": "pytest needs PYTHONPATH=src here: ModuleNotFoundError for demoapp otherwise",
-    "content": "Running pytest without PYTHONPATH=src fails to import demoapp; PYTHONPATH=src pytest -q works.",
-    "why": "Hit ModuleNotFoundError twice; the PYTHONPATH fix worked.", "how_to_apply": "Prefix pytest with PYTHONPATH=src.",
-    "scope": "project", "tags": ["error", "confirmation"]},
-    {"type": "nonsense", "summary": "dropped: not a memory type", "content": "x"}]}
+GOOD = {
+    "memories": [
+        {
+            "type": "pattern",
+            "summary": "pytest needs PYTHONPATH=src here: ModuleNotFoundError for demoapp otherwise",
+            "content": "Running pytest without PYTHONPATH=src fails to import demoapp; PYTHONPATH=src pytest -q works.",
+            "why": "Hit ModuleNotFoundError twice; the PYTHONPATH fix worked.",
+            "how_to_apply": "Prefix pytest with PYTHONPATH=src.",
+            "scope": "project",
+            "tags": ["error", "confirmation"],
+        },
+        {"type": "nonsense", "summary": "dropped: not a memory type", "content": "x"},
+    ]
+}
 
 
 class Recorder(ThreadingHTTPServer):
@@ -46,8 +54,14 @@ class Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length)
         server: Recorder = self.server  # type: ignore[assignment]
-        server.requests.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()},
-                                "raw": raw.decode("utf-8", "replace"), "body": json.loads(raw or b"{}")})
+        server.requests.append(
+            {
+                "path": self.path,
+                "headers": {k.lower(): v for k, v in self.headers.items()},
+                "raw": raw.decode("utf-8", "replace"),
+                "body": json.loads(raw or b"{}"),
+            }
+        )
         status, body = server.replies[0] if len(server.replies) == 1 else server.replies.pop(0)
         data = json.dumps(body).encode()
         self.send_response(status)
@@ -82,15 +96,27 @@ def fast_backoff(monkeypatch):
 
 
 def anthropic_reply(payload: dict) -> dict:
-    return {"id": "msg_test", "type": "message", "role": "assistant", "model": "claude-haiku-4-5-20251001",
-            "content": [{"type": "text", "text": json.dumps(payload)}], "stop_reason": "end_turn",
-            "usage": {"input_tokens": 812, "output_tokens": 95}}
+    return {
+        "id": "msg_test",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-haiku-4-5-20251001",
+        "content": [{"type": "text", "text": json.dumps(payload)}],
+        "stop_reason": "end_turn",
+        "usage": {"input_tokens": 812, "output_tokens": 95},
+    }
 
 
 def ollama_reply(payload: dict) -> dict:
-    return {"model": "qwen2.5:0.5b", "created_at": "2026-01-05T10:00:00Z",
-            "message": {"role": "assistant", "content": json.dumps(payload)}, "done": True,
-            "done_reason": "stop", "prompt_eval_count": 700, "eval_count": 80}
+    return {
+        "model": "qwen2.5:0.5b",
+        "created_at": "2026-01-05T10:00:00Z",
+        "message": {"role": "assistant", "content": json.dumps(payload)},
+        "done": True,
+        "done_reason": "stop",
+        "prompt_eval_count": 700,
+        "eval_count": 80,
+    }
 
 
 @pytest.fixture
@@ -202,16 +228,46 @@ def test_a_model_lesson_restating_a_rule_is_confirmed_and_its_own_ideas_wait():
     from automem.llm.synth import confirm
     from automem.schema import Candidate
 
-    found = [Candidate(kind="pattern", summary="make docs fails with theme not found (2x); not resolved in the session",
-                       content="make docs failed twice with: theme not found", why="", how_to_apply=""),
-             Candidate(kind="decision", summary="Use pnpm, not npm, in this repo", content="The user said so",
-                       why="", how_to_apply="", promotion="instruction")]
-    better = [Candidate(kind="pattern", summary="make docs fails: theme not found (the theme checkout is missing)",
-                        content="make docs failed twice with: theme not found", why="", how_to_apply=""),
-              Candidate(kind="decision", summary="Use pnpm, not npm, in this repo", content="The user said so",
-                        why="", how_to_apply=""),
-              Candidate(kind="observation", summary="The project probably targets Node 20 everywhere",
-                        content="guess", why="", how_to_apply="")]
+    found = [
+        Candidate(
+            kind="pattern",
+            summary="make docs fails with theme not found (2x); not resolved in the session",
+            content="make docs failed twice with: theme not found",
+            why="",
+            how_to_apply="",
+        ),
+        Candidate(
+            kind="decision",
+            summary="Use pnpm, not npm, in this repo",
+            content="The user said so",
+            why="",
+            how_to_apply="",
+            promotion="instruction",
+        ),
+    ]
+    better = [
+        Candidate(
+            kind="pattern",
+            summary="make docs fails: theme not found (the theme checkout is missing)",
+            content="make docs failed twice with: theme not found",
+            why="",
+            how_to_apply="",
+        ),
+        Candidate(
+            kind="decision",
+            summary="Use pnpm, not npm, in this repo",
+            content="The user said so",
+            why="",
+            how_to_apply="",
+        ),
+        Candidate(
+            kind="observation",
+            summary="The project probably targets Node 20 everywhere",
+            content="guess",
+            why="",
+            how_to_apply="",
+        ),
+    ]
     assert [c.promotion for c in confirm(better, found)] == ["model", "instruction", ""]
 
 
@@ -219,19 +275,53 @@ def _transcript_of(path, cwd: str, prompts: list[str]) -> None:
     """A Claude Code transcript: per prompt, the user's message, a Bash call failing with the same text, an answer."""
     lines, parent = [], None
     for n, text in enumerate(prompts):
-        for k, record in enumerate((
+        for k, record in enumerate(
+            (
                 {"type": "user", "message": {"role": "user", "content": text}},
-                {"type": "assistant", "message": {"id": f"m{n}", "role": "assistant", "content": [
-                    {"type": "tool_use", "id": f"toolu_{n}", "name": "Bash", "input": {"command": "npm test"}}]}},
-                {"type": "user", "message": {"role": "user", "content": [
-                    {"type": "tool_result", "tool_use_id": f"toolu_{n}", "is_error": True,
-                     "content": f"Exit code 1\nError: {text}"}]}},
-                {"type": "assistant", "message": {"id": f"m{n}b", "role": "assistant",
-                                                  "content": [{"type": "text", "text": "Checked."}]}})):
+                {
+                    "type": "assistant",
+                    "message": {
+                        "id": f"m{n}",
+                        "role": "assistant",
+                        "content": [
+                            {"type": "tool_use", "id": f"toolu_{n}", "name": "Bash", "input": {"command": "npm test"}}
+                        ],
+                    },
+                },
+                {
+                    "type": "user",
+                    "message": {
+                        "role": "user",
+                        "content": [
+                            {
+                                "type": "tool_result",
+                                "tool_use_id": f"toolu_{n}",
+                                "is_error": True,
+                                "content": f"Exit code 1\nError: {text}",
+                            }
+                        ],
+                    },
+                },
+                {
+                    "type": "assistant",
+                    "message": {"id": f"m{n}b", "role": "assistant", "content": [{"type": "text", "text": "Checked."}]},
+                },
+            )
+        ):
             uid = f"00000000-0000-4000-8000-{n * 4 + k:012d}"
-            lines.append({"uuid": uid, "parentUuid": parent, "isSidechain": False, "sessionId": "llm-session",
-                          "timestamp": f"2026-11-01T10:{n:02d}:{k:02d}.000Z", "cwd": cwd, "version": "2.1.300",
-                          "userType": "external", **record})
+            lines.append(
+                {
+                    "uuid": uid,
+                    "parentUuid": parent,
+                    "isSidechain": False,
+                    "sessionId": "llm-session",
+                    "timestamp": f"2026-11-01T10:{n:02d}:{k:02d}.000Z",
+                    "cwd": cwd,
+                    "version": "2.1.300",
+                    "userType": "external",
+                    **record,
+                }
+            )
             parent = uid
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
 
@@ -243,7 +333,9 @@ def test_no_red_team_shape_reaches_the_model_request(serve, session, monkeypatch
     from pathlib import Path
 
     home, transcript = session
-    rows = [json.loads(line) for line in (Path(__file__).parent / "data" / "secrets_extra.jsonl").read_text().splitlines()]
+    rows = [
+        json.loads(line) for line in (Path(__file__).parent / "data" / "secrets_extra.jsonl").read_text().splitlines()
+    ]
     one_per_type = {r["type"]: r for r in rows if not r["negative"] and len(r["text"]) <= 180}
     prompts = [f"Use this config from now on: {r['text']}" for r in one_per_type.values()] + ["END-OF-CONFIG, thanks"]
     _transcript_of(transcript, str(transcript.parent / "proj"), prompts)
@@ -255,9 +347,16 @@ def test_no_red_team_shape_reaches_the_model_request(serve, session, monkeypatch
     assert "END-OF-CONFIG" in request["raw"], "the prompts never reached the request: the test would prove nothing"
     assert request["raw"].count("Use this config") >= len(one_per_type), "every prompt went out (redacted)"
     sent = json.dumps(request["body"], ensure_ascii=False) + request["raw"]
-    leaks = [f"{r['type']}: {s[:12]}…" for r in one_per_type.values() for s in r["secrets"]
-             if len(s) >= 6 and (s in sent or json.dumps(s)[1:-1] in sent)]
+    leaks = [
+        f"{r['type']}: {s[:12]}…"
+        for r in one_per_type.values()
+        for s in r["secrets"]
+        if len(s) >= 6 and (s in sent or json.dumps(s)[1:-1] in sent)
+    ]
     assert len(one_per_type) >= 30 and not leaks, leaks
-    on_disk = "\n".join(p.read_text("utf-8", "replace") for p in home.root.rglob("*") if p.is_file()
-                         and p.suffix in (".md", ".json", ".jsonl", ".log"))
+    on_disk = "\n".join(
+        p.read_text("utf-8", "replace")
+        for p in home.root.rglob("*")
+        if p.is_file() and p.suffix in (".md", ".json", ".jsonl", ".log")
+    )
     assert not [s for r in one_per_type.values() for s in r["secrets"] if len(s) >= 6 and s in on_disk]

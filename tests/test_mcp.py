@@ -19,10 +19,14 @@ from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 
 BIN = Path(sys.executable).parent
 TOOLS = {"memory_search", "recall_memory", "memory_get", "memory_bank", "record_learning", "context_brief"}
-LESSON = {"type": "pattern", "summary": "Run the test suite through the project venv",
-          "content": "Call .venv/bin/python -m pytest -q: the system interpreter lacks click and frontmatter.",
-          "why": "The suite failed with ImportError twice.", "how_to_apply": "Always use the venv interpreter.",
-          "tags": ["pytest", "venv"]}
+LESSON = {
+    "type": "pattern",
+    "summary": "Run the test suite through the project venv",
+    "content": "Call .venv/bin/python -m pytest -q: the system interpreter lacks click and frontmatter.",
+    "why": "The suite failed with ImportError twice.",
+    "how_to_apply": "Always use the venv interpreter.",
+    "tags": ["pytest", "venv"],
+}
 
 
 def _command() -> tuple[str, list[str]]:
@@ -35,8 +39,11 @@ def env(tmp_path: Path) -> dict:
     home, user, project = tmp_path / "automem-home", tmp_path / "user", tmp_path / "work" / "shop-app"
     user.mkdir()
     project.mkdir(parents=True)
-    return {"home": home, "project": project,
-            "env": {**os.environ, "AUTOMEM_HOME": str(home), "HOME": str(user), "AUTOMEM_MODEL": "off"}}
+    return {
+        "home": home,
+        "project": project,
+        "env": {**os.environ, "AUTOMEM_HOME": str(home), "HOME": str(user), "AUTOMEM_MODEL": "off"},
+    }
 
 
 def session(env: dict, scenario, client: str = "pytest-agent"):
@@ -47,8 +54,7 @@ def session(env: dict, scenario, client: str = "pytest-agent"):
     async def main():
         with anyio.fail_after(60):
             async with stdio_client(params) as (read, write):
-                async with ClientSession(read, write, client_info=types.Implementation(name=client,
-                                                                                      version="1")) as s:
+                async with ClientSession(read, write, client_info=types.Implementation(name=client, version="1")) as s:
                     await s.initialize()
                     return await scenario(s)
 
@@ -84,20 +90,33 @@ def test_lists_every_tool_with_schema_descriptions_and_annotations(env):
         assert tools[name].annotations.read_only_hint is False
         assert tools[name].annotations.destructive_hint is False
         assert set(tools[name].input_schema["required"]) == {"type", "summary", "content"}
-        assert tools[name].input_schema["properties"]["type"]["enum"] == ["pattern", "decision", "preference",
-                                                                         "observation"]
+        assert tools[name].input_schema["properties"]["type"]["enum"] == [
+            "pattern",
+            "decision",
+            "preference",
+            "observation",
+        ]
     assert tools["memory_search"].input_schema["required"] == ["query"]
     assert tools["recall_memory"].input_schema == tools["memory_search"].input_schema
     assert {"query", "type", "since", "harness", "limit", "all_projects", "cwd"} <= set(
-        tools["memory_search"].input_schema["properties"])
+        tools["memory_search"].input_schema["properties"]
+    )
 
 
 def test_bank_then_search_get_and_brief_each_tool(env):
     async def scenario(s):
         banked = _ok(await s.call_tool("memory_bank", LESSON))
-        other = _ok(await s.call_tool("record_learning", {
-            "type": "preference", "summary": "Prefer ruff format over black in this repository",
-            "content": "The user reformatted with ruff and asked to keep ruff as the formatter.", "scope": "global"}))
+        other = _ok(
+            await s.call_tool(
+                "record_learning",
+                {
+                    "type": "preference",
+                    "summary": "Prefer ruff format over black in this repository",
+                    "content": "The user reformatted with ruff and asked to keep ruff as the formatter.",
+                    "scope": "global",
+                },
+            )
+        )
         found = _ok(await s.call_tool("memory_search", {"query": "pytest venv interpreter"}))
         alias = _ok(await s.call_tool("recall_memory", {"query": "pytest venv interpreter", "type": "pattern"}))
         none = _ok(await s.call_tool("memory_search", {"query": "pytest", "type": "decision"}))
@@ -126,9 +145,16 @@ def test_bank_twice_reinforces_instead_of_duplicating(env):
     async def scenario(s):
         first = _ok(await s.call_tool("memory_bank", LESSON))
         again = _ok(await s.call_tool("record_learning", {**LESSON, "why": "", "how_to_apply": ""}))
-        different = _ok(await s.call_tool("memory_bank", {
-            "type": "decision", "summary": "Store dates as UTC ISO strings in the orders table",
-            "content": "Local times broke the nightly report across the DST change; all writers now use UTC."}))
+        different = _ok(
+            await s.call_tool(
+                "memory_bank",
+                {
+                    "type": "decision",
+                    "summary": "Store dates as UTC ISO strings in the orders table",
+                    "content": "Local times broke the nightly report across the DST change; all writers now use UTC.",
+                },
+            )
+        )
         return first, again, different
 
     first, again, different = session(env, scenario)
@@ -181,12 +207,20 @@ def test_a_secret_given_to_memory_bank_is_nowhere_under_automem_home(env):
     password = "Zq" + "".join(secrets.choice(alphabet) for _ in range(18)) + "!9"
 
     async def scenario(s):
-        stored = _ok(await s.call_tool("memory_bank", {
-            "type": "observation", "summary": f"Deploys authenticate with {token}",
-            "content": f"The staging deploy script reads the token {token} from its "
-                       f"config.\npassword={password}\n"
-                       "Rotate it when the deploy user changes.",
-            "why": f"password={password}", "tags": ["deploy", token]}))
+        stored = _ok(
+            await s.call_tool(
+                "memory_bank",
+                {
+                    "type": "observation",
+                    "summary": f"Deploys authenticate with {token}",
+                    "content": f"The staging deploy script reads the token {token} from its "
+                    f"config.\npassword={password}\n"
+                    "Rotate it when the deploy user changes.",
+                    "why": f"password={password}",
+                    "tags": ["deploy", token],
+                },
+            )
+        )
         found = _ok(await s.call_tool("memory_search", {"query": "staging deploy script token"}))
         return stored, found
 
@@ -205,6 +239,7 @@ def test_a_secret_given_to_memory_bank_is_nowhere_under_automem_home(env):
 
 def test_concurrent_memory_bank_calls_store_one_memory_and_count_every_call(env):
     """Six agents bank the same lesson at once: one file, seen six times (no duplicate, no lost reinforcement)."""
+
     async def scenario(s):
         results = []
 
@@ -245,12 +280,20 @@ def test_memory_bank_restating_a_candidate_promotes_it_without_counting_a_sessio
 
     home = Home.current().ensure()
     project = home.project_for_cwd(str(tmp_path))
-    memory = Memory(type="pattern", summary="vite build bundles log-server.mjs; keep it outside src",
-                    content="vite build kept bundling log-server.mjs until it moved to tools/", status="candidate")
+    memory = Memory(
+        type="pattern",
+        summary="vite build bundles log-server.mjs; keep it outside src",
+        content="vite build kept bundling log-server.mjs until it moved to tools/",
+        status="candidate",
+    )
     save(project, memory)
     fts.index_file(memory.path, str(home.root))
-    done = mcp_server.bank(type="pattern", summary="vite build bundles log-server.mjs; keep it outside src",
-                           content="vite build kept bundling log-server.mjs until it moved to tools/", cwd=str(tmp_path))
+    done = mcp_server.bank(
+        type="pattern",
+        summary="vite build bundles log-server.mjs; keep it outside src",
+        content="vite build kept bundling log-server.mjs until it moved to tools/",
+        cwd=str(tmp_path),
+    )
     assert done["status"] == "promoted" and done["id"] == memory.id
     again = parse(memory.path)
     assert (again.state, again.promoted, again.seen) == ("promoted", "agent", 1)

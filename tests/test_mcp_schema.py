@@ -62,8 +62,9 @@ def _exchange(argv: list[str], tmp_path: Path, label: str, lines: list[dict]) ->
     project = tmp_path / "work" / "shop-app"
     project.mkdir(parents=True, exist_ok=True)
     data = "".join(json.dumps(line) + "\n" for line in lines).encode()
-    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-                            cwd=project)
+    proc = subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=project
+    )
     replies = []
     for line in data.splitlines(keepends=True):  # one at a time: the SDK server answers concurrently
         proc.stdin.write(line)
@@ -87,8 +88,15 @@ CALLS = [
     ("memory_get", {"id": "a", "path": "b"}),
     ("memory_get", {}),
     ("memory_bank", {"type": "rumour", "summary": "s"}),
-    ("memory_bank", {"type": "pattern", "summary": "Run tests with the venv", "content": "Use .venv/bin/python.",
-                     "tags": '["pytest", "venv"]'}),
+    (
+        "memory_bank",
+        {
+            "type": "pattern",
+            "summary": "Run tests with the venv",
+            "content": "Use .venv/bin/python.",
+            "tags": '["pytest", "venv"]',
+        },
+    ),
     ("memory_bank", {"type": "pattern", "summary": "s", "content": "c", "tags": ["x"] * 51}),
     ("context_brief", {"budget_tokens": 10**9}),
     ("context_brief", {"budget_tokens": "400"}),
@@ -103,23 +111,37 @@ def _timeless(result: dict) -> str:
 
 
 def test_initialize_tools_list_and_call_outcomes_match_the_sdk_server(tmp_path):
-    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
-            "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
-    lines = [init, {"jsonrpc": "2.0", "method": "notifications/initialized"},
-             {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}]
-    lines += [{"jsonrpc": "2.0", "id": 2 + i, "method": "tools/call", "params": {"name": name, "arguments": args}}
-              for i, (name, args) in enumerate(CALLS)]
-    sdk = _exchange([sys.executable, "-c", "from automem.mcp_sdk import build_server; build_server().run('stdio')"],
-                    tmp_path, "sdk", lines)
+    init = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
+    lines = [
+        init,
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+    ]
+    lines += [
+        {"jsonrpc": "2.0", "id": 2 + i, "method": "tools/call", "params": {"name": name, "arguments": args}}
+        for i, (name, args) in enumerate(CALLS)
+    ]
+    sdk = _exchange(
+        [sys.executable, "-c", "from automem.mcp_sdk import build_server; build_server().run('stdio')"],
+        tmp_path,
+        "sdk",
+        lines,
+    )
     ours = _exchange([sys.executable, "-m", "automem", "mcp"], tmp_path, "ours", lines)
 
     sdk_init, our_init = sdk[0]["result"], ours[0]["result"]
     assert our_init["capabilities"] == {"tools": sdk_init["capabilities"]["tools"]}  # tools only: no prompts, resources
-    assert {k: v for k, v in our_init.items() if k != "capabilities"} == \
-        {k: v for k, v in sdk_init.items() if k != "capabilities"}
+    assert {k: v for k, v in our_init.items() if k != "capabilities"} == {
+        k: v for k, v in sdk_init.items() if k != "capabilities"
+    }
     assert our_init["serverInfo"] == {"name": "automem", "version": __version__}
     assert ours[1] == sdk[1]  # tools/list, byte for byte as data
-    for (name, args), mine, theirs in zip(CALLS, ours[2:], sdk[2:]):
+    for (name, args), mine, theirs in zip(CALLS, ours[2:], sdk[2:], strict=True):
         assert mine["result"]["isError"] == theirs["result"]["isError"], (name, args, mine, theirs)
         if not mine["result"]["isError"]:
             assert set(mine["result"]) == set(theirs["result"]) == {"content", "structuredContent", "isError"}
@@ -153,16 +175,59 @@ def _our_outcome(name: str, arguments: dict):
 
 NUMBERISH = st.text(alphabet="0123456789+-_. e\t\n\x1c\xa0\u2003", max_size=6)
 BOOLISH = st.text(alphabet="tTrRuUeEyYsSnNoOfFlL01 ", max_size=5)
-WORDS = st.sampled_from(["", "5", " 5 ", "5.0", "5.", "1_000", "-0", "150", "2500", "2501", "true", "False", "yes",
-                         "off", "t", "null", "[]", '["a", "b"]', '["a", 1]', "{}", '"pattern"', "pattern", "decision",
-                         "memory", "global", "project", "7d", "x" * 201, "x" * 2001, "/tmp"])
-VALUES = st.one_of(st.none(), st.booleans(), st.integers(-3, 3000), st.integers(), st.floats(allow_nan=False,
-                   allow_infinity=False), st.sampled_from([1.0, 0.0, 10.0, 150.0, 2500.5]), WORDS, NUMBERISH, BOOLISH,
-                   st.text(max_size=8), st.lists(st.one_of(st.text(max_size=4), st.integers(0, 3)), max_size=3),
-                   st.lists(st.just("tag"), min_size=49, max_size=52), st.dictionaries(st.text(max_size=2),
-                                                                                      st.integers(), max_size=2))
-PROPERTIES = {t["name"]: list(t["inputSchema"]["properties"]) for t in json.loads(
-    Path(mcp_stdio.TOOLS_FILE).read_text(encoding="utf-8"))["tools"]}
+WORDS = st.sampled_from(
+    [
+        "",
+        "5",
+        " 5 ",
+        "5.0",
+        "5.",
+        "1_000",
+        "-0",
+        "150",
+        "2500",
+        "2501",
+        "true",
+        "False",
+        "yes",
+        "off",
+        "t",
+        "null",
+        "[]",
+        '["a", "b"]',
+        '["a", 1]',
+        "{}",
+        '"pattern"',
+        "pattern",
+        "decision",
+        "memory",
+        "global",
+        "project",
+        "7d",
+        "x" * 201,
+        "x" * 2001,
+        "/tmp",
+    ]
+)
+VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3000),
+    st.integers(),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from([1.0, 0.0, 10.0, 150.0, 2500.5]),
+    WORDS,
+    NUMBERISH,
+    BOOLISH,
+    st.text(max_size=8),
+    st.lists(st.one_of(st.text(max_size=4), st.integers(0, 3)), max_size=3),
+    st.lists(st.just("tag"), min_size=49, max_size=52),
+    st.dictionaries(st.text(max_size=2), st.integers(), max_size=2),
+)
+PROPERTIES = {
+    t["name"]: list(t["inputSchema"]["properties"])
+    for t in json.loads(Path(mcp_stdio.TOOLS_FILE).read_text(encoding="utf-8"))["tools"]
+}
 
 
 @st.composite

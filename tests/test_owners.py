@@ -31,7 +31,10 @@ OWNERS = {
 EXCEPTIONS = {
     # the hook process imports nothing it need not: its own small files are plain os calls on a root string
     ("capture/", "write"): "the hot path appends the spool and the log",
-    ("extract/trigger.py", "write"): "the Stop hook's worker claim (an flock the worker inherits) and its one-shot note",
+    (
+        "extract/trigger.py",
+        "write",
+    ): "the Stop hook's worker claim (an flock the worker inherits) and its one-shot note",
     ("session_hooks.py", "write"): "the hook's list of recalled ids and the project note it shows once",
     ("consent.py:mark_asked", "write"): "the Stop hook's mark that the consent question was asked",
     # the primitive store/ writes with, shared with install bookkeeping
@@ -44,9 +47,21 @@ EXCEPTIONS = {
     ("harness/", "layout"): "the harnesses' folders (~/.claude/projects) share names with the tree's",
 }
 
-WRITE_CALLS = {("os", "replace"), ("os", "rename"), ("os", "renames"), ("os", "unlink"), ("os", "remove"),
-               ("os", "rmdir"), ("os", "removedirs"), ("shutil", "rmtree"), ("shutil", "move"), ("shutil", "copy"),
-               ("shutil", "copy2"), ("shutil", "copyfile"), ("shutil", "copytree")}
+WRITE_CALLS = {
+    ("os", "replace"),
+    ("os", "rename"),
+    ("os", "renames"),
+    ("os", "unlink"),
+    ("os", "remove"),
+    ("os", "rmdir"),
+    ("os", "removedirs"),
+    ("shutil", "rmtree"),
+    ("shutil", "move"),
+    ("shutil", "copy"),
+    ("shutil", "copy2"),
+    ("shutil", "copyfile"),
+    ("shutil", "copytree"),
+}
 WRITE_METHODS = {"unlink", "rmdir", "write_text", "write_bytes", "touch"}
 ATOMIC_WRITES = {"atomic_write_text", "atomic_write_bytes"}
 WRITE_FLAGS = {"O_WRONLY", "O_RDWR", "O_CREAT", "O_APPEND", "O_TRUNC"}
@@ -94,8 +109,11 @@ def _mode_writes(mode: ast.expr | None) -> bool:
 
 
 def _flag_names(node: ast.expr) -> set[str]:
-    return {n.attr if isinstance(n, ast.Attribute) else n.id for n in ast.walk(node)
-            if isinstance(n, (ast.Attribute, ast.Name))}
+    return {
+        n.attr if isinstance(n, ast.Attribute) else n.id
+        for n in ast.walk(node)
+        if isinstance(n, (ast.Attribute, ast.Name))
+    }
 
 
 def _write_call(node: ast.Call) -> str | None:

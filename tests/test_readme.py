@@ -59,6 +59,11 @@ def test_the_readme_python_example_runs_as_written(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "<automem-memory" in done.stdout and "Use pnpm, not npm" in done.stdout
     assert "['Use pnpm, not npm, in this repo.']" in done.stdout
-    bare = subprocess.run([sys.executable, "-c", "import sys, automem; print('automem.api' in sys.modules)"],
-                          capture_output=True, text=True, env=env, timeout=60)
+    bare = subprocess.run(
+        [sys.executable, "-c", "import sys, automem; print('automem.api' in sys.modules)"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert bare.stdout.strip() == "False"

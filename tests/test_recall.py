@@ -27,8 +27,14 @@ def write_memory(project_dir: Path, memory: Memory) -> Path:
     return path
 
 
-def write_bank(project_dir: Path, ref: str, title: str, result: str, ts: str = "2026-01-10T10:00:00.000Z",
-               harness: str = "claude-code") -> Path:
+def write_bank(
+    project_dir: Path,
+    ref: str,
+    title: str,
+    result: str,
+    ts: str = "2026-01-10T10:00:00.000Z",
+    harness: str = "claude-code",
+) -> Path:
     path = project_dir / "bank" / f"{ts.replace(':', '-').replace('.', '-')}--{ref}.md"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(
@@ -53,8 +59,16 @@ def labelled_home(automem_home: Path) -> tuple[Home, str]:
     docs, _queries = labelled()
     for i, doc in enumerate(docs):
         if doc["kind"] == "memory":
-            write_memory(project_dir, Memory(type=doc["type"], summary=doc["title"], content=doc["body"],
-                                             id=doc["ref"], created=f"2026-01-{i + 1:02d}T09:00:00.000Z"))
+            write_memory(
+                project_dir,
+                Memory(
+                    type=doc["type"],
+                    summary=doc["title"],
+                    content=doc["body"],
+                    id=doc["ref"],
+                    created=f"2026-01-{i + 1:02d}T09:00:00.000Z",
+                ),
+            )
         else:
             write_bank(project_dir, doc["ref"], doc["title"], doc["body"], ts=f"2026-01-{i + 1:02d}T10:00:00.000Z")
     return home, slug
@@ -89,8 +103,10 @@ def test_reinforced_and_recent_memories_outrank_equal_text(automem_home):
     text = "retry the flaky upload step with backoff"
     write_memory(project_dir, Memory(type="pattern", summary=text, content=text, id="stale", created=old))
     write_memory(project_dir, Memory(type="pattern", summary=text, content=text, id="fresh", created=fresh))
-    write_memory(project_dir, Memory(type="pattern", summary=text, content=text, id="often", created=older, seen=12,
-                                     last_seen=fresh))
+    write_memory(
+        project_dir,
+        Memory(type="pattern", summary=text, content=text, id="often", created=older, seen=12, last_seen=fresh),
+    )
     ids = [h.id for h in recall("flaky upload backoff", project="p-1", home=home)]
     assert ids == ["often", "fresh", "stale"]
 
@@ -98,12 +114,20 @@ def test_reinforced_and_recent_memories_outrank_equal_text(automem_home):
 def test_scope_is_the_project_its_links_and_global_unless_all(automem_home):
     home = Home.current().ensure()
     for slug in ("app-1", "lib-2", "other-3", "_global"):
-        write_memory(home.project_dir(slug), Memory(type="decision", summary=f"kafka topic naming in {slug}",
-                                                   content="kafka topics are dotted lower case", id=f"id-{slug}"))
+        write_memory(
+            home.project_dir(slug),
+            Memory(
+                type="decision",
+                summary=f"kafka topic naming in {slug}",
+                content="kafka topics are dotted lower case",
+                id=f"id-{slug}",
+            ),
+        )
     (home.project_dir("app-1") / "MAIN.md").write_text(
         "# App\n\nnotes\n\n## Linked projects\n- lib-2\n\n<!-- automem:index:start "
         "-->\n- other-3\n<!-- automem:index:end -->\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     ids = {h.id for h in recall("kafka topic naming", project="app-1", home=home)}
     assert ids == {"id-app-1", "id-lib-2", "id-_global"}  # other-3 is only below the markers: not a link
     everywhere = {h.id for h in recall("kafka topic naming", project="app-1", home=home, all_projects=True)}
@@ -125,10 +149,25 @@ def test_cli_filters_and_json(automem_home, tmp_path, monkeypatch):
     monkeypatch.chdir(work)
     home = Home.current().ensure()
     project_dir = home.project_for_cwd(str(work)).dir
-    write_memory(project_dir, Memory(type="decision", summary="nginx proxy buffers raised", content="nginx buffers",
-                                     id="mem-nginx", harness="codex", created="2020-01-01T00:00:00.000Z"))
-    write_bank(project_dir, "bank-nginx", "tune nginx proxy buffers", "raised nginx proxy buffers to 16k",
-               ts=time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime()), harness="claude-code")
+    write_memory(
+        project_dir,
+        Memory(
+            type="decision",
+            summary="nginx proxy buffers raised",
+            content="nginx buffers",
+            id="mem-nginx",
+            harness="codex",
+            created="2020-01-01T00:00:00.000Z",
+        ),
+    )
+    write_bank(
+        project_dir,
+        "bank-nginx",
+        "tune nginx proxy buffers",
+        "raised nginx proxy buffers to 16k",
+        ts=time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime()),
+        harness="claude-code",
+    )
     runner = CliRunner()
 
     def ids(*args):
@@ -153,16 +192,27 @@ def test_per_prompt_recall_through_the_real_hook(automem_home, tmp_path, run_hoo
     (work / ".git").mkdir(parents=True)
     home = Home.current().ensure()
     project_dir = home.project_for_cwd(str(work)).dir
-    topics = ["postgres connection pool exhausted under load", "postgres vacuum runs nightly",
-              "postgres connection strings come from vault", "postgres replicas lag behind the primary"]
+    topics = [
+        "postgres connection pool exhausted under load",
+        "postgres vacuum runs nightly",
+        "postgres connection strings come from vault",
+        "postgres replicas lag behind the primary",
+    ]
     for i, summary in enumerate(topics):
-        write_memory(project_dir, Memory(type="pattern", summary=summary, content=summary + " in production",
-                                         id=f"pg-{i}"))
-    write_memory(project_dir, Memory(type="preference", summary="Use tabs in the Makefile", content="make needs tabs",
-                                     id="make-tabs"))
+        write_memory(
+            project_dir, Memory(type="pattern", summary=summary, content=summary + " in production", id=f"pg-{i}")
+        )
+    write_memory(
+        project_dir,
+        Memory(type="preference", summary="Use tabs in the Makefile", content="make needs tabs", id="make-tabs"),
+    )
     fts.reindex(str(home.root))
-    base = {"session_id": "sess-recall", "cwd": str(work), "transcript_path": "/x.jsonl",
-            "hook_event_name": "UserPromptSubmit"}
+    base = {
+        "session_id": "sess-recall",
+        "cwd": str(work),
+        "transcript_path": "/x.jsonl",
+        "hook_event_name": "UserPromptSubmit",
+    }
 
     def recalled(prompt: str, session: str = "sess-recall") -> list[str]:
         done = run_hook("UserPromptSubmit", {**base, "session_id": session, "prompt": prompt})

@@ -37,39 +37,62 @@ def _mixed(s: str) -> bool:
 
 
 TOKEN = chars(ALNUM, 20, 40).filter(_mixed)
-PASSWORD = st.builds(lambda a, b, c: a + b + c, chars(string.ascii_letters, 5, 9).filter(lambda s: s.lower() != s and s.upper() != s),
-                     st.sampled_from("!^%~_-*#+,."), chars(string.digits, 3, 5))
+PASSWORD = st.builds(
+    lambda a, b, c: a + b + c,
+    chars(string.ascii_letters, 5, 9).filter(lambda s: s.lower() != s and s.upper() != s),
+    st.sampled_from("!^%~_-*#+,."),
+    chars(string.digits, 3, 5),
+)
 
 SECRETS = {
-    "aws": st.builds(lambda p, b: p + b, st.sampled_from(["AKIA", "ASIA"]), chars(string.ascii_uppercase + string.digits, 16)),
-    "github": st.builds(lambda p, b: p + b, st.sampled_from(["ghp_", "gho_", "ghu_", "ghs_", "ghr_"]), chars(ALNUM, 36)),
+    "aws": st.builds(
+        lambda p, b: p + b, st.sampled_from(["AKIA", "ASIA"]), chars(string.ascii_uppercase + string.digits, 16)
+    ),
+    "github": st.builds(
+        lambda p, b: p + b, st.sampled_from(["ghp_", "gho_", "ghu_", "ghs_", "ghr_"]), chars(ALNUM, 36)
+    ),
     "github_pat": st.builds(lambda a, b: f"github_pat_{a}_{b}", chars(ALNUM, 22), chars(ALNUM, 59)),
     "gitlab": st.builds(lambda b: "glpat-" + b, chars(ALNUM + "_-", 20)),
-    "slack": st.builds(lambda p, a, b, c: f"{p}-{a}-{b}-{c}", st.sampled_from(["xoxb", "xoxp"]), chars(string.digits, 12), chars(string.digits, 13), chars(ALNUM, 24)),
-    "stripe": st.builds(lambda p, b: p + b, st.sampled_from(["sk_live_", "sk_test_", "rk_live_"]), chars(ALNUM, 24, 99)),
+    "slack": st.builds(
+        lambda p, a, b, c: f"{p}-{a}-{b}-{c}",
+        st.sampled_from(["xoxb", "xoxp"]),
+        chars(string.digits, 12),
+        chars(string.digits, 13),
+        chars(ALNUM, 24),
+    ),
+    "stripe": st.builds(
+        lambda p, b: p + b, st.sampled_from(["sk_live_", "sk_test_", "rk_live_"]), chars(ALNUM, 24, 99)
+    ),
     "openai": st.builds(lambda b: "sk-proj-" + b, chars(ALNUM, 48).filter(_mixed)),
     "anthropic": st.builds(lambda b: f"sk-ant-api03-{b}AA", chars(ALNUM + "_-", 93)),
     "google": st.builds(lambda b: "AIza" + b, chars(ALNUM + "_-", 35)),
-    "jwt": st.builds(lambda a, b, c: "eyJ" + a + ".eyJ" + b + "." + c, chars(ALNUM + "_-", 20, 40), chars(ALNUM + "_-", 30, 80), chars(ALNUM + "_-", 43)),
+    "jwt": st.builds(
+        lambda a, b, c: "eyJ" + a + ".eyJ" + b + "." + c,
+        chars(ALNUM + "_-", 20, 40),
+        chars(ALNUM + "_-", 30, 80),
+        chars(ALNUM + "_-", 43),
+    ),
     "sendgrid": st.builds(lambda a, b: f"SG.{a}.{b}", chars(ALNUM + "_-", 22), chars(ALNUM + "_-", 43)),
     "npm": st.builds(lambda b: "npm_" + b, chars(ALNUM, 36)),
     "hf": st.builds(lambda b: "hf_" + b, chars(string.ascii_letters, 34)),
-    "telegram": st.builds(lambda a, b: f"{a}:AA{b}", chars(string.digits, 10).filter(lambda s: s[0] != "0"), chars(ALNUM + "_-", 33)),
+    "telegram": st.builds(
+        lambda a, b: f"{a}:AA{b}", chars(string.digits, 10).filter(lambda s: s[0] != "0"), chars(ALNUM + "_-", 33)
+    ),
 }
 
 
 def pem(body: str, kind: str) -> str:
-    lines = [body[i:i + 64] for i in range(0, len(body), 64)]
+    lines = [body[i : i + 64] for i in range(0, len(body), 64)]
     return f"-----BEGIN {kind}PRIVATE KEY-----\n" + "\n".join(lines) + f"\n-----END {kind}PRIVATE KEY-----"
 
 
 CONTEXTS = [
     "export MY_VAR={s}",
-    "{{\"service\": \"billing\", \"credential\": \"{s}\", \"timeout\": 5}}",
+    '{{"service": "billing", "credential": "{s}", "timeout": 5}}',
     "curl -H 'Authorization: Bearer {s}' https://api.example.com/v1/me",
-    "client = Client(token=\"{s}\", timeout=10)",
+    'client = Client(token="{s}", timeout=10)',
     "2024-05-13T16:16:40Z DEBUG using {s} (source=env)",
-    "  value: \"{s}\"\n",
+    '  value: "{s}"\n',
 ]
 
 
@@ -93,15 +116,33 @@ def test_fresh_vendor_tokens_vanish_in_any_context(tier, shape):
 
 
 ASSIGNMENTS = [
-    "DB_PASSWORD={p}", "POSTGRES_PASSWORD=\"{p}\"", "password: {p}", "  db_password: '{p}'", "{{\"password\": \"{p}\"}}",
-    "PASSWORD = \"{p}\"", "conn = connect(host=\"db\", user=\"app\", password=\"{p}\")", "[database]\npasswd = {p}\n",
-    "'password' => '{p}',", "<password>{p}</password>", "spring.datasource.password={p}", "mysql -u root -p'{p}' shop",
-    "sshpass -p '{p}' ssh deploy@10.0.4.7", "machine api.example.com\n  login bot\n  password {p}\n",
-    "db.internal:5432:app:app_user:{p}", "requirepass {p}", "CREATE USER app WITH PASSWORD '{p}';",
-    "postgresql://svc:{p}@db.internal:5432/app", "redis://:{p}@cache:6379/0",
-    "jdbc:postgresql://db:5432/app?user=app&password={p}", "curl -u admin:{p} https://es.internal:9200/",
-    "wget --http-user=admin --http-password={p} https://nexus/app.jar", "CLIENT_SECRET={p}", "client_secret: {p}",
-    "$env:DB_PASSWORD = \"{p}\"", "the wifi password is {p} btw", "ansible_become_password: {p}",
+    "DB_PASSWORD={p}",
+    'POSTGRES_PASSWORD="{p}"',
+    "password: {p}",
+    "  db_password: '{p}'",
+    '{{"password": "{p}"}}',
+    'PASSWORD = "{p}"',
+    'conn = connect(host="db", user="app", password="{p}")',
+    "[database]\npasswd = {p}\n",
+    "'password' => '{p}',",
+    "<password>{p}</password>",
+    "spring.datasource.password={p}",
+    "mysql -u root -p'{p}' shop",
+    "sshpass -p '{p}' ssh deploy@10.0.4.7",
+    "machine api.example.com\n  login bot\n  password {p}\n",
+    "db.internal:5432:app:app_user:{p}",
+    "requirepass {p}",
+    "CREATE USER app WITH PASSWORD '{p}';",
+    "postgresql://svc:{p}@db.internal:5432/app",
+    "redis://:{p}@cache:6379/0",
+    "jdbc:postgresql://db:5432/app?user=app&password={p}",
+    "curl -u admin:{p} https://es.internal:9200/",
+    "wget --http-user=admin --http-password={p} https://nexus/app.jar",
+    "CLIENT_SECRET={p}",
+    "client_secret: {p}",
+    '$env:DB_PASSWORD = "{p}"',
+    "the wifi password is {p} btw",
+    "ansible_become_password: {p}",
 ]
 
 
@@ -124,11 +165,14 @@ def test_fresh_passwords_vanish_in_every_syntax(tier, template):
 
 @pytest.mark.parametrize("tier", TIERS)
 @FAST
-@given(body=chars(B64, 800, 1600), kind=st.sampled_from(["RSA ", "EC ", "", "OPENSSH ", "ENCRYPTED "]),
-       escaped=st.booleans())
+@given(
+    body=chars(B64, 800, 1600),
+    kind=st.sampled_from(["RSA ", "EC ", "", "OPENSSH ", "ENCRYPTED "]),
+    escaped=st.booleans(),
+)
 def test_fresh_pem_blocks_vanish_whole(tier, body, kind, escaped):
     block = pem(body, kind)
-    text = f"PRIVATE_KEY=\"{block}\"" if not escaped else json.dumps({"private_key": block})
+    text = f'PRIVATE_KEY="{block}"' if not escaped else json.dumps({"private_key": block})
     out = TIERS[tier](text)
     for line in block.splitlines()[1:-1]:
         if len(line) >= 8:
@@ -165,8 +209,13 @@ LOOK_ALIKES = {
     "sha256_hex": chars(HEX, 64),
 }
 LOOK_ALIKE_CONTEXTS = [
-    "commit {s}", "request_id={s} status=200", "  \"integrity\": \"{s}\",", "checksum = \"{s}\"",
-    "Digest: sha256:{s}", "{{\"trace_id\": \"{s}\"}}", "git cherry-pick {s}",
+    "commit {s}",
+    "request_id={s} status=200",
+    '  "integrity": "{s}",',
+    'checksum = "{s}"',
+    "Digest: sha256:{s}",
+    '{{"trace_id": "{s}"}}',
+    "git cherry-pick {s}",
 ]
 
 
@@ -185,14 +234,28 @@ def test_look_alikes_stay_unchanged(tier, shape):
 
 
 PLACEHOLDERS = [
-    "password=<your-password>", "API_KEY=xxx", "token: \"changeme\"", "DB_PASSWORD=changeme", "password=${DB_PASSWORD}",
-    "token: ${{ secrets.GH_TOKEN }}", "password: \"{{ .Values.db.password }}\"", "token=$GITHUB_TOKEN",
-    "password = \"%(db_password)s\"", "AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE",
-    "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "GITHUB_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
-    "\"password\": \"********\"", "Authorization: Bearer <token>", "postgres://app:${DB_PASSWORD}@db:5432/app",
-    "password: [REDACTED]", "\"api_key\": \"[REDACTED:api-key]\"", "api_key = os.environ[\"API_KEY\"]",
-    "secret_key = settings.SECRET_KEY", "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAGFkOpemHFkACqpEHEcUSodbNrH6FClEZCHDTiGD92p dev@laptop",
-    "max_tokens=1024, temperature=0.2", "Token usage: input=1532 output=412",
+    "password=<your-password>",
+    "API_KEY=xxx",
+    'token: "changeme"',
+    "DB_PASSWORD=changeme",
+    "password=${DB_PASSWORD}",
+    "token: ${{ secrets.GH_TOKEN }}",
+    'password: "{{ .Values.db.password }}"',
+    "token=$GITHUB_TOKEN",
+    'password = "%(db_password)s"',
+    "AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE",
+    "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "GITHUB_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+    '"password": "********"',
+    "Authorization: Bearer <token>",
+    "postgres://app:${DB_PASSWORD}@db:5432/app",
+    "password: [REDACTED]",
+    '"api_key": "[REDACTED:api-key]"',
+    'api_key = os.environ["API_KEY"]',
+    "secret_key = settings.SECRET_KEY",
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAGFkOpemHFkACqpEHEcUSodbNrH6FClEZCHDTiGD92p dev@laptop",
+    "max_tokens=1024, temperature=0.2",
+    "Token usage: input=1532 output=412",
 ]
 
 
@@ -222,8 +285,12 @@ def _batch(args: list[str], lines: list[str]) -> subprocess.CompletedProcess:
 
 
 def test_cli_batch_keeps_ids_and_reports_bad_lines_without_stopping():
-    lines = [json.dumps({"id": "a", "text": "password: Autumn2022^JG35"}) + "\n", "not json\n",
-             json.dumps({"id": 7, "text": "nothing here"}) + "\n", json.dumps({"id": "x"}) + "\n"]
+    lines = [
+        json.dumps({"id": "a", "text": "password: Autumn2022^JG35"}) + "\n",
+        "not json\n",
+        json.dumps({"id": 7, "text": "nothing here"}) + "\n",
+        json.dumps({"id": "x"}) + "\n",
+    ]
     proc = _batch(["--batch"], lines)
     out = [json.loads(line) for line in proc.stdout.splitlines()]
     assert out[0] == {"id": "a", "text": "password: [REDACTED:password]"}
@@ -244,8 +311,25 @@ def test_cli_text_mode_and_fast_tier():
 def test_corpus_score(tier, min_recall, max_fp, tmp_path):
     cmd = [str(AUTOMEM)] if AUTOMEM.exists() else [sys.executable, "-m", "automem"]
     out = tmp_path / "score.json"
-    proc = subprocess.run([sys.executable, str(SCORE), "--batch", "--json-out", str(out), "--", *cmd, "redact", "--batch",
-                           "--tier", tier], capture_output=True, text=True, timeout=300, env=dict(os.environ))
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(SCORE),
+            "--batch",
+            "--json-out",
+            str(out),
+            "--",
+            *cmd,
+            "redact",
+            "--batch",
+            "--tier",
+            tier,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=dict(os.environ),
+    )
     summary = json.loads(out.read_text())["summary"]
     assert summary["errors"] == 0, proc.stdout[-2000:]
     assert summary["recall"] >= min_recall, proc.stdout[-3000:]
@@ -261,7 +345,7 @@ def test_json_escaped_pem_and_a_second_cli_password_in_one_text():
 
     body = "MHcCAQEEIZJc2Uc" + "Q" * 40
     escaped = '{"command":"cat key\\n-----BEGIN EC PRIVATE KEY-----\\n' + body + '\\n"}'
-    two = ("sshpass -p 'Zq8wXv3Lr5Tn1Kp0Mb7' ssh a@h\n\n## Result\n\nit was sshpass -p 'Hy6Uj2Ik9Ol4Pw3Eq1R' ssh b@h")
+    two = "sshpass -p 'Zq8wXv3Lr5Tn1Kp0Mb7' ssh a@h\n\n## Result\n\nit was sshpass -p 'Hy6Uj2Ik9Ol4Pw3Eq1R' ssh b@h"
     for tier in (redact_fast, redact):
         assert body not in tier(escaped)
         out = tier(two)
@@ -284,8 +368,13 @@ def test_an_all_lower_case_password_in_key_value_form_vanishes(tier, word, key):
 
 @pytest.mark.parametrize("tier", TIERS)
 def test_names_in_code_after_an_equals_sign_stay(tier):
-    for text in ("password = user_password", "token=tokenValue", "config.password=settings.db", "password=None",
-                 "secret=required"):
+    for text in (
+        "password = user_password",
+        "token=tokenValue",
+        "config.password=settings.db",
+        "password=None",
+        "secret=required",
+    ):
         assert TIERS[tier](text) == text, text
 
 
@@ -296,8 +385,11 @@ def test_a_token_as_the_url_user_name_and_htpasswd_arguments_vanish(tier):
     assert token not in out and "@github.com/o/r.git" in out
     out = TIERS[tier]("htpasswd -b -c /etc/nginx/.htpasswd ana swordfishlake")
     assert "swordfishlake" not in out and "ana" in out
-    for text in ("https://user@example.com/x", "git@github.com:o/r.git",
-                 "SENTRY_DSN=https://9f0c6cd1a5b24ae2a0a4b6d0e8f1a2b3@o95.ingest.sentry.io/1"):
+    for text in (
+        "https://user@example.com/x",
+        "git@github.com:o/r.git",
+        "SENTRY_DSN=https://9f0c6cd1a5b24ae2a0a4b6d0e8f1a2b3@o95.ingest.sentry.io/1",
+    ):
         assert TIERS[tier](text) == text, text
 
 
@@ -311,8 +403,16 @@ def test_a_lower_case_password_never_reaches_a_memory_or_its_file_name(tmp_path,
     consent.write(automem_home, "yes")
     env = {**os.environ, "AUTOMEM_HOME": str(automem_home), "HOME": str(tmp_path), "AUTOMEM_MODEL": "off"}
     secret = "correcthorsebatterystaple"
-    run_hook("UserPromptSubmit", {"session_id": "pw-session", "cwd": str(tmp_path), "hook_event_name": "UserPromptSubmit",
-                                  "prompt": f"Always use DB_PASSWORD={secret} from now on."}, env)
+    run_hook(
+        "UserPromptSubmit",
+        {
+            "session_id": "pw-session",
+            "cwd": str(tmp_path),
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": f"Always use DB_PASSWORD={secret} from now on.",
+        },
+        env,
+    )
     extract(Home(automem_home), session_id="pw-session", cwd=str(tmp_path))
     found = [p for p in automem_home.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
     named = [p for p in automem_home.rglob("*") if secret in p.name]
@@ -325,12 +425,18 @@ def test_detect_secrets_loads_without_requests_and_can_never_go_online():
     import subprocess
     import sys
 
-    probe = ("import sys, automem.redact.full as f; plugins = f._plugins(); "
-             "print(len(plugins), 'requests' in sys.modules); "
-             "import detect_secrets.plugins.base as base\n"
-             "try:\n    base.requests.get('https://example.com')\nexcept Exception as exc:\n    print(type(exc).__name__)")
+    probe = (
+        "import sys, automem.redact.full as f; plugins = f._plugins(); "
+        "print(len(plugins), 'requests' in sys.modules); "
+        "import detect_secrets.plugins.base as base\n"
+        "try:\n    base.requests.get('https://example.com')\nexcept Exception as exc:\n    print(type(exc).__name__)"
+    )
     lazy = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
-    real = subprocess.run([sys.executable, "-c", "import requests, automem.redact.full as f; print(len(f._plugins()))"],
-                          capture_output=True, text=True, timeout=60)
+    real = subprocess.run(
+        [sys.executable, "-c", "import requests, automem.redact.full as f; print(len(f._plugins()))"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     count, loaded, refused = lazy.stdout.split()
     assert loaded == "False" and refused == "_Refused" and int(count) == int(real.stdout) > 20, lazy.stderr

@@ -89,7 +89,9 @@ def test_engine_hits_on_lookalikes_are_dropped(text):
 
 def test_missing_engine_degrades_with_one_log_line(rng, monkeypatch, automem_home):
     """A broken wheel: the rule table and detect-secrets still redact, one line is logged, nothing raises."""
-    monkeypatch.setitem(engines._LOADERS, "betterleaks", lambda: (_ for _ in ()).throw(OSError("libbetterleaks.so: cannot open")))
+    monkeypatch.setitem(
+        engines._LOADERS, "betterleaks", lambda: (_ for _ in ()).throw(OSError("libbetterleaks.so: cannot open"))
+    )
     engines._reset("betterleaks")
     try:
         gh = "ghp_" + _tok(rng, 36)

@@ -23,7 +23,7 @@ LOOKALIKES = {
     "curl -u USERNAME:PASSWORD then a URL": "Run `curl -u USERNAME:PASSWORD https://registry.acme.io/v2/_catalog`.",
     "curl -u user:pass": "curl -u user:pass http://localhost:8080/health",
     "hidden authenticity_token": '<input type="hidden" name="authenticity_token" '
-                                 'value="Vq1Xh8zTQmlsZbPqS3VSoRVkSz3PYS4SJ4hmn3uAQ5WwS2P6xfwx" autocomplete="off">',
+    'value="Vq1Xh8zTQmlsZbPqS3VSoRVkSz3PYS4SJ4hmn3uAQ5WwS2P6xfwx" autocomplete="off">',
     "csrf meta": '<meta name="csrf-token" content="Vq1Xh8zTQmlsZbPqS3VSoRVkSz3PYS4SJ4hmn3uAQ5WwS2P6xfwx" />',
     "bucket_key path": '{"bucket_key": "uploads/2024/06/avatars/user-1842.png", "region": "eu-west-1"}',
     "bucket_key id": '{"bucket_key": "ratelimit:9f3a7c2e1b4d:2024-06-01T10"}',
@@ -35,7 +35,7 @@ LOOKALIKES = {
     "xml schema type": '<xs:element name="password" type="xs:string" minOccurs="0"/>',
     "xml schema secret type": '<xsd:attribute name="secretKey" type="tns:SecretKeyReferenceType"/>',
     "external secret": "kind: ExternalSecret\nspec:\n  data:\n  - secretKey: password\n    remoteRef:\n "
-                       "     key: prod/db/password\n",
+    "     key: prod/db/password\n",
     "shippo placeholder": "SHIPPO_API_TOKEN=shippo_test_<your-token>",
     "harness placeholder": "HARNESS_API_KEY=pat.<account-id>.<token-id>.<secret>",
     "openshift placeholder": "oc login --token=sha256~<token> --server=https://api.cluster:6443",

@@ -25,21 +25,30 @@ def _stored_raw(home: Home) -> dict:
         (project / sub).mkdir(parents=True)
     memory = project / "memories" / f"2026-01-02T03-04-05Z--always-use-db-password-{PASSWORD}.md"
     memory.write_text(
-        "---\nid: \"m-pw\"\ntype: \"preference\"\nsummary: \"Always use DB_PASSWORD=" + PASSWORD + "\"\ntags: []\n"
-        "scope: \"project\"\nsource: \"auto-memorize\"\nstatus: \"promoted\"\npromoted: \"instruction\"\n"
-        "created: \"2026-01-02T03:04:05Z\"\nlast_seen: \"2026-01-02T03:04:05Z\"\nseen: 1\n---\n\n"
-        f"The user said: export DB_PASSWORD={PASSWORD} before the tests.\n", encoding="utf-8")
+        '---\nid: "m-pw"\ntype: "preference"\nsummary: "Always use DB_PASSWORD=' + PASSWORD + '"\ntags: []\n'
+        'scope: "project"\nsource: "auto-memorize"\nstatus: "promoted"\npromoted: "instruction"\n'
+        'created: "2026-01-02T03:04:05Z"\nlast_seen: "2026-01-02T03:04:05Z"\nseen: 1\n---\n\n'
+        f"The user said: export DB_PASSWORD={PASSWORD} before the tests.\n",
+        encoding="utf-8",
+    )
     bank = project / "bank" / "2026-01-02T03-04-05-000Z--clone.md"
-    bank.write_text('---\nid: "b1"\nts: "2026-01-02T03:04:05.000Z"\ntitle: "clone the repo"\n---\n\n## Prompt\n\n'
-                    f"clone it\n\n## Actions\n\n- bash: git clone https://{TOKEN}@github.com/o/r.git\n\n"
-                    "## Result\n\ncloned\n", encoding="utf-8")
+    bank.write_text(
+        '---\nid: "b1"\nts: "2026-01-02T03:04:05.000Z"\ntitle: "clone the repo"\n---\n\n## Prompt\n\n'
+        f"clone it\n\n## Actions\n\n- bash: git clone https://{TOKEN}@github.com/o/r.git\n\n"
+        "## Result\n\ncloned\n",
+        encoding="utf-8",
+    )
     main = project / "MAIN.md"
-    main.write_text(f"# Project Memory\n\nMy own notes.\n\n{fts.INDEX_START}\n- token {TOKEN}\n"
-                    "<!-- automem:index:end -->\n", encoding="utf-8")
+    main.write_text(
+        f"# Project Memory\n\nMy own notes.\n\n{fts.INDEX_START}\n- token {TOKEN}\n<!-- automem:index:end -->\n",
+        encoding="utf-8",
+    )
     spool = home.spool_dir / "s1.jsonl"
     spool.parent.mkdir(parents=True, exist_ok=True)
-    spool.write_text(json.dumps({"session_id": "s1", "kind": "result", "input": f"curl -H 'Authorization: token {TOKEN}'"})
-                     + "\n", encoding="utf-8")
+    spool.write_text(
+        json.dumps({"session_id": "s1", "kind": "result", "input": f"curl -H 'Authorization: token {TOKEN}'"}) + "\n",
+        encoding="utf-8",
+    )
     log = home.log_file
     log.parent.mkdir(parents=True, exist_ok=True)
     log.write_text(f"2026-01-02 hook: failed on DB_PASSWORD={PASSWORD}\n", encoding="utf-8")

@@ -53,17 +53,49 @@ def session_events(case: dict, n: int) -> list[tuple[str, dict]]:
     command = text if len(text) <= 250 else text[:250]
     return [
         ("UserPromptSubmit", payload("UserPromptSubmit", prompt=f"No, don't use that one. Use this instead: {text}")),
-        ("PreToolUse", payload("PreToolUse", tool_name="Bash", tool_use_id=tool_id,
-                               tool_input={"command": command, "description": "run it"})),
-        ("PostToolUse", payload("PostToolUse", tool_name="Bash", tool_use_id=tool_id,
-                                tool_input={"command": command},
-                                tool_response={"stdout": text, "stderr": f"Error: authentication failed\n{text}\nExit code 1",
-                                               "interrupted": False, "isImage": False})),
-        ("PostToolUseFailure", payload("PostToolUseFailure", tool_name="Bash", tool_use_id=tool_id,
-                                       tool_input={"command": command},
-                                       error=f"Command failed with exit code 2\nError: {text}")),
-        ("PreToolUse", payload("PreToolUse", tool_name="Write", tool_use_id=tool_id + "w",
-                               tool_input={"file_path": "/home/dev/shop/.env", "content": text})),
+        (
+            "PreToolUse",
+            payload(
+                "PreToolUse",
+                tool_name="Bash",
+                tool_use_id=tool_id,
+                tool_input={"command": command, "description": "run it"},
+            ),
+        ),
+        (
+            "PostToolUse",
+            payload(
+                "PostToolUse",
+                tool_name="Bash",
+                tool_use_id=tool_id,
+                tool_input={"command": command},
+                tool_response={
+                    "stdout": text,
+                    "stderr": f"Error: authentication failed\n{text}\nExit code 1",
+                    "interrupted": False,
+                    "isImage": False,
+                },
+            ),
+        ),
+        (
+            "PostToolUseFailure",
+            payload(
+                "PostToolUseFailure",
+                tool_name="Bash",
+                tool_use_id=tool_id,
+                tool_input={"command": command},
+                error=f"Command failed with exit code 2\nError: {text}",
+            ),
+        ),
+        (
+            "PreToolUse",
+            payload(
+                "PreToolUse",
+                tool_name="Write",
+                tool_use_id=tool_id + "w",
+                tool_input={"file_path": "/home/dev/shop/.env", "content": text},
+            ),
+        ),
     ]
 
 
@@ -77,28 +109,76 @@ def write_claude_transcript(user_home: Path, cases: list[dict]) -> Path:
         nonlocal parent, clock
         clock += 1
         uid = f"00000000-0000-4000-8000-{clock:012d}"
-        lines.append({"uuid": uid, "parentUuid": parent, "isSidechain": False, "sessionId": SESSION,
-                      "timestamp": f"2026-11-01T10:{clock // 60:02d}:{clock % 60:02d}.000Z", "cwd": "/home/dev/shop",
-                      "version": "2.1.300", "userType": "external", **record})
+        lines.append(
+            {
+                "uuid": uid,
+                "parentUuid": parent,
+                "isSidechain": False,
+                "sessionId": SESSION,
+                "timestamp": f"2026-11-01T10:{clock // 60:02d}:{clock % 60:02d}.000Z",
+                "cwd": "/home/dev/shop",
+                "version": "2.1.300",
+                "userType": "external",
+                **record,
+            }
+        )
         parent = uid
 
     for n, case in enumerate(cases):
         text, tool_id = case["text"], f"toolu_t{n:04d}"
         add({"type": "user", "message": {"role": "user", "content": f"Please check this config: {text}"}})
-        add({"type": "assistant", "message": {"id": f"msg_{n}a", "role": "assistant", "content": [
-            {"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": f"echo '{text[:200]}'"}}]}})
-        add({"type": "user", "message": {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": tool_id, "is_error": True, "content": f"Exit code 1\nError: {text}"}]}})
-        add({"type": "assistant", "message": {"id": f"msg_{n}b", "role": "assistant", "content": [
-            {"type": "text", "text": f"The failing value was {text}"}]}})
+        add(
+            {
+                "type": "assistant",
+                "message": {
+                    "id": f"msg_{n}a",
+                    "role": "assistant",
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": tool_id,
+                            "name": "Bash",
+                            "input": {"command": f"echo '{text[:200]}'"},
+                        }
+                    ],
+                },
+            }
+        )
+        add(
+            {
+                "type": "user",
+                "message": {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": tool_id,
+                            "is_error": True,
+                            "content": f"Exit code 1\nError: {text}",
+                        }
+                    ],
+                },
+            }
+        )
+        add(
+            {
+                "type": "assistant",
+                "message": {
+                    "id": f"msg_{n}b",
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": f"The failing value was {text}"}],
+                },
+            }
+        )
         add({"type": "system", "subtype": "turn_duration", "durationMs": 1000})
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     return path
 
 
 def automem(args: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess:
-    proc = subprocess.run([*hook_command(), *args], capture_output=True, text=True, env=dict(os.environ),
-                          cwd=cwd, timeout=300)
+    proc = subprocess.run(
+        [*hook_command(), *args], capture_output=True, text=True, env=dict(os.environ), cwd=cwd, timeout=300
+    )
     assert proc.returncode == 0, f"automem {args[0]}: {proc.stderr[-2000:]}"
     return proc
 
@@ -138,8 +218,15 @@ def test_no_secret_of_any_type_reaches_disk(automem_home: Path, run_hook) -> Non
     # the session's transcript carries the same secrets in prompts, tool calls, tool output and answers
     transcript = write_claude_transcript(Path(os.environ["HOME"]), cases)
     automem(["consent", "yes"])
-    run_hook("Stop", payload("Stop", stop_hook_active=False, transcript_path=str(transcript),
-                             last_assistant_message=" ".join(c["text"] for c in cases[:20])))
+    run_hook(
+        "Stop",
+        payload(
+            "Stop",
+            stop_hook_active=False,
+            transcript_path=str(transcript),
+            last_assistant_message=" ".join(c["text"] for c in cases[:20]),
+        ),
+    )
     # every writer that exists, run to completion in this test: the banker, the extractor (spool and transcript),
     # the index, a memory written by hand, and the store itself
     automem(["bank", "backfill", "--days", "3650"])

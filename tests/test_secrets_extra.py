@@ -31,8 +31,11 @@ GEN = _module(DATA / "secrets_extra.py", "secrets_extra_gen")
 
 
 def _file_cases() -> list[dict]:
-    return [json.loads(line) for line in (DATA / "secrets_extra.jsonl").read_text(encoding="utf-8").splitlines()
-            if line.strip()]
+    return [
+        json.loads(line)
+        for line in (DATA / "secrets_extra.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
 
 
 def _score(cases: list[dict], fn) -> tuple[float, float, float, list[str]]:
@@ -61,12 +64,48 @@ def test_file_matches_its_generator():
 
 def test_cases_cover_the_kinds_and_lookalikes():
     kinds = {c["type"] for c in _file_cases()}
-    for kind in ("jwt_base64", "k8s_secret_data", "sidekiq", "sonar", "nuget_password", "easypost", "snyk", "adobe", "confluent",
-                 "flutterwave", "harness", "linear", "messagebird", "sendgrid", "shippo", "atlassian", "discord", "etsy",
-                 "hubspot", "openshift", "dotenv_mixed", "toml", "xml", "shell_history", "mysql_cli", "psql_url", "docker_login",
-                 "git_remote", "curl_user", "htpasswd", "base64_env_line", "json_unicode_escape", "curl_template",
-                 "authenticity_token", "bucket_key", "schema_key", "maven_coordinates", "xml_schema_type", "external_secret",
-                 "vendor_placeholder"):
+    for kind in (
+        "jwt_base64",
+        "k8s_secret_data",
+        "sidekiq",
+        "sonar",
+        "nuget_password",
+        "easypost",
+        "snyk",
+        "adobe",
+        "confluent",
+        "flutterwave",
+        "harness",
+        "linear",
+        "messagebird",
+        "sendgrid",
+        "shippo",
+        "atlassian",
+        "discord",
+        "etsy",
+        "hubspot",
+        "openshift",
+        "dotenv_mixed",
+        "toml",
+        "xml",
+        "shell_history",
+        "mysql_cli",
+        "psql_url",
+        "docker_login",
+        "git_remote",
+        "curl_user",
+        "htpasswd",
+        "base64_env_line",
+        "json_unicode_escape",
+        "curl_template",
+        "authenticity_token",
+        "bucket_key",
+        "schema_key",
+        "maven_coordinates",
+        "xml_schema_type",
+        "external_secret",
+        "vendor_placeholder",
+    ):
         assert kind in kinds, kind
 
 
@@ -86,6 +125,8 @@ def test_fresh_cases_of_the_same_shapes(tier):
 @pytest.mark.skipif(not (SHARED / "cases.jsonl").exists(), reason="shared/corpus/secrets is not there")
 @pytest.mark.parametrize("tier", TIERS)
 def test_shared_and_own_cases_together(tier):
-    cases = [json.loads(line) for line in (SHARED / "cases.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    cases = [
+        json.loads(line) for line in (SHARED / "cases.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
     recall, strict, fp, bad = _score(cases + _file_cases(), TIERS[tier])
     assert recall >= 0.999 and strict >= 0.99 and fp <= 0.0, bad

@@ -16,9 +16,12 @@ ModuleNotFoundError: No module named 'foo'
 # (sample output, expected error_type of the first signal)
 KINDS = [
     (PY_TRACEBACK, "ModuleNotFoundError"),
-    ("Traceback (most recent call last):\n  File \"x.py\", line 1, in f\nTypeError: unsupported operand", "TypeError"),
-    ("/app/index.js:3\n    generate()\n    ^\n\nTypeError: generate is not a "
-     "function\n    at Object.<anonymous> (/app/index.js:3:5)", "TypeError"),
+    ('Traceback (most recent call last):\n  File "x.py", line 1, in f\nTypeError: unsupported operand', "TypeError"),
+    (
+        "/app/index.js:3\n    generate()\n    ^\n\nTypeError: generate is not a "
+        "function\n    at Object.<anonymous> (/app/index.js:3:5)",
+        "TypeError",
+    ),
     ("> Build error occurred\n[TypeError: generate is not a function]", "TypeError"),
     ('Exception in thread "main" java.lang.NullPointerException: name is null', "NullPointerException"),
     ("error: cannot find symbol in this scope", "error-line"),
@@ -27,7 +30,7 @@ KINDS = [
     ("fatal: not a git repository (or any of the parent directories): .git", "error-line"),
     ("2024-05-01 10:00:01,123 ERROR [main] c.f.App - failed to connect to db", "error-line"),
     ("[ERROR] Failed to execute goal on project app", "error-line"),
-    ("FATAL: password authentication failed for user \"app\"", "error-line"),
+    ('FATAL: password authentication failed for user "app"', "error-line"),
     ("=========== 2 failed, 3 passed in 0.51s ===========", "pytest"),
     ("FAILED tests/test_api.py::test_login - AssertionError: assert 401 == 200", "pytest"),
     ("ERROR tests/test_db.py::test_conn - ConnectionError", "pytest"),
@@ -85,13 +88,13 @@ CLEAN = [
     "no errors found",
     "Errors: none",
     "usage: tool [--error-format FORMAT] [--max-errors N]",
-    "log_level: error\nLOG_LEVEL=ERROR\nlevel = \"error\"",
-    "logging:\n  level: ERROR  # only errors\n  error: \"Something went wrong\"",
+    'log_level: error\nLOG_LEVEL=ERROR\nlevel = "error"',
+    'logging:\n  level: ERROR  # only errors\n  error: "Something went wrong"',
     "============ 5 passed in 0.12s ============",
     "test result: ok. 12 passed; 0 failed; 0 ignored",
     "Tests:       13 passed, 13 total",
     "ok  \tgithub.com/acme/tool\t0.01s",
-    "class MyError(Exception):\n    pass\n\ndef f(x):\n    if x < 0:\n        raise ValueError(\"negative\")\n",
+    'class MyError(Exception):\n    pass\n\ndef f(x):\n    if x < 0:\n        raise ValueError("negative")\n',
     '    """Parse.\n\n    Raises:\n        ValueError: if the input is empty.\n    """',
     "if (err.code === 'ENOENT') { return null; }\nthrow new TypeError('bad');",
     "     1→class MyError(Exception):\n     2→    pass\n     3→TypeError: documented here\n",
@@ -142,14 +145,20 @@ def test_a_recognised_line_wins_over_the_bare_exit_code():
 
 def test_signatures_equal_across_paths_numbers_and_machines():
     assert normalize_signature('File "/home/a/x.py", line 12') == normalize_signature("/Users/b/y.py line 99")
-    a = detect_errors('Traceback (most recent call last):\n  File "/home/a/p/x.py", line 3\nKeyError: \'user_id\'')
-    b = detect_errors('Traceback (most recent call last):\n  File "C:\\Users\\b\\q\\y.py", line 80\nKeyError: \'user_id\'')
+    a = detect_errors("Traceback (most recent call last):\n  File \"/home/a/p/x.py\", line 3\nKeyError: 'user_id'")
+    b = detect_errors(
+        "Traceback (most recent call last):\n  File \"C:\\Users\\b\\q\\y.py\", line 80\nKeyError: 'user_id'"
+    )
     assert a[0]["signature"] == b[0]["signature"] == "KeyError: 'user_id'"
     first = detect_errors("FileNotFoundError: [Errno 2] No such file or directory: '/tmp/tmpa81kx0/data.json'")
-    second = detect_errors("FileNotFoundError: [Errno 2] No such file or directory: '/var/folders/9x/T/tmpzz12/data.json'")
+    second = detect_errors(
+        "FileNotFoundError: [Errno 2] No such file or directory: '/var/folders/9x/T/tmpzz12/data.json'"
+    )
     assert first[0]["signature"] == second[0]["signature"]
     assert first[0]["error_type"] == "FileNotFoundError"
-    x = normalize_signature("Segfault at 0x7ffd5e8a1b20 in worker 3f2a9c1e-1b2c-4d5e-8f90-123456789abc at 2024-05-01T10:00:01Z")
+    x = normalize_signature(
+        "Segfault at 0x7ffd5e8a1b20 in worker 3f2a9c1e-1b2c-4d5e-8f90-123456789abc at 2024-05-01T10:00:01Z"
+    )
     y = normalize_signature("Segfault at 0x1 in worker 00000000-0000-4000-8000-000000000000 at 2025-12-31 23:59:59")
     assert x == y == "Segfault at <addr> in worker <uuid> at <ts>"
     assert normalize_signature("commit 4f9e2ab1c0 failed") == normalize_signature("commit 9a8b7c6d5e4f failed")

@@ -115,8 +115,10 @@ def test_every_result_marked_as_error_yields_a_signal(results):
     assert len(marked) >= 80
     assert all(signals for *_, signals in marked)
     specific = [r for r in marked if r[4][0]["error_type"] not in ("tool-error", "exit-code")]
-    print(f"\nmarked errors: {len(marked)}; with a specific type (not the tool-error/exit-code fallback): "
-          f"{len(specific)} ({len(specific) / len(marked):.0%})")
+    print(
+        f"\nmarked errors: {len(marked)}; with a specific type (not the tool-error/exit-code fallback): "
+        f"{len(specific)} ({len(specific) / len(marked):.0%})"
+    )
     assert len(specific) / len(marked) >= 0.25  # measured 29/90 = 32%
 
 

@@ -29,7 +29,8 @@ def env(tmp_path, monkeypatch):
         "CLAUDE_CONFIG_DIR": str(tmp_path / "home" / ".claude"),
         "CODEX_HOME": str(tmp_path / "home" / ".codex"),
         "PATH": os.pathsep.join(
-            d for d in (str(Path(sys.executable).parent), "/usr/local/bin", "/usr/bin", "/bin")
+            d
+            for d in (str(Path(sys.executable).parent), "/usr/local/bin", "/usr/bin", "/bin")
             if not Path(d, "codex").exists()
         ),
     }
@@ -44,14 +45,19 @@ def env(tmp_path, monkeypatch):
 def install(env, tmp_path) -> None:
     out = subprocess.run(
         [sys.executable, str(REPO / "install.py"), "--no-venv", "--yes", "--no-demo", "--skip-pip"],
-        env=env, cwd=tmp_path / "work", capture_output=True, text=True, timeout=120,
+        env=env,
+        cwd=tmp_path / "work",
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert out.returncode == 0, out.stderr
 
 
 def cli(env, cwd, *args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "automem", *args], env=env, cwd=cwd,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "automem", *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=120
+    )
 
 
 def test_status_json_shape_after_install(env, tmp_path):
@@ -75,8 +81,19 @@ def test_status_json_shape_after_install(env, tmp_path):
     out = cli(env, tmp_path / "work", "status", "--json")
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
-    assert set(report) >= {"version", "home", "install", "wiring", "plugin", "consent", "config", "spool",
-                           "projects", "index", "log"}
+    assert set(report) >= {
+        "version",
+        "home",
+        "install",
+        "wiring",
+        "plugin",
+        "consent",
+        "config",
+        "spool",
+        "projects",
+        "index",
+        "log",
+    }
     (claude,) = [w for w in report["wiring"] if w["events"]]
     assert claude["file"] == str(tmp_path / "home" / ".claude" / "settings.json")
     assert claude["missing_events"] == []
@@ -113,8 +130,11 @@ def test_status_shows_a_broken_config_and_a_missing_command(env, tmp_path):
     (home / "config.yml").write_text("memory:\n  capture: [unclosed\n")
     settings = tmp_path / "home" / ".claude" / "settings.json"
     settings.parent.mkdir(parents=True)
-    settings.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [
-        {"type": "command", "command": "/gone/venv/bin/automem hook Stop"}]}]}}))
+    settings.write_text(
+        json.dumps(
+            {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "/gone/venv/bin/automem hook Stop"}]}]}}
+        )
+    )
     report = collect_status()
     assert report["config"]["ok"] is False and "config.yml" in report["config"]["error"]
     (entry,) = [w for w in report["wiring"] if w["events"]]
@@ -134,8 +154,9 @@ def test_status_detects_the_plugin(env, tmp_path):
 
 
 def _states(checks) -> dict[str, str]:
-    return {c["name"] if isinstance(c, dict) else c.name: c["state"] if isinstance(c, dict) else c.state
-            for c in checks}
+    return {
+        c["name"] if isinstance(c, dict) else c.name: c["state"] if isinstance(c, dict) else c.state for c in checks
+    }
 
 
 def test_doctor_passes_after_install(env, tmp_path):
@@ -144,8 +165,20 @@ def test_doctor_passes_after_install(env, tmp_path):
     assert out.returncode == 0, out.stdout + out.stderr
     checks = json.loads(out.stdout)
     states = _states(checks)
-    assert set(states) == {"python", "home", "config", "claude-code", "hook command", "hook run",
-                           "dependencies", "sizes", "index", "redaction", "codex", "codex trust"}
+    assert set(states) == {
+        "python",
+        "home",
+        "config",
+        "claude-code",
+        "hook command",
+        "hook run",
+        "dependencies",
+        "sizes",
+        "index",
+        "redaction",
+        "codex",
+        "codex trust",
+    }
     assert set(states.values()) == {"ok"}, checks
     hook_run = next(c for c in checks if c["name"] == "hook run")
     assert str(AUTOMEM) in hook_run["detail"] and "spool line" in hook_run["detail"]
@@ -157,8 +190,20 @@ def test_doctor_fails_with_fixes(env, tmp_path):
     (home / "config.yml").write_text("memory:\n  capture: [unclosed\n")
     settings = tmp_path / "home" / ".claude" / "settings.json"
     settings.parent.mkdir(parents=True)
-    settings.write_text(json.dumps({"hooks": {"PostToolUseFailure": [{"matcher": "*", "hooks": [
-        {"type": "command", "command": "/gone/venv/bin/automem hook PostToolUseFailure"}]}]}}))
+    settings.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PostToolUseFailure": [
+                        {
+                            "matcher": "*",
+                            "hooks": [{"type": "command", "command": "/gone/venv/bin/automem hook PostToolUseFailure"}],
+                        }
+                    ]
+                }
+            }
+        )
+    )
     checks = {c.name: c for c in run_doctor()}
     assert checks["config"].state == "fail" and "automem config reset" in checks["config"].fix
     assert checks["hook command"].state == "fail" and "/gone/venv/bin/automem" in checks["hook command"].detail
@@ -187,8 +232,17 @@ def test_doctor_hook_run_fails_when_capture_writes_nothing(env, tmp_path):
     script.chmod(0o755)
     settings = tmp_path / "home" / ".claude" / "settings.json"
     settings.parent.mkdir(parents=True)
-    settings.write_text(json.dumps({"hooks": {"PostToolUseFailure": [{"matcher": "*", "hooks": [
-        {"type": "command", "command": f"{script} hook PostToolUseFailure"}]}]}}))
+    settings.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PostToolUseFailure": [
+                        {"matcher": "*", "hooks": [{"type": "command", "command": f"{script} hook PostToolUseFailure"}]}
+                    ]
+                }
+            }
+        )
+    )
     checks = {c.name: c for c in run_doctor()}
     assert checks["hook command"].state == "ok"
     assert checks["hook run"].state == "fail" and "spooled nothing" in checks["hook run"].detail

@@ -23,14 +23,14 @@ id: m1
 type: pattern
 summary: deploy needs the token
 ---
-Deploy with GITHUB_TOKEN={SECRETS['github']} and
-aws_secret_access_key = "{SECRETS['aws_secret']}".
+Deploy with GITHUB_TOKEN={SECRETS["github"]} and
+aws_secret_access_key = "{SECRETS["aws_secret"]}".
 
 ```
-DB_PASSWORD={SECRETS['password']}
-PIP_INDEX_URL=https://ci:{SECRETS['url']}@pypi.internal.example.com/simple
+DB_PASSWORD={SECRETS["password"]}
+PIP_INDEX_URL=https://ci:{SECRETS["url"]}@pypi.internal.example.com/simple
 -----BEGIN RSA PRIVATE KEY-----
-{SECRETS['pem_line']}
+{SECRETS["pem_line"]}
 -----END RSA PRIVATE KEY-----
 ```
 **Why:** the commit 50787f081eeb4eb7af63e0267e66b8fd4974673c broke it.
@@ -109,10 +109,17 @@ def test_old_files_without_a_status_keep_working(tmp_path, automem_home):
     home = Home.current().ensure()
     project = home.project_for_cwd(str(tmp_path))
     old = "2025-01-01T10:00:00.000Z"
-    banked = Memory(type="observation", summary="The API runs on port 8100 in this repo", content="x", source="mcp:claude-code",
-                    created=old)
+    banked = Memory(
+        type="observation",
+        summary="The API runs on port 8100 in this repo",
+        content="x",
+        source="mcp:claude-code",
+        created=old,
+    )
     auto = Memory(type="pattern", summary="make docs fails with theme not found twice here", content="y", created=old)
-    mine = Memory(type="decision", summary="Use pnpm, not npm, in this repo", content="z", source="user", status="active")
+    mine = Memory(
+        type="decision", summary="Use pnpm, not npm, in this repo", content="z", source="user", status="active"
+    )
     for memory in (banked, auto, mine):
         save(project, memory)
     assert banked.state == "promoted" and auto.state == "candidate" and mine.state == "user" and mine.status == ""
@@ -127,7 +134,14 @@ def test_terminal_escapes_never_reach_a_stored_file(automem_home, tmp_path):
 
     home = Home.current().ensure()
     project = home.project_for_cwd(str(tmp_path))
-    path = save(project, Memory(type="pattern", summary="make fails with \x1b[31mE0463\x1b[0m twice here",
-                                content="out: \x1b]52;c;aGVsbG8=\x07 then \x1b[2J\u200b done", status="candidate"))
+    path = save(
+        project,
+        Memory(
+            type="pattern",
+            summary="make fails with \x1b[31mE0463\x1b[0m twice here",
+            content="out: \x1b]52;c;aGVsbG8=\x07 then \x1b[2J\u200b done",
+            status="candidate",
+        ),
+    )
     data = path.read_text(encoding="utf-8")
     assert "\x1b" not in data and "\u200b" not in data and "]52;" not in data and "done" in data

@@ -35,16 +35,33 @@ class Memory:
 
     # ------------------------------------------------------------ memory out
 
-    def recall(self, query: str, *, cwd: str | None = None, limit: int = 10, type: str | None = None,
-               since: str | None = None, harness: str | None = None, all_projects: bool = False,
-               candidates: bool = False) -> list:
+    def recall(
+        self,
+        query: str,
+        *,
+        cwd: str | None = None,
+        limit: int = 10,
+        type: str | None = None,
+        since: str | None = None,
+        harness: str | None = None,
+        all_projects: bool = False,
+        candidates: bool = False,
+    ) -> list:
         """The best hits for ``query`` in the folder's project, its linked projects and ``_global``
         (``recall.Hit`` objects; ``hit.as_dict()`` for plain data). Candidates only with ``candidates=True``."""
         from automem.recall import parse_since, recall
 
-        return recall(query, project=self.project(cwd).slug, home=self.home,
-                      all_projects=all_projects, type=type, since=parse_since(since), harness=harness, limit=limit,
-                      candidates=candidates)
+        return recall(
+            query,
+            project=self.project(cwd).slug,
+            home=self.home,
+            all_projects=all_projects,
+            type=type,
+            since=parse_since(since),
+            harness=harness,
+            limit=limit,
+            candidates=candidates,
+        )
 
     def brief(self, *, cwd: str | None = None, budget: int | None = None) -> str:
         """The fenced brief a new session in the folder's project is given ("" when nothing is remembered)."""
@@ -60,15 +77,23 @@ class Memory:
 
     # ------------------------------------------------------------ memory in
 
-    def remember(self, text: str, *, cwd: str | None = None, type: str = "observation", summary: str | None = None,
-                 why: str = "", how_to_apply: str = "", scope: str = "project"):
+    def remember(
+        self,
+        text: str,
+        *,
+        cwd: str | None = None,
+        type: str = "observation",
+        summary: str | None = None,
+        why: str = "",
+        how_to_apply: str = "",
+        scope: str = "project",
+    ):
         """Store a memory the user wrote (redacted, capped, indexed at once); ``scope="global"`` for every
         project. Returns the stored ``store.memories.Memory``."""
         from automem import audit
 
         project = self.home.global_project() if scope == "global" else self.project(cwd)
-        return audit.remember(self.home, project, text, type=type, summary=summary, why=why,
-                              how_to_apply=how_to_apply)
+        return audit.remember(self.home, project, text, type=type, summary=summary, why=why, how_to_apply=how_to_apply)
 
     def keep(self, memory_id: str) -> dict:
         """Make an automatic memory the user's own (promoted, never rewritten by automation)."""
@@ -82,8 +107,14 @@ class Memory:
 
         return audit.forget(self.home, memory_id, purge=purge)
 
-    def extract(self, transcript: str | os.PathLike, *, harness: str | None = None, cwd: str | None = None,
-                use_model: bool = False):
+    def extract(
+        self,
+        transcript: str | os.PathLike,
+        *,
+        harness: str | None = None,
+        cwd: str | None = None,
+        use_model: bool = False,
+    ):
         """Lessons from one transcript (needs consent, as at a session's end); an ``extract.pipeline.Result``."""
         from automem.extract.pipeline import extract
 

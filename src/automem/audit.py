@@ -36,10 +36,13 @@ def find(home: Home, memory_id: str, slug: str | None = None) -> store.Memory:
     return memory
 
 
-def audit(home: Home, slug: str | None, *, since: float | None = None, type: str | None = None,
-          all_projects: bool = False) -> list[store.Memory]:
+def audit(
+    home: Home, slug: str | None, *, since: float | None = None, type: str | None = None, all_projects: bool = False
+) -> list[store.Memory]:
     """Automatic memories for review, newest first (the user's own are not listed)."""
-    projects = home.projects() if all_projects else [Project(home=home, slug=s, root="") for s in (slug, GLOBAL_PROJECT) if s]
+    projects = (
+        home.projects() if all_projects else [Project(home=home, slug=s, root="") for s in (slug, GLOBAL_PROJECT) if s]
+    )
     out = []
     for project in projects:
         for memory in store.list_memories(project):
@@ -88,18 +91,42 @@ def why(home: Home, memory_id: str, slug: str | None = None) -> dict:
     memory = find(home, memory_id, slug)
     signals = [t for t in memory.tags if t != "auto-memorize"]
     return {
-        "id": memory.id, "type": memory.type, "summary": memory.summary, "source": memory.source,
-        "automatic": memory.is_automatic, "session_id": memory.session_id, "harness": memory.harness,
-        "signals": signals, "tags": memory.tags, "created": memory.created, "last_seen": memory.last_seen,
-        "seen": memory.seen, "scope": memory.scope, "project": _path_of(memory).parent.parent.name,
-        "path": str(memory.path), "why": memory.why, "how_to_apply": memory.how_to_apply,
-        "status": memory.state, "promoted": memory.promoted, "promoted_at": memory.promoted_at,
-        "family": memory.family or memory.session_id, "rule": memory.rule, "injected": memory.injectable,
+        "id": memory.id,
+        "type": memory.type,
+        "summary": memory.summary,
+        "source": memory.source,
+        "automatic": memory.is_automatic,
+        "session_id": memory.session_id,
+        "harness": memory.harness,
+        "signals": signals,
+        "tags": memory.tags,
+        "created": memory.created,
+        "last_seen": memory.last_seen,
+        "seen": memory.seen,
+        "scope": memory.scope,
+        "project": _path_of(memory).parent.parent.name,
+        "path": str(memory.path),
+        "why": memory.why,
+        "how_to_apply": memory.how_to_apply,
+        "status": memory.state,
+        "promoted": memory.promoted,
+        "promoted_at": memory.promoted_at,
+        "family": memory.family or memory.session_id,
+        "rule": memory.rule,
+        "injected": memory.injectable,
     }
 
 
-def remember(home: Home, project: Project, text: str, *, type: str = "observation", summary: str | None = None,
-             why: str = "", how_to_apply: str = "") -> store.Memory:
+def remember(
+    home: Home,
+    project: Project,
+    text: str,
+    *,
+    type: str = "observation",
+    summary: str | None = None,
+    why: str = "",
+    how_to_apply: str = "",
+) -> store.Memory:
     """A memory written by hand (source ``user``), saved through the store and indexed at once.
 
     When automem already holds the same lesson, nothing is added: an automatic one becomes the user's own (kept),
@@ -115,11 +142,19 @@ def remember(home: Home, project: Project, text: str, *, type: str = "observatio
     if type not in store.TYPES:
         raise AuditError(f"--type must be one of {', '.join(store.TYPES)}")
     first_line = next((line.strip() for line in text.splitlines() if line.strip()), text)
-    memory = store.Memory(type=type, summary=summary or first_line, content=text, why=why, how_to_apply=how_to_apply,
-                          tags=["remembered", type], scope="global" if project.slug == GLOBAL_PROJECT else "project",
-                          source=KEPT_SOURCE)
-    outcome, kept = store_deduped(home, project, memory, [project.slug, GLOBAL_PROJECT],
-                                  confirm=lambda known: _make_own(home, known))
+    memory = store.Memory(
+        type=type,
+        summary=summary or first_line,
+        content=text,
+        why=why,
+        how_to_apply=how_to_apply,
+        tags=["remembered", type],
+        scope="global" if project.slug == GLOBAL_PROJECT else "project",
+        source=KEPT_SOURCE,
+    )
+    outcome, kept = store_deduped(
+        home, project, memory, [project.slug, GLOBAL_PROJECT], confirm=lambda known: _make_own(home, known)
+    )
     kept.outcome = outcome
     return kept
 

@@ -167,7 +167,9 @@ def bank_run(harnesses: tuple[str, ...], as_json: bool) -> None:
     """One autobank pass (waits for a running pass to finish first)."""
     from automem.bank.passes import run_pass
 
-    report = _with_progress("bank run", not as_json, lambda **kw: run_pass(harnesses=harnesses or None, wait=True, **kw))
+    report = _with_progress(
+        "bank run", not as_json, lambda **kw: run_pass(harnesses=harnesses or None, wait=True, **kw)
+    )
     if as_json:
         _echo_json(report.as_dict())
         return
@@ -251,7 +253,9 @@ def _set_harness(harness: str, on: bool) -> None:
 
 
 @bank.command("backfill")
-@click.option("--days", type=click.IntRange(1, 3650), required=True, help="Bank turns that finished in the last N days.")
+@click.option(
+    "--days", type=click.IntRange(1, 3650), required=True, help="Bank turns that finished in the last N days."
+)
 @click.option("--harness", "harnesses", multiple=True, help="Only this harness (repeatable).")
 def bank_backfill(days: int, harnesses: tuple[str, ...]) -> None:
     """Widen the window to N days and bank every finished turn in it, in one go (nothing is banked twice).
@@ -262,19 +266,20 @@ def bank_backfill(days: int, harnesses: tuple[str, ...]) -> None:
     from automem.bank.passes import backfill, run_pass
 
     backfill(days, harnesses=harnesses or None)
-    report = _with_progress("backfill", True, lambda **kw: run_pass(
-        harnesses=harnesses or None, wait=True, budget_bytes=None, **kw))
+    report = _with_progress(
+        "backfill", True, lambda **kw: run_pass(harnesses=harnesses or None, wait=True, budget_bytes=None, **kw)
+    )
     if report.skipped:
         click.echo(f"skipped: {report.skipped}")
         return
-    done = (f"banked {report.banked} turn(s) from {report.files_read} transcript(s) "
-            f"({report.bytes_read / 1e6:.1f} MB)")
+    done = f"banked {report.banked} turn(s) from {report.files_read} transcript(s) ({report.bytes_read / 1e6:.1f} MB)"
     for error in report.errors:
         click.echo(f"  error: {error}", err=True)
     if report.interrupted:
         again = " ".join(["automem bank backfill", f"--days {days}", *(f"--harness {h}" for h in harnesses)])
-        click.echo(f"backfill of {days} day(s) interrupted: {done}; all of it is kept. "
-                   f"Run `{again}` to go on from here.")
+        click.echo(
+            f"backfill of {days} day(s) interrupted: {done}; all of it is kept. Run `{again}` to go on from here."
+        )
         sys.exit(130)
     click.echo(f"backfill of {days} day(s): {done}")
 
@@ -302,8 +307,13 @@ def bank_status(as_json: bool) -> None:
 
 @cli.command()
 @click.option("--batch", is_flag=True, help='JSONL in ({"id","text"} per line), JSONL out, one line per input line.')
-@click.option("--tier", type=click.Choice(["full", "fast"]), default="full", hidden=True,
-              help="Which tier to run (fast = the hooks' stdlib rules; for measuring).")
+@click.option(
+    "--tier",
+    type=click.Choice(["full", "fast"]),
+    default="full",
+    hidden=True,
+    help="Which tier to run (fast = the hooks' stdlib rules; for measuring).",
+)
 @click.option("--rescan", is_flag=True, help="Apply today's rules to everything already stored under AUTOMEM_HOME.")
 @click.option("--dry-run", is_flag=True, help="With --rescan: report what would change, write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="With --rescan: machine-readable output.")
@@ -328,8 +338,10 @@ def redact(batch: bool, tier: str, rescan: bool, dry_run: bool, as_json: bool) -
             rel = change.path.relative_to(home.root)
             moved = f" -> {change.renamed_to.name}" if change.renamed_to else ""
             click.echo(f"{rel}: {change.secrets} secret(s) ({', '.join(change.kinds) or 'redacted'}){moved}")
-        click.echo(f"rescan: {verb} {len(changes)} file(s)" + ("" if dry_run or not changes else
-                                                              "; index.db updated and compacted"))
+        click.echo(
+            f"rescan: {verb} {len(changes)} file(s)"
+            + ("" if dry_run or not changes else "; index.db updated and compacted")
+        )
         return
     from automem.redact.cli import run_batch, run_text
 
@@ -361,8 +373,12 @@ def _recall_hit_line(hit) -> str:
 @cli.command()
 @click.argument("query", nargs=-1, required=True)
 @click.option("--all", "all_projects", is_flag=True, help="Search every project, not just this one and its links.")
-@click.option("--type", "type_", type=click.Choice(["pattern", "decision", "preference", "observation", "memory", "bank",
-                                                   "journal", "main"]), help="Only this memory type or kind of file.")
+@click.option(
+    "--type",
+    "type_",
+    type=click.Choice(["pattern", "decision", "preference", "observation", "memory", "bank", "journal", "main"]),
+    help="Only this memory type or kind of file.",
+)
 @click.option("--since", help="Only what was written or seen since: 7d, 12h, 2w or an ISO date.")
 @click.option("--harness", help="Only what came from this harness.")
 @click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 200))
@@ -385,8 +401,17 @@ def recall(query, all_projects, type_, since, harness, limit, candidates, as_jso
         since_at = parse_since(since)
     except ValueError as exc:
         _fail(str(exc))
-    hits = run_recall(" ".join(query), project=project.slug, home=home, all_projects=all_projects,
-                      type=type_, since=since_at, harness=harness, limit=limit, candidates=candidates)
+    hits = run_recall(
+        " ".join(query),
+        project=project.slug,
+        home=home,
+        all_projects=all_projects,
+        type=type_,
+        since=since_at,
+        harness=harness,
+        limit=limit,
+        candidates=candidates,
+    )
     if as_json:
         _echo_json([h.as_dict() for h in hits])
         return
@@ -459,8 +484,10 @@ def audit(since, type_, all_projects, status, as_json) -> None:
         click.echo("no automatic memories to review")
     for m in found:
         state = f"promoted: {m.promoted}" if m.state == "promoted" and m.promoted else m.state
-        click.echo(f"{m.id}  [{m.type}] {_printable(m.summary)}  ({state}; seen {m.seen}x, last {m.last_seen[:10]}, "
-                   f"{m.harness or '-'})")
+        click.echo(
+            f"{m.id}  [{m.type}] {_printable(m.summary)}  ({state}; seen {m.seen}x, last {m.last_seen[:10]}, "
+            f"{m.harness or '-'})"
+        )
     if found:
         click.echo("act on one: automem forget ID | automem keep ID | automem why ID")
 
@@ -524,8 +551,25 @@ def why(memory_id, as_json) -> None:
     if as_json:
         _echo_json(info)
         return
-    for key in ("id", "type", "summary", "source", "status", "promoted", "promoted_at", "rule", "project", "session_id",
-                "family", "harness", "signals", "created", "last_seen", "seen", "path"):
+    for key in (
+        "id",
+        "type",
+        "summary",
+        "source",
+        "status",
+        "promoted",
+        "promoted_at",
+        "rule",
+        "project",
+        "session_id",
+        "family",
+        "harness",
+        "signals",
+        "created",
+        "last_seen",
+        "seen",
+        "path",
+    ):
         value = info[key]
         if key in ("promoted", "promoted_at") and not value:
             continue
@@ -536,8 +580,13 @@ def why(memory_id, as_json) -> None:
 
 @cli.command()
 @click.argument("text", nargs=-1, required=True)
-@click.option("--type", "type_", default="observation", show_default=True,
-              type=click.Choice(["pattern", "decision", "preference", "observation"]))
+@click.option(
+    "--type",
+    "type_",
+    default="observation",
+    show_default=True,
+    type=click.Choice(["pattern", "decision", "preference", "observation"]),
+)
 @click.option("--summary", help="A one-line summary (default: the first line of TEXT).")
 @click.option("--global", "is_global", is_flag=True, help="Applies everywhere (stored under _global).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
@@ -566,27 +615,31 @@ def remember(text, type_, summary, is_global, as_json) -> None:
 @cli.command()
 @click.option("--session", "session_id", default="", help="Session id (reads its spool).")
 @click.option("--transcript", type=click.Path(exists=True, dir_okay=False), help="Transcript file to read.")
-@click.option("--harness", type=click.Choice(["claude-code", "codex", "pi", "omp"]), help="Transcript format (guessed).")
+@click.option(
+    "--harness", type=click.Choice(["claude-code", "codex", "pi", "omp"]), help="Transcript format (guessed)."
+)
 @click.option("--cwd", help="Project folder (default: the transcript's own cwd).")
 @click.option("--no-model", is_flag=True, help="Deterministic rules only, even with AUTOMEM_MODEL set.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def extract(session_id: str, transcript: str | None, harness: str | None, cwd: str | None, no_model: bool,
-            as_json: bool) -> None:
+def extract(
+    session_id: str, transcript: str | None, harness: str | None, cwd: str | None, no_model: bool, as_json: bool
+) -> None:
     """Extract lessons from a session by hand (what the Stop hook runs detached)."""
     from automem.extract.pipeline import extract as run_extract
 
     if not session_id and not transcript:
         _fail("give --session ID, --transcript PATH, or both")
-    result = run_extract(session_id=session_id, transcript=transcript, harness=harness, cwd=cwd,
-                         use_model=not no_model)
+    result = run_extract(session_id=session_id, transcript=transcript, harness=harness, cwd=cwd, use_model=not no_model)
     if as_json:
         _echo_json(result.as_dict())
         return
     if result.skipped:
         click.echo(f"nothing extracted: {result.skipped}")
         return
-    click.echo(result.message() or f"automem: nothing new ({result.candidates} candidate(s), "
-                                    f"{len(result.reinforced)} reinforced)")
+    click.echo(
+        result.message()
+        or f"automem: nothing new ({result.candidates} candidate(s), {len(result.reinforced)} reinforced)"
+    )
     for memory in result.stored:
         click.echo(f"  [{memory.type}] {memory.summary}  ({memory.path})")
 
@@ -615,13 +668,22 @@ def consent(answer: str, as_json: bool) -> None:
         caught_up = extract_pending(home)  # what the hooks spooled while the question was open
     stored = sum(len(r.stored) for r in caught_up)
     if as_json:
-        _echo_json({"consented": value, "state": state, "path": str(home.consent_file),
-                    "sessions_extracted": len(caught_up), "memories_stored": stored})
+        _echo_json(
+            {
+                "consented": value,
+                "state": state,
+                "path": str(home.consent_file),
+                "sessions_extracted": len(caught_up),
+                "memories_stored": stored,
+            }
+        )
         return
     click.echo(f"consent: {state}")
     if caught_up:
-        click.echo(f"extracted {len(caught_up)} session(s) captured before consent: {stored} new memor"
-                   f"{'y' if stored == 1 else 'ies'}")
+        click.echo(
+            f"extracted {len(caught_up)} session(s) captured before consent: {stored} new memor"
+            f"{'y' if stored == 1 else 'ies'}"
+        )
 
 
 @cli.command()
@@ -664,8 +726,11 @@ def run(job_id, agent, task, command) -> None:
     outcome = run_job(list(command), job_id=job_id, agent=agent, task=task)
     if sys.stderr.isatty() and outcome.journaled:
         entry = outcome.entry
-        click.echo(f"automem: job #{entry.job_id} ({entry.status}) journaled"
-                   + (f"; {len(outcome.stored)} new memories" if outcome.stored else ""), err=True)
+        click.echo(
+            f"automem: job #{entry.job_id} ({entry.status}) journaled"
+            + (f"; {len(outcome.stored)} new memories" if outcome.stored else ""),
+            err=True,
+        )
     sys.exit(outcome.exit_code)
 
 
@@ -694,9 +759,22 @@ def journal_add(task, result, status, learned, errors, agent, job_id, duration, 
 
     home, project = _here()
     try:
-        entry = record(home, project, Entry(task=task, status=status, agent=agent, job_id=job_id or "",
-                                            duration_s=duration, cost_usd=cost, result=result, learned=learned,
-                                            errors=errors), cwd=os.getcwd())
+        entry = record(
+            home,
+            project,
+            Entry(
+                task=task,
+                status=status,
+                agent=agent,
+                job_id=job_id or "",
+                duration_s=duration,
+                cost_usd=cost,
+                result=result,
+                learned=learned,
+                errors=errors,
+            ),
+            cwd=os.getcwd(),
+        )
     except OSError as exc:
         _fail(f"could not write the journal under {project.journal_dir}: {exc}")
     if as_json:
@@ -706,8 +784,13 @@ def journal_add(task, result, status, learned, errors, agent, job_id, duration, 
 
 
 @journal.command("show")
-@click.option("--days", default=2, show_default=True, type=click.IntRange(1, 3650),
-              help="Days back, today included (default: today and yesterday, what a job is given).")
+@click.option(
+    "--days",
+    default=2,
+    show_default=True,
+    type=click.IntRange(1, 3650),
+    help="Days back, today included (default: today and yesterday, what a job is given).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def journal_show(days, as_json) -> None:
     """The recent journal of this project, as written (never prunes: recording a job does)."""
@@ -719,9 +802,15 @@ def journal_show(days, as_json) -> None:
     first = (date.fromisoformat(journal_mod.local_day()) - timedelta(days=days - 1)).isoformat()
     shown = [d for d in journal_mod.days_on_disk(project) if d >= first]
     if as_json:
-        _echo_json({"project": project.slug, "days": days,
-                    "entries": [e.as_dict() for d in shown
-                                for e in journal_mod.entries_of(journal_mod.read_day(project, d), d)]})
+        _echo_json(
+            {
+                "project": project.slug,
+                "days": days,
+                "entries": [
+                    e.as_dict() for d in shown for e in journal_mod.entries_of(journal_mod.read_day(project, d), d)
+                ],
+            }
+        )
         return
     if not shown:
         click.echo("no journal entries")

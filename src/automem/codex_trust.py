@@ -25,10 +25,19 @@ import subprocess
 import threading
 from pathlib import Path
 
-EVENT_KEYS = {"PreToolUse": "pre_tool_use", "PostToolUse": "post_tool_use", "SessionStart": "session_start",
-              "UserPromptSubmit": "user_prompt_submit", "Stop": "stop", "PreCompact": "pre_compact",
-              "PostCompact": "post_compact", "PermissionRequest": "permission_request",
-              "SubagentStart": "subagent_start", "SubagentStop": "subagent_stop", "StopFailure": "stop_failure"}
+EVENT_KEYS = {
+    "PreToolUse": "pre_tool_use",
+    "PostToolUse": "post_tool_use",
+    "SessionStart": "session_start",
+    "UserPromptSubmit": "user_prompt_submit",
+    "Stop": "stop",
+    "PreCompact": "pre_compact",
+    "PostCompact": "post_compact",
+    "PermissionRequest": "permission_request",
+    "SubagentStart": "subagent_start",
+    "SubagentStop": "subagent_stop",
+    "StopFailure": "stop_failure",
+}
 _OURS = re.compile(r"(?:^|[/\\\s\"'])automem(?:\.exe)?\"?\s+hook\s|automem-hook")
 
 
@@ -64,26 +73,41 @@ def trusted_hashes(config_path: Path) -> dict[str, str]:
     except (OSError, ValueError):
         return {}
     state = (data.get("hooks") or {}).get("state") if isinstance(data.get("hooks"), dict) else None
-    return {k: v["trusted_hash"] for k, v in (state or {}).items()
-            if isinstance(v, dict) and isinstance(v.get("trusted_hash"), str)}
+    return {
+        k: v["trusted_hash"]
+        for k, v in (state or {}).items()
+        if isinstance(v, dict) and isinstance(v.get("trusted_hash"), str)
+    }
 
 
-def codex_hook_list(codex: str | None = None, cwd: Path | None = None, env: dict | None = None,
-                    timeout: float = 20.0) -> list[dict] | None:
+def codex_hook_list(
+    codex: str | None = None, cwd: Path | None = None, env: dict | None = None, timeout: float = 20.0
+) -> list[dict] | None:
     """What the Codex binary itself reports (``codex app-server``, ``hooks/list``); None when it cannot be asked."""
     codex = codex or shutil.which("codex", path=(env or os.environ).get("PATH"))
     if not codex:
         return None
     cwd = Path(cwd or Path.cwd())
     requests = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"clientInfo": {"name": "automem",
-                                                                                     "version": "1"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"clientInfo": {"name": "automem", "version": "1"}},
+        },
         {"jsonrpc": "2.0", "method": "initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "hooks/list", "params": {"cwds": [str(cwd)]}},
     ]
     try:
-        proc = subprocess.Popen([codex, "app-server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, cwd=cwd, env=env, text=True)
+        proc = subprocess.Popen(
+            [codex, "app-server"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=cwd,
+            env=env,
+            text=True,
+        )
     except OSError:
         return None
     result: list = []
@@ -136,7 +160,8 @@ def review(hooks_path: Path, config_path: Path, listed: list[dict] | None = None
         seen = by_key.get(hook["key"])
         if seen is not None:
             status = {"trusted": "trusted", "modified": "modified", "managed": "trusted"}.get(
-                str(seen.get("trustStatus")).lower(), "untrusted")
+                str(seen.get("trustStatus")).lower(), "untrusted"
+            )
             out.append({**hook, "status": status, "hash": seen.get("currentHash")})
         else:
             out.append({**hook, "status": "unverified" if hook["key"] in trusted else "untrusted"})
@@ -145,8 +170,11 @@ def review(hooks_path: Path, config_path: Path, listed: list[dict] | None = None
 
 def trust_toml(reviewed: list[dict]) -> str:
     """The config.toml lines that trust these hooks (what the TUI's /hooks review writes), for hooks with a hash."""
-    blocks = [f"[hooks.state.{json.dumps(h['key'])}]\ntrusted_hash = {json.dumps(h['hash'])}\n"
-              for h in reviewed if h.get("hash")]
+    blocks = [
+        f"[hooks.state.{json.dumps(h['key'])}]\ntrusted_hash = {json.dumps(h['hash'])}\n"
+        for h in reviewed
+        if h.get("hash")
+    ]
     return "\n".join(blocks)
 
 
@@ -156,9 +184,11 @@ def how_to_trust(reviewed: list[dict], config_path: Path) -> str:
     if not pending:
         return ""
     events = ", ".join(sorted({h["event"] for h in pending}))
-    text = (f"Codex skips hooks it has not been told to trust, and `codex exec` never asks. Start the Codex TUI "
-            f"(`codex`), type /hooks, and trust the {len(pending)} automem hooks ({events}); "
-            f"the review writes `[hooks.state.\"<key>\"] trusted_hash = ...` into {config_path}.")
+    text = (
+        f"Codex skips hooks it has not been told to trust, and `codex exec` never asks. Start the Codex TUI "
+        f"(`codex`), type /hooks, and trust the {len(pending)} automem hooks ({events}); "
+        f'the review writes `[hooks.state."<key>"] trusted_hash = ...` into {config_path}.'
+    )
     snippet = trust_toml(pending)
     if snippet:
         text += f" Or append these lines to {config_path} yourself:\n{snippet}"

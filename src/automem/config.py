@@ -164,7 +164,8 @@ def _parse(path: Path, text: str | None = None) -> dict[str, Any]:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError as exc:
             raise ConfigError(
-                f"{path} is not UTF-8 text ({exc}); save it as UTF-8 or delete it to get the defaults") from None
+                f"{path} is not UTF-8 text ({exc}); save it as UTF-8 or delete it to get the defaults"
+            ) from None
         except OSError as exc:
             raise ConfigError(f"cannot read {path}: {exc}") from None
     try:
@@ -214,7 +215,9 @@ def _validate_and_merge(base: dict[str, Any], loaded: dict[str, Any], path: Path
             if dotted == "autobank.harnesses":
                 unknown = [v for v in value if v not in HARNESSES]
                 if unknown:
-                    raise ConfigError(f"{path}: `{dotted}` names unknown harness(es) {unknown}; known: {list(HARNESSES)}")
+                    raise ConfigError(
+                        f"{path}: `{dotted}` names unknown harness(es) {unknown}; known: {list(HARNESSES)}"
+                    )
             base[key] = list(value)
         else:
             if value is False:  # YAML reads a bare `off` as false
@@ -288,4 +291,3 @@ def set_value(dotted: str, value: Any, home: Home | None = None) -> Path:
         raise ConfigError(f"could not set `{dotted}` in {path}; edit the file by hand")
     write_file(path, new_text, home=home)
     return path
-

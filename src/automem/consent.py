@@ -22,7 +22,15 @@ if TYPE_CHECKING:
     Root: TypeAlias = str | os.PathLike[str]
 
 SPOOL_KEEP_DAYS = 7
-ANSWERS: dict[str, bool | str] = {"yes": True, "y": True, "true": True, "no": False, "n": False, "false": False, "ask": "ask"}
+ANSWERS: dict[str, bool | str] = {
+    "yes": True,
+    "y": True,
+    "true": True,
+    "no": False,
+    "n": False,
+    "false": False,
+    "ask": "ask",
+}
 QUESTION = (
     "automem can extract lessons at the end of each turn (errors hit, fixes applied, preferences you stated) "
     "into local Markdown memory under {home}. Nothing leaves this machine unless you also set AUTOMEM_MODEL. "
@@ -112,8 +120,9 @@ def forget_asked(home: Root) -> None:
     remove(asked_marker(home), home=_tree(home))
 
 
-def prune_spool(home: Root, session_id: str | None = None, now: float | None = None,
-                keep_days: int | None = None) -> int:
+def prune_spool(
+    home: Root, session_id: str | None = None, now: float | None = None, keep_days: int | None = None
+) -> int:
     """Apply the answer to spooled signals, and keep the spool bounded whatever the answer.
 
     "no" deletes the session's captures at once; with no answer they are kept 7 days; with consent they were

@@ -41,7 +41,11 @@ def hook(event: str, payload: dict, env: dict) -> dict | None:
     """Run the real hook entry point as the harness would; its JSON output, if any."""
     proc = subprocess.run(
         [sys.executable, "-m", "automem", "hook", event, "--harness", "claude-code"],
-        input=json.dumps(payload), env=env, capture_output=True, text=True, timeout=60,
+        input=json.dumps(payload),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     out = proc.stdout.strip()
     try:
@@ -60,8 +64,11 @@ def replay(root: Path, env: dict) -> tuple[str, str, list[dict]]:
     outputs = []
     for item in session["events"]:
         payload = {
-            "session_id": session["session_id"], "transcript_path": str(transcript), "cwd": str(project),
-            "hook_event_name": item["event"], **item["payload"],
+            "session_id": session["session_id"],
+            "transcript_path": str(transcript),
+            "cwd": str(project),
+            "hook_event_name": item["event"],
+            **item["payload"],
         }
         outputs.append({"event": item["event"], "output": hook(item["event"], payload, env)})
     return session["session_id"], str(project), outputs
@@ -87,7 +94,12 @@ def wait_for_locks(home: Home, seconds: float = WAIT_SECONDS) -> None:
 
     deadline = time.monotonic() + seconds
     extract = home.extract_state_dir
-    for lock in [home.state_dir / "bank.lock", *extract.glob("*.next"), *extract.glob("*.worker"), *extract.glob("*.lock")]:
+    for lock in [
+        home.state_dir / "bank.lock",
+        *extract.glob("*.next"),
+        *extract.glob("*.worker"),
+        *extract.glob("*.lock"),
+    ]:
         try:
             fd = os.open(lock, os.O_RDONLY)
         except OSError:
@@ -152,13 +164,21 @@ def run_demo(echo: Callable[[str], None] = print, keep: bool = False) -> dict:
             echo(f"  [{memory.type}] {memory.summary}  ({memory.scope}; tags: {', '.join(memory.tags)})")
         if stop and stop.get("systemMessage"):
             echo(f"\n== what the user saw at the next Stop\n  {stop['systemMessage']}")
-        start = hook("SessionStart", {"session_id": "demo-next-session", "cwd": cwd, "source": "startup",
-                                      "hook_event_name": "SessionStart"}, env)
+        start = hook(
+            "SessionStart",
+            {"session_id": "demo-next-session", "cwd": cwd, "source": "startup", "hook_event_name": "SessionStart"},
+            env,
+        )
         context = ((start or {}).get("hookSpecificOutput") or {}).get("additionalContext") or ""
         echo("\n== the brief the next session gets (SessionStart additionalContext)")
         echo(context if context else "  (no brief: the SessionStart hook printed none)")
-        return {"home": str(home), "memories": [str(p) for p in memories], "brief": context,
-                "spool": records, "stop": stop}
+        return {
+            "home": str(home),
+            "memories": [str(p) for p in memories],
+            "brief": context,
+            "spool": records,
+            "stop": stop,
+        }
     finally:
         if keep:
             echo(f"\n(kept {root})")

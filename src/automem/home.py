@@ -16,7 +16,14 @@ from pathlib import Path
 
 from automem.capture import paths
 from automem.capture.paths import GLOBAL_PROJECT, automem_home, safe_session_id
-from automem.capture.project import _SLUG_CHARS, _foreign, find_project_root, normalize_path, project_slug, worktree_by_layout
+from automem.capture.project import (
+    _SLUG_CHARS,
+    _foreign,
+    find_project_root,
+    normalize_path,
+    project_slug,
+    worktree_by_layout,
+)
 
 __all__ = [
     "GLOBAL_PROJECT",

@@ -123,7 +123,7 @@ class _Tee(threading.Thread):
                 del self.data[: len(self.data) - self.keep]
 
     def text(self) -> str:
-        return bytes(self.data[-self.keep:]).decode("utf-8", "replace")
+        return bytes(self.data[-self.keep :]).decode("utf-8", "replace")
 
 
 def _feed(pipe: BinaryIO, head: bytes, user_stdin: BinaryIO | None) -> None:
@@ -187,12 +187,14 @@ def run_job(
     head = b"" if placed or not block else (block + "\n\n").encode("utf-8")
 
     started = time.monotonic()
-    code, out_text, err_text, spawn_error, stopped = _spawn(argv, cwd, head, stdin, stdin_is_tty, stdout, stderr,
-                                                           child_stdin=child_stdin)
+    code, out_text, err_text, spawn_error, stopped = _spawn(
+        argv, cwd, head, stdin, stdin_is_tty, stdout, stderr, child_stdin=child_stdin
+    )
     measured = time.monotonic() - started
 
-    entry = summarize(command, code, out_text, err_text, measured, agent=agent, task=task, spawn_error=spawn_error,
-                      stopped=stopped)
+    entry = summarize(
+        command, code, out_text, err_text, measured, agent=agent, task=task, spawn_error=spawn_error, stopped=stopped
+    )
     entry.job_id = job_id or ""
     outcome = JobOutcome(exit_code=code, entry=entry, injected=bool(block))
     try:
@@ -200,8 +202,10 @@ def run_job(
         outcome.journaled = True
     except Exception as exc:  # noqa: BLE001 - the agent's exit code is the job's result; the journal is extra
         _log(home, f"journal write failed: {type(exc).__name__}: {exc}")
-        _write(stderr, f"automem run: the job was not journaled ({type(exc).__name__}: {exc}); "
-                       f"the agent's exit code is kept\n")
+        _write(
+            stderr,
+            f"automem run: the job was not journaled ({type(exc).__name__}: {exc}); the agent's exit code is kept\n",
+        )
     return outcome
 
 
@@ -215,15 +219,21 @@ def _std_stream(name: str) -> BinaryIO:
     return getattr(stream, "buffer", stream)
 
 
-def _spawn(argv, cwd, head: bytes, user_stdin, stdin_is_tty, stdout, stderr,
-           child_stdin=None) -> tuple[int, str, str, str, bool]:
+def _spawn(
+    argv, cwd, head: bytes, user_stdin, stdin_is_tty, stdout, stderr, child_stdin=None
+) -> tuple[int, str, str, str, bool]:
     """(exit code, stdout tail, stderr tail, why it could not start, whether we were told to stop it)."""
     feed_stdin = bool(head)
     relay = _SignalRelay()
     try:
         try:
-            child = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.PIPE if feed_stdin else child_stdin,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            child = subprocess.Popen(
+                argv,
+                cwd=cwd,
+                stdin=subprocess.PIPE if feed_stdin else child_stdin,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
         except FileNotFoundError:
             message = f"automem run: command not found: {argv[0]}\n"
             _write(stderr, message)
@@ -241,8 +251,9 @@ def _spawn(argv, cwd, head: bytes, user_stdin, stdin_is_tty, stdout, stderr,
         out.start()
         err.start()
         if feed_stdin:
-            threading.Thread(target=_feed, args=(child.stdin, head, None if stdin_is_tty else user_stdin),
-                             daemon=True).start()
+            threading.Thread(
+                target=_feed, args=(child.stdin, head, None if stdin_is_tty else user_stdin), daemon=True
+            ).start()
         rc = child.wait()
     finally:
         relay.restore()
@@ -376,8 +387,18 @@ def error_lines(text: str, code: int) -> list[str]:
     return list(dict.fromkeys(line for line in found if line))[-ERROR_LINES:]
 
 
-def summarize(command: list[str], code: int, out_text: str, err_text: str, measured: float, *,
-              agent: str | None = None, task: str | None = None, spawn_error: str = "", stopped: bool = False) -> Entry:
+def summarize(
+    command: list[str],
+    code: int,
+    out_text: str,
+    err_text: str,
+    measured: float,
+    *,
+    agent: str | None = None,
+    task: str | None = None,
+    spawn_error: str = "",
+    stopped: bool = False,
+) -> Entry:
     """The journal entry of one run (not yet redacted or capped: journal.append does that).
 
     ``stopped``: a signal sent to us was passed on to the agent, so a failure is an interruption.
@@ -397,7 +418,7 @@ def summarize(command: list[str], code: int, out_text: str, err_text: str, measu
         stop_codes = (128 + signal.SIGINT, 128 + signal.SIGTERM, 128 + signal.SIGHUP)
         status = "interrupted" if (stopped and not spawn_error) or code in stop_codes else "failed"
     plain = [line.strip() for line in _without_reports(text).splitlines() if line.strip()]
-    summary = (" ".join(plain) if report is not None else (plain[-1] if plain else ""))
+    summary = " ".join(plain) if report is not None else (plain[-1] if plain else "")
     if failed and code != 0 and not summary:
         summary = f"exit code {code}"
     errors = _self_reported(_ERRORS, text)
@@ -424,8 +445,18 @@ def summarize(command: list[str], code: int, out_text: str, err_text: str, measu
 _INTERPRETER = re.compile(r"^(?:python[\d.]*|node|bash|sh|zsh|dash|ksh|fish|ruby|perl|deno|bun|uv|uvx|npx|env)$")
 # Flags whose value is code or a module, not a script path: ``bash -lc "<script>"``, ``python -m x``,
 # ``node -e``. Short ones count inside a cluster (``-lc``, ``-Bc``); the value is never the name.
-_INLINE_SHORT = {"python": "cm", "ruby": "e", "perl": "eE", "node": "ep", "bun": "e", "deno": "", "npx": "c",
-                 "uv": "", "uvx": "", "env": "S"}
+_INLINE_SHORT = {
+    "python": "cm",
+    "ruby": "e",
+    "perl": "eE",
+    "node": "ep",
+    "bun": "e",
+    "deno": "",
+    "npx": "c",
+    "uv": "",
+    "uvx": "",
+    "env": "S",
+}
 _SHELL_INLINE = "c"
 _INLINE_LONG = ("--eval", "--print", "--call", "--command", "--module", "--split-string")
 
@@ -463,15 +494,24 @@ def agent_name(command: list[str]) -> str:
 
 def default_task(command: list[str]) -> str:
     """The command line without the placeholder, when no --task was given."""
-    return " ".join(shlex.quote(arg.replace(PLACEHOLDER, "")) if arg.replace(PLACEHOLDER, "") else ""
-                    for arg in command).strip()
+    return " ".join(
+        shlex.quote(arg.replace(PLACEHOLDER, "")) if arg.replace(PLACEHOLDER, "") else "" for arg in command
+    ).strip()
 
 
 # ---------------------------------------------------------------- memory out
 
 
-def record(home: Home, project: Project, entry: Entry, *, command: list[str] | None = None, cwd: str | None = None,
-           extract: bool = True, outcome: JobOutcome | None = None) -> Entry:
+def record(
+    home: Home,
+    project: Project,
+    entry: Entry,
+    *,
+    command: list[str] | None = None,
+    cwd: str | None = None,
+    extract: bool = True,
+    outcome: JobOutcome | None = None,
+) -> Entry:
     """Append the entry to today's journal (pruning old days), then extract lessons from it."""
     from automem import journal
     from automem.config import load
@@ -493,8 +533,9 @@ def session_id_for(project: Project, entry: Entry) -> str:
     return f"job-{project.slug}-{entry.day}-{entry.job_id}"[:120]
 
 
-def extract_lessons(home: Home, project: Project, entry: Entry, *, command: list[str] | None = None,
-                    cwd: str | None = None):
+def extract_lessons(
+    home: Home, project: Project, entry: Entry, *, command: list[str] | None = None, cwd: str | None = None
+):
     """Run the session extractor over the job, written as a one-turn transcript (removed afterwards)."""
     from automem.extract.pipeline import extract
     from automem.store import remove, write_file
@@ -531,17 +572,50 @@ def job_transcript(session_id: str, cwd: str, entry: Entry, command: list[str] |
         output = "Exit code 1\n" + (output or "failed")
     records = [
         {**base, "type": "user", "uuid": f"{session_id}-task", "message": {"role": "user", "content": entry.task}},
-        {**base, "type": "assistant", "uuid": f"{session_id}-run", "message": {
-            "id": f"{session_id}-m1", "role": "assistant", "model": "<synthetic>",
-            "content": [{"type": "tool_use", "id": f"{session_id}-call", "name": "Bash",
-                         "input": {"command": call, "description": f"{entry.agent} job"}}]}},
-        {**base, "type": "user", "uuid": f"{session_id}-out", "message": {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": f"{session_id}-call", "content": output or "(no output)",
-             "is_error": failed}]}},
+        {
+            **base,
+            "type": "assistant",
+            "uuid": f"{session_id}-run",
+            "message": {
+                "id": f"{session_id}-m1",
+                "role": "assistant",
+                "model": "<synthetic>",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": f"{session_id}-call",
+                        "name": "Bash",
+                        "input": {"command": call, "description": f"{entry.agent} job"},
+                    }
+                ],
+            },
+        },
+        {
+            **base,
+            "type": "user",
+            "uuid": f"{session_id}-out",
+            "message": {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": f"{session_id}-call",
+                        "content": output or "(no output)",
+                        "is_error": failed,
+                    }
+                ],
+            },
+        },
     ]
     if entry.learned:
-        records.append({**base, "type": "user", "uuid": f"{session_id}-learned",
-                        "message": {"role": "user", "content": entry.learned}})
+        records.append(
+            {
+                **base,
+                "type": "user",
+                "uuid": f"{session_id}-learned",
+                "message": {"role": "user", "content": entry.learned},
+            }
+        )
     records.append({**base, "type": "system", "subtype": "turn_duration", "uuid": f"{session_id}-end"})
     return records
 

@@ -45,8 +45,10 @@ _DAY_FILE = re.compile(r"^(\d{4}-\d{2}-\d{2})\.md$")
 _BLOCK_HEAD = re.compile(r"^## ", re.M)
 JOB_HEAD = re.compile(r"^## Job #(?P<id>\S+) \((?P<agent>[^)\n]*)\) — (?P<time>\d{2}:\d{2})[^\n]*$")
 _FIELD = re.compile(r"^\*\*(Task|Result|Learned|Errors):\*\*[ \t]?(.*)$", re.M)
-_RESULT = re.compile(r"^(?P<status>[a-z][a-z-]*)(?:, (?P<duration>\d+(?:\.\d+)?)s)?(?:, \$(?P<cost>\d+(?:\.\d+)?))?"
-                     r"(?: — (?P<summary>.*))?$")
+_RESULT = re.compile(
+    r"^(?P<status>[a-z][a-z-]*)(?:, (?P<duration>\d+(?:\.\d+)?)s)?(?:, \$(?P<cost>\d+(?:\.\d+)?))?"
+    r"(?: — (?P<summary>.*))?$"
+)
 _OUR_HEADER = re.compile(r"^# Journal \d{4}-\d{2}-\d{2}\s*$")
 
 
@@ -74,10 +76,16 @@ class Entry:
         if self.duration_s is not None:
             result += f", {self.duration_s:.1f}s" if self.duration_s < 10 else f", {self.duration_s:.0f}s"
         if self.cost_usd is not None:
-            result += f", ${self.cost_usd:.2f}" if self.cost_usd >= 0.01 or self.cost_usd == 0 else f", ${self.cost_usd:.4f}"
+            result += (
+                f", ${self.cost_usd:.2f}" if self.cost_usd >= 0.01 or self.cost_usd == 0 else f", ${self.cost_usd:.4f}"
+            )
         if self.result:
             result += f" — {self.result}"
-        lines = [f"## Job #{self.job_id} ({self.agent}) — {self.time}", f"**Task:** {self.task}", f"**Result:** {result}"]
+        lines = [
+            f"## Job #{self.job_id} ({self.agent}) — {self.time}",
+            f"**Task:** {self.task}",
+            f"**Result:** {result}",
+        ]
         if self.learned:
             lines.append(f"**Learned:** {self.learned}")
         if self.errors:
@@ -143,7 +151,9 @@ def blocks(text: str) -> tuple[str, list[str]]:
     starts = [m.start() for m in _BLOCK_HEAD.finditer(text)]
     if not starts:
         return text, []
-    return text[: starts[0]], [text[s: starts[i + 1] if i + 1 < len(starts) else len(text)] for i, s in enumerate(starts)]
+    return text[: starts[0]], [
+        text[s : starts[i + 1] if i + 1 < len(starts) else len(text)] for i, s in enumerate(starts)
+    ]
 
 
 def parse_entry(block: str, day: str = "") -> Entry | None:
@@ -153,8 +163,16 @@ def parse_entry(block: str, day: str = "") -> Entry | None:
     if not match:
         return None
     fields = {m.group(1): m.group(2).strip() for m in _FIELD.finditer(rest)}
-    entry = Entry(task=fields.get("Task", ""), agent=match["agent"], job_id=match["id"], time=match["time"],
-                  learned=fields.get("Learned", ""), errors=fields.get("Errors", ""), day=day, status="")
+    entry = Entry(
+        task=fields.get("Task", ""),
+        agent=match["agent"],
+        job_id=match["id"],
+        time=match["time"],
+        learned=fields.get("Learned", ""),
+        errors=fields.get("Errors", ""),
+        day=day,
+        status="",
+    )
     result = _RESULT.match(fields.get("Result", ""))
     if result:
         entry.status = result["status"]
@@ -264,8 +282,11 @@ def prune(project: Project, retention_days: int, *, now: float | None = None, _l
         kept = [b for b in rest if parse_entry(b) is None]
         try:
             if own_head or kept:
-                write_markdown(path, (head.rstrip("\n") + "\n\n" if head.strip() else "") + "".join(kept).strip("\n") + "\n",
-                               home=project.home)
+                write_markdown(
+                    path,
+                    (head.rstrip("\n") + "\n\n" if head.strip() else "") + "".join(kept).strip("\n") + "\n",
+                    home=project.home,
+                )
             else:
                 remove(path, home=project.home, missing_ok=False)
         except FileNotFoundError:

@@ -28,36 +28,61 @@ from automem.mcp_stdio import TOOLS_FILE
 
 # ---------------------------------------------------------------- argument types (schema + descriptions)
 
-Cwd = Annotated[str | None, Field(description="The project folder the call is about (absolute path). Default: the "
-                                              "folder the server runs in.")]
+Cwd = Annotated[
+    str | None,
+    Field(description="The project folder the call is about (absolute path). Default: the folder the server runs in."),
+]
 Query = Annotated[str, Field(min_length=1, max_length=2000, description="Words to search for (BM25 full text).")]
-SearchType = Annotated[Literal[SEARCH_TYPES] | None, Field(  # type: ignore[valid-type]
-    description="Only this memory type (pattern, decision, preference, observation), all memories (memory), or "
-                "one kind of file (bank, journal, main).")]
-Since = Annotated[str | None, Field(description="Only what was written or seen since: 7d, 12h, 2w, 30m or an ISO "
-                                                "date.")]
-HarnessName = Annotated[str | None, Field(description="Only what came from this harness (claude-code, codex, pi, "
-                                                      "omp, antigravity).")]
+SearchType = Annotated[
+    Literal[SEARCH_TYPES] | None,  # type: ignore[valid-type]
+    Field(
+        description="Only this memory type (pattern, decision, preference, observation), all memories (memory), or "
+        "one kind of file (bank, journal, main)."
+    ),
+]
+Since = Annotated[
+    str | None, Field(description="Only what was written or seen since: 7d, 12h, 2w, 30m or an ISO date.")
+]
+HarnessName = Annotated[
+    str | None, Field(description="Only what came from this harness (claude-code, codex, pi, omp, antigravity).")
+]
 Limit = Annotated[int, Field(ge=1, le=50, description="How many hits at most.")]
-AllProjects = Annotated[bool, Field(description="Search every project, not just this one, its linked projects and "
-                                                "_global.")]
+AllProjects = Annotated[
+    bool, Field(description="Search every project, not just this one, its linked projects and _global.")
+]
 EntryId = Annotated[str | None, Field(max_length=200, description="An id from memory_search or context_brief.")]
-EntryPath = Annotated[str | None, Field(max_length=4096, description="Or a path of a .md file under AUTOMEM_HOME "
-                                                                     "(absolute or relative to it).")]
-MemoryType = Annotated[Literal[MEMORY_TYPES], Field(  # type: ignore[valid-type]
-    description="pattern (how things work here), decision (a choice made and why), preference (how the user wants "
-                "things done), observation (a fact worth knowing).")]
-Summary = Annotated[str, Field(min_length=1, max_length=1000, description="One line, <= 120 characters (longer is "
-                                                                         "cut).")]
-Content = Annotated[str, Field(min_length=1, max_length=20_000, description="The lesson itself, <= 4096 characters "
-                                                                           "(longer is cut).")]
+EntryPath = Annotated[
+    str | None,
+    Field(max_length=4096, description="Or a path of a .md file under AUTOMEM_HOME (absolute or relative to it)."),
+]
+MemoryType = Annotated[
+    Literal[MEMORY_TYPES],  # type: ignore[valid-type]
+    Field(
+        description="pattern (how things work here), decision (a choice made and why), preference (how the user wants "
+        "things done), observation (a fact worth knowing)."
+    ),
+]
+Summary = Annotated[
+    str, Field(min_length=1, max_length=1000, description="One line, <= 120 characters (longer is cut).")
+]
+Content = Annotated[
+    str, Field(min_length=1, max_length=20_000, description="The lesson itself, <= 4096 characters (longer is cut).")
+]
 Why = Annotated[str, Field(max_length=5000, description="Why it matters (<= 1024 characters).")]
 HowToApply = Annotated[str, Field(max_length=5000, description="How to apply it next time (<= 1024 characters).")]
 Tags = Annotated[list[str], Field(max_length=50, description=f"A few keywords (at most {MAX_TAGS} kept).")]
-Scope = Annotated[Literal["project", "global"], Field(description="project (this project only) or global (every "
-                                                                  "project: stored under _global).")]
-Budget = Annotated[int | None, Field(ge=150, le=2500, description="Token budget of the brief (default: the "
-                                                                 "configured brief.budget_tokens, about 1500).")]
+Scope = Annotated[
+    Literal["project", "global"],
+    Field(description="project (this project only) or global (every project: stored under _global)."),
+]
+Budget = Annotated[
+    int | None,
+    Field(
+        ge=150,
+        le=2500,
+        description="Token budget of the brief (default: the configured brief.budget_tokens, about 1500).",
+    ),
+]
 
 
 def build_server():
@@ -69,10 +94,10 @@ def build_server():
     from automem import __version__
 
     server = MCPServer(SERVER_NAME, version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
-    read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
-                                open_world_hint=False)
-    writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
-                             open_world_hint=False)
+    read_only = ToolAnnotations(
+        read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+    )
+    writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 
     def run(handler, args: dict, ctx=None) -> dict[str, Any]:
         try:
@@ -80,47 +105,107 @@ def build_server():
         except mcp_server.ToolError as exc:
             raise ToolError(str(exc)) from None
 
-    def memory_search(query: Query, type: SearchType = None, since: Since = None, harness: HarnessName = None,
-                      limit: Limit = 10, all_projects: AllProjects = False, cwd: Cwd = None) -> dict[str, Any]:
-        return run(mcp_server.memory_search, {"query": query, "type": type, "since": since, "harness": harness,
-                                              "limit": limit, "all_projects": all_projects, "cwd": cwd})
+    def memory_search(
+        query: Query,
+        type: SearchType = None,
+        since: Since = None,
+        harness: HarnessName = None,
+        limit: Limit = 10,
+        all_projects: AllProjects = False,
+        cwd: Cwd = None,
+    ) -> dict[str, Any]:
+        return run(
+            mcp_server.memory_search,
+            {
+                "query": query,
+                "type": type,
+                "since": since,
+                "harness": harness,
+                "limit": limit,
+                "all_projects": all_projects,
+                "cwd": cwd,
+            },
+        )
 
-    search_doc = ("Search automem's memory (lessons, finished turns, job journals, MAIN.md) of this project, its "
-                  "linked projects and _global; ranked by BM25 with reinforcement and recency. Returns ids and "
-                  "short snippets: use memory_get with an id for the full text.")
+    search_doc = (
+        "Search automem's memory (lessons, finished turns, job journals, MAIN.md) of this project, its "
+        "linked projects and _global; ranked by BM25 with reinforcement and recency. Returns ids and "
+        "short snippets: use memory_get with an id for the full text."
+    )
     for name, title in (("memory_search", "Search memory"), ("recall_memory", "Recall memory")):
-        server.add_tool(memory_search, name=name, title=title, annotations=read_only,
-                        description=search_doc + ("" if name == "memory_search" else " (Alias of memory_search.)"))
+        server.add_tool(
+            memory_search,
+            name=name,
+            title=title,
+            annotations=read_only,
+            description=search_doc + ("" if name == "memory_search" else " (Alias of memory_search.)"),
+        )
 
     def memory_get(id: EntryId = None, path: EntryPath = None, cwd: Cwd = None) -> dict[str, Any]:
         return run(mcp_server.memory_get, {"id": id, "path": path, "cwd": cwd})
 
-    server.add_tool(memory_get, name="memory_get", title="Read one memory entry", annotations=read_only,
-                    description="The Markdown of one entry (a memory, bank entry, journal day or MAIN.md) by id or "
-                                "by path under AUTOMEM_HOME. Pass exactly one of id or path.")
+    server.add_tool(
+        memory_get,
+        name="memory_get",
+        title="Read one memory entry",
+        annotations=read_only,
+        description="The Markdown of one entry (a memory, bank entry, journal day or MAIN.md) by id or "
+        "by path under AUTOMEM_HOME. Pass exactly one of id or path.",
+    )
 
-    def memory_bank(type: MemoryType, summary: Summary, content: Content, why: Why = "", how_to_apply: HowToApply = "",
-                    tags: Tags = [], scope: Scope = "project", cwd: Cwd = None,  # noqa: B006 - never mutated
-                    ctx: Context = None) -> dict[str, Any]:  # type: ignore[assignment]
-        return run(mcp_server.memory_bank, {"type": type, "summary": summary, "content": content, "why": why,
-                                            "how_to_apply": how_to_apply, "tags": tags, "scope": scope, "cwd": cwd},
-                   ctx)
+    def memory_bank(
+        type: MemoryType,
+        summary: Summary,
+        content: Content,
+        why: Why = "",
+        how_to_apply: HowToApply = "",
+        tags: Tags = [],  # noqa: B006 - never mutated
+        scope: Scope = "project",
+        cwd: Cwd = None,
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> dict[str, Any]:
+        return run(
+            mcp_server.memory_bank,
+            {
+                "type": type,
+                "summary": summary,
+                "content": content,
+                "why": why,
+                "how_to_apply": how_to_apply,
+                "tags": tags,
+                "scope": scope,
+                "cwd": cwd,
+            },
+            ctx,
+        )
 
-    bank_doc = ("Store one lesson worth remembering in later sessions (a pattern, decision, preference or "
-                "observation): short, specific, no secrets (they are redacted anyway). When the same lesson is "
-                "already stored it is reinforced instead of duplicated. Returns status (stored, reinforced or "
-                "exists) and the id.")
+    bank_doc = (
+        "Store one lesson worth remembering in later sessions (a pattern, decision, preference or "
+        "observation): short, specific, no secrets (they are redacted anyway). When the same lesson is "
+        "already stored it is reinforced instead of duplicated. Returns status (stored, reinforced or "
+        "exists) and the id."
+    )
     for name, title in (("memory_bank", "Bank a lesson"), ("record_learning", "Record a learning")):
-        server.add_tool(memory_bank, name=name, title=title, annotations=writes,
-                        description=bank_doc + ("" if name == "memory_bank" else " (Alias of memory_bank.)"))
+        server.add_tool(
+            memory_bank,
+            name=name,
+            title=title,
+            annotations=writes,
+            description=bank_doc + ("" if name == "memory_bank" else " (Alias of memory_bank.)"),
+        )
 
     def context_brief(budget_tokens: Budget = None, cwd: Cwd = None) -> dict[str, Any]:
         return run(mcp_server.context_brief, {"budget_tokens": budget_tokens, "cwd": cwd})
 
-    server.add_tool(context_brief, name="context_brief", title="Project brief", annotations=read_only,
-                    description="The budgeted brief of the project (MAIN.md notes, the memories that matter most, "
-                                "newest turns, recent jobs), fenced as recalled notes; memory ids inside work with "
-                                "memory_get.")
+    server.add_tool(
+        context_brief,
+        name="context_brief",
+        title="Project brief",
+        annotations=read_only,
+        description="The budgeted brief of the project (MAIN.md notes, the memories that matter most, "
+        "newest turns, recent jobs), fenced as recalled notes; memory ids inside work with "
+        "memory_get.",
+    )
     return server
 
 

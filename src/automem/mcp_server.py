@@ -66,8 +66,16 @@ def _project(cwd: str | None):
     return home, home.project_for_cwd(folder)
 
 
-def search(query: str, *, type: str | None = None, since: str | None = None, harness: str | None = None,
-           limit: int = 10, all_projects: bool = False, cwd: str | None = None) -> dict:
+def search(
+    query: str,
+    *,
+    type: str | None = None,
+    since: str | None = None,
+    harness: str | None = None,
+    limit: int = 10,
+    all_projects: bool = False,
+    cwd: str | None = None,
+) -> dict:
     """The recall of ``automem recall``: best hits, each with an id and a short snippet."""
     from automem.recall import parse_since, recall
 
@@ -76,14 +84,30 @@ def search(query: str, *, type: str | None = None, since: str | None = None, har
         since_at = parse_since(since)
     except ValueError as exc:
         raise CallError(str(exc).replace("--since", "since")) from None
-    hits = recall(query, project=project.slug, home=home, all_projects=all_projects, type=type,
-                  since=since_at, harness=harness, limit=limit)
+    hits = recall(
+        query,
+        project=project.slug,
+        home=home,
+        all_projects=all_projects,
+        type=type,
+        since=since_at,
+        harness=harness,
+        limit=limit,
+    )
     out = []
     for hit in hits:
         data = hit.as_dict()
         snippet = " ".join((hit.snippet or "").split())
-        item = {"id": hit.id, "kind": hit.kind, "type": hit.type, "project": hit.project, "title": hit.title,
-                "created": data["created"], "score": data["score"], "path": hit.path}
+        item = {
+            "id": hit.id,
+            "kind": hit.kind,
+            "type": hit.type,
+            "project": hit.project,
+            "title": hit.title,
+            "created": data["created"],
+            "score": data["score"],
+            "path": hit.path,
+        }
         if snippet and snippet != hit.title:
             item["snippet"] = snippet[:SNIPPET_CAP] + ("…" if len(snippet) > SNIPPET_CAP else "")
         if hit.seen > 1:
@@ -117,8 +141,12 @@ def get(id: str | None = None, path: str | None = None, *, cwd: str | None = Non
     except OSError:
         raise CallError(f"entry {id or path!r} is listed but its file is gone; run `automem reindex`") from None
     parts = rel.split("/")
-    out = {"id": id or full.stem, "path": rel, "project": parts[1] if len(parts) > 2 and parts[0] == "projects"
-           else "", "text": text[:GET_CAP]}
+    out = {
+        "id": id or full.stem,
+        "path": rel,
+        "project": parts[1] if len(parts) > 2 and parts[0] == "projects" else "",
+        "text": text[:GET_CAP],
+    }
     if len(text) > GET_CAP:
         out["truncated"] = f"only the first {GET_CAP} characters; the whole file is {root / rel}"
     return out
@@ -145,8 +173,18 @@ def _path_for_id(home: "Home", slug: str, entry_id: str) -> str:
     return rows[0][0]
 
 
-def bank(*, type: str, summary: str, content: str, why: str = "", how_to_apply: str = "",
-         tags: list[str] | None = None, scope: str = "project", cwd: str | None = None, client: str = "") -> dict:
+def bank(
+    *,
+    type: str,
+    summary: str,
+    content: str,
+    why: str = "",
+    how_to_apply: str = "",
+    tags: list[str] | None = None,
+    scope: str = "project",
+    cwd: str | None = None,
+    client: str = "",
+) -> dict:
     """Store an agent's lesson (redacted, capped), or reinforce the memory it duplicates."""
     from automem.audit import store_deduped
     from automem.home import GLOBAL_PROJECT
@@ -167,20 +205,39 @@ def bank(*, type: str, summary: str, content: str, why: str = "", how_to_apply: 
     from automem.store.memories import now_iso
 
     # the agent recorded this on purpose: promoted as the agent's own record (ranked below the user's rules)
-    memory = Memory(type=type, summary=summary, content=content, why=redacted(why), how_to_apply=redacted(how_to_apply),
-                    tags=list(dict.fromkeys(["mcp", type, *clean_tags[:MAX_TAGS]])), scope=scope, source=source,
-                    harness=harness_of(client), status=PROMOTED, promoted=AGENT, promoted_at=now_iso())
+    memory = Memory(
+        type=type,
+        summary=summary,
+        content=content,
+        why=redacted(why),
+        how_to_apply=redacted(how_to_apply),
+        tags=list(dict.fromkeys(["mcp", type, *clean_tags[:MAX_TAGS]])),
+        scope=scope,
+        source=source,
+        harness=harness_of(client),
+        status=PROMOTED,
+        promoted=AGENT,
+        promoted_at=now_iso(),
+    )
     target = home.global_project() if scope == "global" else project
-    outcome, known = store_deduped(home, target, memory, [target.slug, project.slug, GLOBAL_PROJECT],
-                                   confirm=_agent_confirms)
+    outcome, known = store_deduped(
+        home, target, memory, [target.slug, project.slug, GLOBAL_PROJECT], confirm=_agent_confirms
+    )
     messages = {
         "stored": f"stored as {known.id}. {MORE}",
         "promoted": f"already known as {known.id}: promoted (it will be recalled from now on). {MORE}",
         "reinforced": f"already known as {known.id}: reinforced (seen {known.seen}x). {MORE}",
         "exists": f"already known as {known.id} (the user's own memory, left as it is). {MORE}",
     }
-    return {"status": outcome, "id": known.id, "type": known.type, "summary": known.summary, "seen": known.seen,
-            "project": Path(known.path).parent.parent.name, "message": messages[outcome]}
+    return {
+        "status": outcome,
+        "id": known.id,
+        "type": known.type,
+        "summary": known.summary,
+        "seen": known.seen,
+        "project": Path(known.path).parent.parent.name,
+        "message": messages[outcome],
+    }
 
 
 def _agent_confirms(known) -> str:
@@ -203,9 +260,15 @@ def brief(budget_tokens: int | None = None, *, cwd: str | None = None) -> dict:
     home, project = _project(cwd)
     budget = budget_tokens or load(home).brief_budget_tokens
     result = brief_mod.current(home, project.slug, budget)
-    return {"project": project.slug, "budget_tokens": budget, "tokens": result.tokens, "sections": result.sections,
-            "memory_ids": result.memory_ids, "text": result.text,
-            "more": (MORE if result.text else "Nothing remembered for this project yet: memory_bank stores a lesson.")}
+    return {
+        "project": project.slug,
+        "budget_tokens": budget,
+        "tokens": result.tokens,
+        "sections": result.sections,
+        "memory_ids": result.memory_ids,
+        "text": result.text,
+        "more": (MORE if result.text else "Nothing remembered for this project yet: memory_bank stores a lesson."),
+    }
 
 
 # ---------------------------------------------------------------- the MCP layer
@@ -222,8 +285,12 @@ def client_name(info: dict | None) -> str:
 def harness_of(client: str) -> str:
     """The harness a client name points at (Claude Code says claude-code, Codex codex-mcp-client), else ''."""
     lowered = client.lower()
-    for needle, harness in (("claude", "claude-code"), ("codex", "codex"), ("omp", "omp"), ("antigravity",
-                                                                                          "antigravity")):
+    for needle, harness in (
+        ("claude", "claude-code"),
+        ("codex", "codex"),
+        ("omp", "omp"),
+        ("antigravity", "antigravity"),
+    ):
         if needle in lowered:
             return harness
     return "pi" if lowered == "pi" or lowered.startswith("pi-") else ""
@@ -249,8 +316,16 @@ def _call(func, *args, **kwargs) -> dict:
 
 
 def memory_search(args: dict, client: dict) -> dict:
-    return _call(search, args["query"], type=args["type"], since=args["since"], harness=args["harness"],
-                 limit=args["limit"], all_projects=args["all_projects"], cwd=args["cwd"])
+    return _call(
+        search,
+        args["query"],
+        type=args["type"],
+        since=args["since"],
+        harness=args["harness"],
+        limit=args["limit"],
+        all_projects=args["all_projects"],
+        cwd=args["cwd"],
+    )
 
 
 def memory_get(args: dict, client: dict) -> dict:
@@ -258,14 +333,29 @@ def memory_get(args: dict, client: dict) -> dict:
 
 
 def memory_bank(args: dict, client: dict) -> dict:
-    return _call(bank, type=args["type"], summary=args["summary"], content=args["content"], why=args["why"],
-                 how_to_apply=args["how_to_apply"], tags=args["tags"], scope=args["scope"], cwd=args["cwd"],
-                 client=client_name(client))
+    return _call(
+        bank,
+        type=args["type"],
+        summary=args["summary"],
+        content=args["content"],
+        why=args["why"],
+        how_to_apply=args["how_to_apply"],
+        tags=args["tags"],
+        scope=args["scope"],
+        cwd=args["cwd"],
+        client=client_name(client),
+    )
 
 
 def context_brief(args: dict, client: dict) -> dict:
     return _call(brief, args["budget_tokens"], cwd=args["cwd"])
 
 
-HANDLERS = {"memory_search": memory_search, "recall_memory": memory_search, "memory_get": memory_get,
-            "memory_bank": memory_bank, "record_learning": memory_bank, "context_brief": context_brief}
+HANDLERS = {
+    "memory_search": memory_search,
+    "recall_memory": memory_search,
+    "memory_get": memory_get,
+    "memory_bank": memory_bank,
+    "record_learning": memory_bank,
+    "context_brief": context_brief,
+}

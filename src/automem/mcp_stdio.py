@@ -40,8 +40,23 @@ INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 
 # the JSON Schema keywords check_arguments understands; a tool schema using any other one is refused
-SCHEMA_KEYWORDS = frozenset({"type", "anyOf", "enum", "minLength", "maxLength", "minimum", "maximum", "minItems",
-                             "maxItems", "items", "default", "title", "description"})
+SCHEMA_KEYWORDS = frozenset(
+    {
+        "type",
+        "anyOf",
+        "enum",
+        "minLength",
+        "maxLength",
+        "minimum",
+        "maximum",
+        "minItems",
+        "maxItems",
+        "items",
+        "default",
+        "title",
+        "description",
+    }
+)
 OBJECT_KEYWORDS = frozenset({"type", "properties", "required", "title", "additionalProperties"})
 _TRUE = frozenset({"1", "on", "t", "true", "y", "yes"})
 _FALSE = frozenset({"0", "off", "f", "false", "n", "no"})
@@ -330,8 +345,12 @@ class Server:
         if params is not None and not isinstance(params, dict):
             return _error(ident, INVALID_PARAMS, "Invalid params: params must be an object")
         params = params or {}
-        route = {"initialize": self.initialize, "ping": self.ping, "tools/list": self.list_tools,
-                 "tools/call": self.call_tool}.get(method)
+        route = {
+            "initialize": self.initialize,
+            "ping": self.ping,
+            "tools/list": self.list_tools,
+            "tools/call": self.call_tool,
+        }.get(method)
         if route is None:
             return _error(ident, METHOD_NOT_FOUND, "Method not found", method)
         try:
@@ -351,8 +370,11 @@ class Server:
         info = params.get("clientInfo")
         self.client_info = info if isinstance(info, dict) else {}
         self.protocol_version = requested if requested in PROTOCOL_VERSIONS else LATEST_PROTOCOL_VERSION
-        result = {"protocolVersion": self.protocol_version, "capabilities": {"tools": {"listChanged": False}},
-                  "serverInfo": self.info}
+        result = {
+            "protocolVersion": self.protocol_version,
+            "capabilities": {"tools": {"listChanged": False}},
+            "serverInfo": self.info,
+        }
         if self.instructions:
             result["instructions"] = self.instructions
         return result
@@ -380,8 +402,9 @@ class Server:
         except Exception as exc:  # noqa: BLE001 - a crash in a tool is that call's error, not the session's end
             self._crashed(f"tool {name}", exc)
             what = f"{type(exc).__name__}: {exc}" if isinstance(exc, ImportError) else type(exc).__name__
-            return _tool_error(name, f"unexpected {what} (logged in automem's log; `automem status` shows the last "
-                                     "lines)")
+            return _tool_error(
+                name, f"unexpected {what} (logged in automem's log; `automem status` shows the last lines)"
+            )
         text = json.dumps(result, indent=2, ensure_ascii=False, default=str)
         return {"content": [{"type": "text", "text": text}], "structuredContent": result, "isError": False}
 
@@ -458,8 +481,14 @@ def build_server() -> Server:
     from automem import __version__
 
     declared = load_declaration()
-    return Server(name=declared["name"], version=__version__, instructions=declared["instructions"],
-                  tools=declared["tools"], handlers=_automem_handlers, on_crash=_log_crash)
+    return Server(
+        name=declared["name"],
+        version=__version__,
+        instructions=declared["instructions"],
+        tools=declared["tools"],
+        handlers=_automem_handlers,
+        on_crash=_log_crash,
+    )
 
 
 def _automem_handlers() -> dict:

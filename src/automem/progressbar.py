@@ -18,8 +18,9 @@ BAR_WIDTH = 20
 
 
 class ProgressBar:
-    def __init__(self, stream: TextIO, label: str, *, tty: bool | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, stream: TextIO, label: str, *, tty: bool | None = None, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.stream = stream
         self.label = label
         if tty is None:
@@ -57,14 +58,18 @@ class ProgressBar:
             self.drawn = False
 
     def plain_line(self, p) -> str:
-        return (f"{self.label}: {p.files_done}/{p.files_total} transcript(s), {_mb(p.bytes_done)}/{_mb(p.bytes_total)} MB,"
-                f" {p.turns} turn(s) banked")
+        return (
+            f"{self.label}: {p.files_done}/{p.files_total} transcript(s), {_mb(p.bytes_done)}/{_mb(p.bytes_total)} MB,"
+            f" {p.turns} turn(s) banked"
+        )
 
     def bar_line(self, p) -> str:
         share = p.bytes_done / p.bytes_total if p.bytes_total else (1.0 if p.finished else 0.0)
         share = min(1.0, max(0.0, share))
-        figures = (f" {share * 100:3.0f}%  {p.files_done}/{p.files_total} transcripts  "
-                   f"{_mb(p.bytes_done)}/{_mb(p.bytes_total)} MB  {p.turns} turns")
+        figures = (
+            f" {share * 100:3.0f}%  {p.files_done}/{p.files_total} transcripts  "
+            f"{_mb(p.bytes_done)}/{_mb(p.bytes_total)} MB  {p.turns} turns"
+        )
         columns = self._columns()
         filled = int(round(share * BAR_WIDTH))
         line = f"{self.label} [{'#' * filled}{'-' * (BAR_WIDTH - filled)}]{figures}"

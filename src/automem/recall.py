@@ -52,8 +52,24 @@ _LINKED_HEADING = re.compile(r"^#{1,6}\s*linked projects\s*$", re.I)
 class Hit:
     """One search result; ``status`` is set for memories (user | promoted | candidate)."""
 
-    __slots__ = ("kind", "project", "id", "type", "title", "snippet", "path", "score", "created", "last_seen", "seen",
-                 "harness", "source", "tags", "session_id", "status")
+    __slots__ = (
+        "kind",
+        "project",
+        "id",
+        "type",
+        "title",
+        "snippet",
+        "path",
+        "score",
+        "created",
+        "last_seen",
+        "seen",
+        "harness",
+        "source",
+        "tags",
+        "session_id",
+        "status",
+    )
     kind: str
     project: str
     id: str
@@ -71,9 +87,26 @@ class Hit:
     session_id: str
     status: str
 
-    def __init__(self, *, kind: str, project: str, id: str, type: str, title: str, snippet: str, path: str,
-                 score: float, created: float, last_seen: float, seen: int, harness: str, source: str, tags: str,
-                 session_id: str, status: str = "") -> None:
+    def __init__(
+        self,
+        *,
+        kind: str,
+        project: str,
+        id: str,
+        type: str,
+        title: str,
+        snippet: str,
+        path: str,
+        score: float,
+        created: float,
+        last_seen: float,
+        seen: int,
+        harness: str,
+        source: str,
+        tags: str,
+        session_id: str,
+        status: str = "",
+    ) -> None:
         values = locals()
         for name in self.__slots__:
             setattr(self, name, values[name])
@@ -225,11 +258,16 @@ def _ranked(conn, table, terms, scope, type, since, harness, limit, candidates=F
         factor = 1.0 if op == "AND" else PARTIAL_FACTOR
         rows = fts.search(conn, table, expr, POOL)
         docs = fts.docs_by_id(conn, [r[0] for r in rows])
-        kept = [(rid, docs[rid], -score * factor) for rid, score in rows
-                if rid in docs and _wanted(docs[rid], scope, type, since, harness, candidates)]
+        kept = [
+            (rid, docs[rid], -score * factor)
+            for rid, score in rows
+            if rid in docs and _wanted(docs[rid], scope, type, since, harness, candidates)
+        ]
         if len(kept) < limit and len(rows) >= POOL:  # filters ate the pool: ask SQLite with the filters
-            kept = [(rid, doc, -score * factor) for rid, doc, score in _filtered(conn, table, expr, scope, type, since,
-                                                                                 harness, limit * 3, candidates)]
+            kept = [
+                (rid, doc, -score * factor)
+                for rid, doc, score in _filtered(conn, table, expr, scope, type, since, harness, limit * 3, candidates)
+            ]
         for rid, doc, rel in kept:
             if rid not in seen_ids:
                 seen_ids.add(rid)
@@ -261,17 +299,38 @@ def _wanted(doc: dict, scope, type, since, harness, candidates=False) -> bool:
 
 
 def _filtered(conn, table, expr, scope, type, since, harness, limit, candidates=False):
-    return queries.filtered_search(conn, table, expr, scope=scope, memory_type=type if type in MEMORY_TYPES else None,
-                                   kind=type if type in ("bank", "journal", "main") else None, since=since,
-                                   harness=harness, limit=limit, candidates=candidates)
+    return queries.filtered_search(
+        conn,
+        table,
+        expr,
+        scope=scope,
+        memory_type=type if type in MEMORY_TYPES else None,
+        kind=type if type in ("bank", "journal", "main") else None,
+        since=since,
+        harness=harness,
+        limit=limit,
+        candidates=candidates,
+    )
 
 
 def _hit(doc: dict, relevance: float, now: float) -> Hit:
     return Hit(
-        kind=doc["kind"], project=doc["project"], id=doc["ref"], type=doc["type"] or doc["kind"], title=doc["title"],
-        snippet="", path=doc["path"], score=relevance * boost(doc["seen"], doc["last_seen"], now),
-        created=doc["created"], last_seen=doc["last_seen"], seen=doc["seen"], harness=doc["harness"],
-        source=doc["source"], tags=doc["tags"], session_id=doc["session_id"], status=doc.get("status") or "",
+        kind=doc["kind"],
+        project=doc["project"],
+        id=doc["ref"],
+        type=doc["type"] or doc["kind"],
+        title=doc["title"],
+        snippet="",
+        path=doc["path"],
+        score=relevance * boost(doc["seen"], doc["last_seen"], now),
+        created=doc["created"],
+        last_seen=doc["last_seen"],
+        seen=doc["seen"],
+        harness=doc["harness"],
+        source=doc["source"],
+        tags=doc["tags"],
+        session_id=doc["session_id"],
+        status=doc.get("status") or "",
     )
 
 

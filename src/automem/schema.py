@@ -56,12 +56,21 @@ class Candidate:
     when the evidence already suffices to inject it ("" = candidate); ``rule`` names the rule that found it (shown by
     `automem why`)."""
 
-    __slots__ = ("kind", "summary", "content", "why", "how_to_apply", "signals", "scope", "weight", "promotion",
-                 "rule")
+    __slots__ = ("kind", "summary", "content", "why", "how_to_apply", "signals", "scope", "weight", "promotion", "rule")
 
-    def __init__(self, kind: str, summary: str, content: str, why: str, how_to_apply: str,
-                 signals: list[str] | None = None, scope: str = "project", weight: float = 1.0, promotion: str = "",
-                 rule: str = "") -> None:
+    def __init__(
+        self,
+        kind: str,
+        summary: str,
+        content: str,
+        why: str,
+        how_to_apply: str,
+        signals: list[str] | None = None,
+        scope: str = "project",
+        weight: float = 1.0,
+        promotion: str = "",
+        rule: str = "",
+    ) -> None:
         self.kind, self.summary, self.content, self.why, self.how_to_apply = kind, summary, content, why, how_to_apply
         self.signals = list(signals) if signals is not None else []
         self.scope, self.weight, self.promotion, self.rule = scope, weight, promotion, rule

@@ -248,8 +248,10 @@ def _size(n: int) -> str:
 
 def format_status(report: dict) -> str:
     """The human-readable form of collect_status()."""
-    lines = [f"automem {report['version']}  home: {report['home']['path']}"
-             + ("" if report["home"]["exists"] else "  (not created yet)")]
+    lines = [
+        f"automem {report['version']}  home: {report['home']['path']}"
+        + ("" if report["home"]["exists"] else "  (not created yet)")
+    ]
     install = report.get("install")
     if install:
         lines.append(f"installed: {install.get('automem')} (scope {install.get('scope')})")
@@ -335,7 +337,7 @@ SAMPLE_FAILURE = {
     "tool_name": "Bash",
     "tool_input": {"command": "python -c 'import nothing_here'"},
     "tool_use_id": "toolu_doctor",
-    "error": "Exit code 1\nTraceback (most recent call last):\n  File \"<string>\", line 1, in <module>\n"
+    "error": 'Exit code 1\nTraceback (most recent call last):\n  File "<string>", line 1, in <module>\n'
     "ModuleNotFoundError: No module named 'nothing_here'",
 }
 
@@ -368,12 +370,19 @@ def check_rescan(home: Home) -> Check:
 
     changed = rules_changed(home)
     if changed:
-        return Check("redaction", "warn", "the redaction rules changed since the last rescan of the stored tree",
-                     "run `automem redact --rescan --dry-run` to see what older rules missed, then "
-                     "`automem redact --rescan`")
+        return Check(
+            "redaction",
+            "warn",
+            "the redaction rules changed since the last rescan of the stored tree",
+            "run `automem redact --rescan --dry-run` to see what older rules missed, then `automem redact --rescan`",
+        )
     if changed is None:
-        return Check("redaction", "ok", "no rescan yet: everything was redacted as it was written "
-                                        "(`automem redact --rescan` applies the current rules to it again)")
+        return Check(
+            "redaction",
+            "ok",
+            "no rescan yet: everything was redacted as it was written "
+            "(`automem redact --rescan` applies the current rules to it again)",
+        )
     return Check("redaction", "ok", "the stored tree was rescanned with the current rules")
 
 
@@ -391,7 +400,8 @@ def check_index(home: Home) -> Check:
     if drift["ok"]:
         return Check("index", "ok", detail)
     return Check(
-        "index", "warn",
+        "index",
+        "warn",
         f"{detail}; {drift['missing']} missing, {drift['stale']} stale, {drift['orphaned']} orphaned"
         + (f", {drift['ghosts']} search rows of removed text" if drift.get("ghosts") else ""),
         "run `automem reindex` (the index is rebuilt from the Markdown; nothing is lost)",
@@ -410,7 +420,9 @@ def check_home(home: Home) -> Check:
     if not root.is_dir():
         return Check("home", "fail", f"{root} does not exist", "run `python3 install.py` (or set AUTOMEM_HOME)")
     if not os.access(root, os.W_OK | os.X_OK):
-        return Check("home", "fail", f"{root} is not writable", f"fix its permissions: chmod u+rwx {shlex.quote(str(root))}")
+        return Check(
+            "home", "fail", f"{root} is not writable", f"fix its permissions: chmod u+rwx {shlex.quote(str(root))}"
+        )
     return Check("home", "ok", f"{root} is writable")
 
 
@@ -438,13 +450,20 @@ def check_claude_wired(report: list[dict]) -> Check:
     if not entries:
         if plugin["enabled"]:
             return Check("claude-code", "ok", "wired through the automem plugin")
-        return Check("claude-code", "warn", "no automem hook in any Claude Code settings file", "run `python3 install.py`")
-    missing = sorted({ev for e in entries for ev in e.get("missing_events", [])} - {
-        ev for e in entries for ev in e["events"]})
+        return Check(
+            "claude-code", "warn", "no automem hook in any Claude Code settings file", "run `python3 install.py`"
+        )
+    missing = sorted(
+        {ev for e in entries for ev in e.get("missing_events", [])} - {ev for e in entries for ev in e["events"]}
+    )
     files = ", ".join(e["file"] for e in entries)
     if missing:
-        return Check("claude-code", "warn", f"wired in {files} but not for {', '.join(missing)}",
-                     "run `python3 install.py` to wire every event")
+        return Check(
+            "claude-code",
+            "warn",
+            f"wired in {files} but not for {', '.join(missing)}",
+            "run `python3 install.py` to wire every event",
+        )
     return Check("claude-code", "ok", f"wired in {files}")
 
 
@@ -454,8 +473,12 @@ def check_commands_exist(report: list[dict]) -> Check:
         return Check("hook command", "warn", "no wired hook command to check", "run `python3 install.py`")
     bad = [t for t, ok in targets.items() if not ok]
     if bad:
-        return Check("hook command", "fail", f"wired command missing or not executable: {', '.join(bad)}",
-                     "run `python3 install.py` again (it re-creates the venv and re-wires the path)")
+        return Check(
+            "hook command",
+            "fail",
+            f"wired command missing or not executable: {', '.join(bad)}",
+            "run `python3 install.py` again (it re-creates the venv and re-wires the path)",
+        )
     return Check("hook command", "ok", ", ".join(targets))
 
 
@@ -480,8 +503,14 @@ def check_hook_run(report: list[dict]) -> Check:
     with tempfile.TemporaryDirectory(prefix="automem-doctor-") as tmp:
         env = {**os.environ, "AUTOMEM_HOME": tmp}
         try:
-            out = subprocess.run(argv, shell=isinstance(argv, str), input=json.dumps(SAMPLE_FAILURE).encode(),
-                                 env=env, capture_output=True, timeout=30)
+            out = subprocess.run(
+                argv,
+                shell=isinstance(argv, str),
+                input=json.dumps(SAMPLE_FAILURE).encode(),
+                env=env,
+                capture_output=True,
+                timeout=30,
+            )
         except (OSError, subprocess.SubprocessError) as exc:
             return Check("hook run", "fail", f"{label}: {exc}", "run `python3 install.py`")
         trial = Home(Path(tmp))
@@ -494,8 +523,12 @@ def check_hook_run(report: list[dict]) -> Check:
         return Check("hook run", "fail", f"{label} exited {out.returncode}: {err[0]}", "run `python3 install.py`")
     if lines == 0:
         why = logged[0] if logged else "no log line either"
-        return Check("hook run", "fail", f"{label} exited 0 but spooled nothing ({why})",
-                     "check `memory.capture` in config.yml, then `automem status` for log lines")
+        return Check(
+            "hook run",
+            "fail",
+            f"{label} exited 0 but spooled nothing ({why})",
+            "check `memory.capture` in config.yml, then `automem status` for log lines",
+        )
     return Check("hook run", "ok", f"{label}: exit 0, {lines} spool line(s)")
 
 
@@ -504,8 +537,12 @@ def check_dependencies() -> Check:
 
     missing = [name for name in DEPENDENCIES if importlib.util.find_spec(name) is None]
     if missing:
-        return Check("dependencies", "fail", f"not importable: {', '.join(missing)}",
-                     "run `python3 install.py` (or `pip install -e .` in the automem checkout)")
+        return Check(
+            "dependencies",
+            "fail",
+            f"not importable: {', '.join(missing)}",
+            "run `python3 install.py` (or `pip install -e .` in the automem checkout)",
+        )
     return Check("dependencies", "ok", ", ".join(DEPENDENCIES))
 
 
@@ -519,8 +556,12 @@ def check_sizes(home: Home) -> Check:
         problems.append(f"log is {_size(log['bytes'])}")
     detail = f"spool {_size(spool['bytes'])} in {spool['files']} files, log {_size(log['bytes'])}"
     if problems:
-        return Check("sizes", "warn", "; ".join(problems),
-                     f"old spool files in {spool['path']} and the log {log['path']} can be deleted safely")
+        return Check(
+            "sizes",
+            "warn",
+            "; ".join(problems),
+            f"old spool files in {spool['path']} and the log {log['path']} can be deleted safely",
+        )
     return Check("sizes", "ok", detail)
 
 
@@ -532,8 +573,9 @@ def check_codex_wired(report: list[dict]) -> Check:
     if broken:
         return Check("codex", "fail", broken[0]["error"], "fix the JSON in that file, then `python3 install.py`")
     if not entries:
-        return Check("codex", "warn", "Codex is installed but its hooks.json has no automem hook",
-                     "run `python3 install.py`")
+        return Check(
+            "codex", "warn", "Codex is installed but its hooks.json has no automem hook", "run `python3 install.py`"
+        )
     return Check("codex", "ok", "wired in " + ", ".join(e["file"] for e in entries))
 
 
@@ -550,10 +592,15 @@ def check_codex_trust(report: list[dict]) -> Check:
     pending = [h for h in reviewed if h["status"] in ("untrusted", "modified")]
     if pending:
         changed = [h for h in pending if h["status"] == "modified"]
-        detail = (f"Codex will skip {len(pending)} of {len(reviewed)} automem hooks: not trusted"
-                  + (f" ({len(changed)} changed since they were trusted)" if changed else ""))
+        detail = f"Codex will skip {len(pending)} of {len(reviewed)} automem hooks: not trusted" + (
+            f" ({len(changed)} changed since they were trusted)" if changed else ""
+        )
         return Check("codex trust", "warn", detail, codex_trust.how_to_trust(pending, config))
     if any(h["status"] == "unverified" for h in reviewed):
-        return Check("codex trust", "ok", f"{len(reviewed)} automem hooks have a trusted_hash in {config} "
-                     "(`codex` is not on PATH, so whether it still matches was not checked)")
+        return Check(
+            "codex trust",
+            "ok",
+            f"{len(reviewed)} automem hooks have a trusted_hash in {config} "
+            "(`codex` is not on PATH, so whether it still matches was not checked)",
+        )
     return Check("codex trust", "ok", f"Codex trusts all {len(reviewed)} automem hooks")

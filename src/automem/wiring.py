@@ -310,8 +310,10 @@ def remove_hooks(data: dict) -> dict:
         kept = []
         removed_any = False
         for group in groups:
-            if isinstance(group, dict) and isinstance(group.get("hooks"), list) and any(
-                _is_ours(h) for h in group["hooks"]
+            if (
+                isinstance(group, dict)
+                and isinstance(group.get("hooks"), list)
+                and any(_is_ours(h) for h in group["hooks"])
             ):
                 removed_any = True
                 rest = [h for h in group["hooks"] if not _is_ours(h)]

@@ -30,7 +30,11 @@ class Gen:
         while True:
             v = "".join(self.r.choice(alphabet) for _ in range(n))
             # random strings of these lengths have digits and letters; reject the rare one that does not
-            if n < 8 or alphabet in (DIG, HEX + HEX.upper()) or (any(c.isdigit() for c in v) and any(c.isalpha() for c in v)):
+            if (
+                n < 8
+                or alphabet in (DIG, HEX + HEX.upper())
+                or (any(c.isdigit() for c in v) and any(c.isalpha() for c in v))
+            ):
                 return v
 
     def hex(self, n: int) -> str:
@@ -48,7 +52,9 @@ class Gen:
 
     def jwt(self) -> str:
         head = base64.urlsafe_b64encode(b'{"alg":"HS256","typ":"JWT"}').decode().rstrip("=")
-        body = json.dumps({"sub": self.s(10, DIG), "name": "svc-" + self.s(6, LOW), "iat": 1700000000 + self.r.randrange(10**7)})
+        body = json.dumps(
+            {"sub": self.s(10, DIG), "name": "svc-" + self.s(6, LOW), "iat": 1700000000 + self.r.randrange(10**7)}
+        )
         payload = base64.urlsafe_b64encode(body.encode()).decode().rstrip("=")
         return f"{head}.{payload}.{self.b64url(32)}"
 
@@ -65,10 +71,21 @@ def cases(rng: random.Random) -> list[dict]:
     out: list[dict] = []
 
     def pos(kind: str, ctx: str, text: str, *secrets: str) -> None:
-        out.append({"id": f"x{len(out) + 1:04d}", "text": text, "secrets": list(secrets), "type": kind, "negative": False, "context": ctx})
+        out.append(
+            {
+                "id": f"x{len(out) + 1:04d}",
+                "text": text,
+                "secrets": list(secrets),
+                "type": kind,
+                "negative": False,
+                "context": ctx,
+            }
+        )
 
     def neg(kind: str, ctx: str, text: str) -> None:
-        out.append({"id": f"x{len(out) + 1:04d}", "text": text, "secrets": [], "type": kind, "negative": True, "context": ctx})
+        out.append(
+            {"id": f"x{len(out) + 1:04d}", "text": text, "secrets": [], "type": kind, "negative": True, "context": ctx}
+        )
 
     # ---------------------------------------------------------------- vendor kinds the held-out suite missed
     for _ in range(3):
@@ -79,16 +96,26 @@ def cases(rng: random.Random) -> list[dict]:
     for _ in range(3):
         pw = g.b64(18)
         tok = g.b64(30)
-        pos("k8s_secret_data", "yaml",
+        pos(
+            "k8s_secret_data",
+            "yaml",
             "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db-creds\n  namespace: prod\ntype: Opaque\ndata:\n"
-            f"  password: {pw}\n  api-token: {tok}\n", pw, tok)
+            f"  password: {pw}\n  api-token: {tok}\n",
+            pw,
+            tok,
+        )
     for _ in range(3):
         cred = f"{g.hex(8)}:{g.hex(8)}"
         pos("sidekiq", "env", f"BUNDLE_ENTERPRISE__CONTRIBSYS__COM={cred}", cred)
         cred = f"{g.hex(8)}:{g.hex(8)}"
         pos("sidekiq", "shell", f"bundle config --local gems.contribsys.com {cred}", cred)
         u, p = g.hex(8), g.hex(8)
-        pos("sidekiq", "gemfile", f'source "https://{u}:{p}@gems.contribsys.com/" do\n  gem "sidekiq-pro"\nend', f"{u}:{p}")
+        pos(
+            "sidekiq",
+            "gemfile",
+            f'source "https://{u}:{p}@gems.contribsys.com/" do\n  gem "sidekiq-pro"\nend',
+            f"{u}:{p}",
+        )
     for _ in range(3):
         t = "squ_" + g.hex(40)
         pos("sonar", "properties", f"sonar.host.url=https://sonar.acme.io\nsonar.token={t}\n", t)
@@ -98,10 +125,14 @@ def cases(rng: random.Random) -> list[dict]:
         pos("sonar", "env", f"SONAR_TOKEN={t}", t)
     for _ in range(3):
         pw = g.password() + g.s(6)
-        pos("nuget_password", "xml",
+        pos(
+            "nuget_password",
+            "xml",
             '<configuration>\n  <packageSourceCredentials>\n    <acme>\n      <add key="Username" value="build" />\n'
             f'      <add key="ClearTextPassword" value="{pw}" />\n    </acme>\n  </'
-            f'packageSourceCredentials>\n</configuration>', pw)
+            f"packageSourceCredentials>\n</configuration>",
+            pw,
+        )
     for prefix in ("EZAK", "EZTK", "EZAK"):
         t = prefix + g.s(54, LOW + DIG)
         pos("easypost", "env", f"EASYPOST_API_KEY={t}", t)
@@ -119,10 +150,15 @@ def cases(rng: random.Random) -> list[dict]:
         pos("adobe", "json", f'{{"adobe_client_id": "{t}", "region": "us"}}', t)
     for _ in range(3):
         k, s = g.s(16, UP + DIG), g.s(64, ALNUM + "+/")
-        pos("confluent", "properties",
+        pos(
+            "confluent",
+            "properties",
             f"bootstrap.servers=pkc-{g.s(5, LOW + DIG)}.us-east-1.aws.confluent.cloud:9092\n"
             f"sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule "
-            f"required username='{k}' password='{s}';", k, s)
+            f"required username='{k}' password='{s}';",
+            k,
+            s,
+        )
         k = g.s(16, UP + DIG)
         pos("confluent", "env", f"CONFLUENT_CLOUD_API_KEY={k}", k)
     for _ in range(3):
@@ -208,16 +244,25 @@ def cases(rng: random.Random) -> list[dict]:
     # ---------------------------------------------------------------- formats and command lines
     for _ in range(3):
         pw1, pw2, key = g.lower_pw(), g.password(), "sk_live_" + g.s(24)
-        pos("dotenv_mixed", "dotenv",
+        pos(
+            "dotenv_mixed",
+            "dotenv",
             f"APP_ENV=production\nAPP_DEBUG=false\nredis_password={pw1}\nSMTP_PASSWORD={pw2}\nSTRIPE_SECRET_KEY={key}\nLOG_LEVEL=info\n",
-            pw1, pw2, key)
+            pw1,
+            pw2,
+            key,
+        )
         pw = g.password()
-        pos("env_dump", "env",
-            f"HOME=/home/dev\nPATH=/usr/local/bin:/usr/bin\nSHELL=/bin/zsh\nPGPASSWORD={pw}\nTERM=xterm-256color\n", pw)
+        pos(
+            "env_dump",
+            "env",
+            f"HOME=/home/dev\nPATH=/usr/local/bin:/usr/bin\nSHELL=/bin/zsh\nPGPASSWORD={pw}\nTERM=xterm-256color\n",
+            pw,
+        )
         t = "xoxb-" + g.s(11, DIG) + "-" + g.s(13, DIG) + "-" + g.s(24)
         pos("toml", "toml", f'[slack]\nchannel = "#deploys"\nbot_token = "{t}"\n', t)
         pw = g.password()
-        pos("xml", "xml", f'<dataSource>\n  <user>app</user>\n  <password>{pw}</password>\n</dataSource>', pw)
+        pos("xml", "xml", f"<dataSource>\n  <user>app</user>\n  <password>{pw}</password>\n</dataSource>", pw)
         pw = g.password()
         pos("shell_history", "history", f" 1021  cd infra\n 1022  export MYSQL_PWD='{pw}'\n 1023  make migrate", pw)
         pw = g.password()
@@ -241,9 +286,12 @@ def cases(rng: random.Random) -> list[dict]:
     neg("curl_template", "shell", 'curl -u "$CI_USER:$CI_TOKEN" https://ci.acme.io/api/json')
     neg("curl_template", "shell", "curl -u user:pass http://localhost:8080/health")
     for _ in range(2):
-        neg("authenticity_token", "html",
+        neg(
+            "authenticity_token",
+            "html",
             f'<form action="/session" method="post"><input type="hidden" '
-            f'name="authenticity_token" value="{g.b64(48)}" autocomplete="off"></form>')
+            f'name="authenticity_token" value="{g.b64(48)}" autocomplete="off"></form>',
+        )
         neg("csrf_meta", "html", f'<meta name="csrf-token" content="{g.b64(48)}" />')
     neg("bucket_key", "json", '{"bucket_key": "uploads/2024/06/avatars/user-1842.png", "region": "eu-west-1"}')
     neg("bucket_key", "json", f'{{"bucket_key": "ratelimit:{g.hex(12)}:2024-06-01T10", "hits": 3}}')
@@ -252,22 +300,43 @@ def cases(rng: random.Random) -> list[dict]:
     neg("schema_key", "python", "schemaKey = 'com.snowplowanalytics.snowplow/link_click/jsonschema/1-0-1'")
     neg("schema_key", "ts", "schemaKey = 'userPreferencesV2'")
     neg("maven_coordinates", "shell", "mvn dependency:get -Dartifact=io.jsonwebtoken:jjwt-api:0.12.6")
-    neg("maven_coordinates", "gradle", "implementation 'io.jsonwebtoken:jjwt-impl:0.12.6'\nruntimeOnly "
-                                       "'io.jsonwebtoken:jjwt-jackson:0.12.6'")
-    neg("maven_coordinates", "xml", "<dependency>\n  <groupId>io.jsonwebtoken</groupId>\n  <artifactId>jjwt-api</"
-                                    "artifactId>\n  <version>0.12.6</version>\n</dependency>")
+    neg(
+        "maven_coordinates",
+        "gradle",
+        "implementation 'io.jsonwebtoken:jjwt-impl:0.12.6'\nruntimeOnly 'io.jsonwebtoken:jjwt-jackson:0.12.6'",
+    )
+    neg(
+        "maven_coordinates",
+        "xml",
+        "<dependency>\n  <groupId>io.jsonwebtoken</groupId>\n  <artifactId>jjwt-api</"
+        "artifactId>\n  <version>0.12.6</version>\n</dependency>",
+    )
     neg("xml_schema_type", "xml", '<xs:element name="password" type="xs:string" minOccurs="0"/>')
-    neg("xml_schema_type", "xml", '<xsd:complexType name="ApiKeyCredentialType">\n  <xsd:attribute '
-                                  'name="secretKey" type="tns:SecretKeyReferenceType"/>\n</xsd:complexType>')
+    neg(
+        "xml_schema_type",
+        "xml",
+        '<xsd:complexType name="ApiKeyCredentialType">\n  <xsd:attribute '
+        'name="secretKey" type="tns:SecretKeyReferenceType"/>\n</xsd:complexType>',
+    )
     neg("xml_schema_type", "xml", '<element name="token" type="wsse:BinarySecurityTokenType"/>')
-    neg("external_secret", "yaml",
+    neg(
+        "external_secret",
+        "yaml",
         "apiVersion: external-secrets.io/v1beta1\nkind: ExternalSecret\nmetadata:\n  name: db-password\nspec:\n"
         "  refreshInterval: 1h\n  secretStoreRef:\n    name: vault-backend\n    kind: ClusterSecretStore\n  target:\n"
         "    name: db-password\n  data:\n  - secretKey: password\n    remoteRef:\n      "
-        "key: prod/db/password\n      property: password\n")
-    neg("external_secret", "yaml",
-        "kind: ExternalSecret\nspec:\n  dataFrom:\n  - extract:\n      key: secret/data/payments/stripe\n")
-    neg("vendor_placeholder", "env", "SENDGRID_API_KEY=SG.xxxxxxxxxxxxxxxxxxxxxx.xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx")
+        "key: prod/db/password\n      property: password\n",
+    )
+    neg(
+        "external_secret",
+        "yaml",
+        "kind: ExternalSecret\nspec:\n  dataFrom:\n  - extract:\n      key: secret/data/payments/stripe\n",
+    )
+    neg(
+        "vendor_placeholder",
+        "env",
+        "SENDGRID_API_KEY=SG.xxxxxxxxxxxxxxxxxxxxxx.xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+    )
     neg("vendor_placeholder", "env", "LINEAR_API_KEY=lin_api_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX")
     neg("vendor_placeholder", "env", "EASYPOST_API_KEY=EZAK_your_production_api_key_here")
     neg("vendor_placeholder", "env", "SHIPPO_API_TOKEN=shippo_test_<your-token>")
@@ -277,13 +346,27 @@ def cases(rng: random.Random) -> list[dict]:
     neg("vendor_placeholder", "json", '{"hubspot_api_key": "00000000-0000-0000-0000-000000000000"}')
     neg("vendor_placeholder", "shell", "oc login --token=sha256~<token> --server=https://api.cluster:6443")
     neg("vendor_placeholder", "env", "SNYK_TOKEN=${SNYK_TOKEN}")
-    neg("k8s_template", "yaml", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: app\nstringData:\n  password: {{ .Values.db.password }}\n")
-    neg("env_refs", "dotenv", "DB_PASSWORD=${DB_PASSWORD}\nREDIS_URL=redis://localhost:6379/0\nAPI_TOKEN=\nDEBUG=true\n")
+    neg(
+        "k8s_template",
+        "yaml",
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: app\nstringData:\n  password: {{ .Values.db.password }}\n",
+    )
+    neg(
+        "env_refs", "dotenv", "DB_PASSWORD=${DB_PASSWORD}\nREDIS_URL=redis://localhost:6379/0\nAPI_TOKEN=\nDEBUG=true\n"
+    )
     neg("lockfile", "yaml", f"  resolution: {{integrity: sha512-{g.b64(64)}}}\n")
-    neg("git_log", "git", f"commit {g.hex(40)}\nAuthor: Dev <dev@acme.io>\n\n    Bump io.jsonwebtoken:jjwt-api from 0.11.5 to 0.12.6")
+    neg(
+        "git_log",
+        "git",
+        f"commit {g.hex(40)}\nAuthor: Dev <dev@acme.io>\n\n    Bump io.jsonwebtoken:jjwt-api from 0.11.5 to 0.12.6",
+    )
     neg("docker_image", "shell", f"docker pull ghcr.io/acme/api@sha256:{g.hex(64)}")
     neg("password_prompt", "shell", "mysql -h db.internal -u root -p app_prod")
-    neg("password_field_doc", "docs", "Set `password` in config.toml, or export DB_PASSWORD before running `make migrate`.")
+    neg(
+        "password_field_doc",
+        "docs",
+        "Set `password` in config.toml, or export DB_PASSWORD before running `make migrate`.",
+    )
     neg("uuid_request", "log", f"INFO request_id={g.uuid()} status=200 duration_ms=41")
     return out
 

@@ -32,8 +32,18 @@ CLIENTS = {
     "omp": ("@oh-my-pi/pi-coding-agent", "18.2.3"),
     "bun": ("bun", "1.4.5"),  # the runtime omp's cli.js runs on (#!/usr/bin/env bun; omp asks for bun >= 1.3.14)
 }
-_NETWORK = ("ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "ECONNREFUSED", "ECONNRESET", "ENETUNREACH", "network",
-            "getaddrinfo", "fetch failed", "ERR_SOCKET_TIMEOUT")
+_NETWORK = (
+    "ENOTFOUND",
+    "EAI_AGAIN",
+    "ETIMEDOUT",
+    "ECONNREFUSED",
+    "ECONNRESET",
+    "ENETUNREACH",
+    "network",
+    "getaddrinfo",
+    "fetch failed",
+    "ERR_SOCKET_TIMEOUT",
+)
 
 
 def cache_dir() -> Path:
@@ -56,13 +66,29 @@ def install_clients() -> dict[str, Path]:
     prefix.mkdir(parents=True, exist_ok=True)
     wanted = [f"{pkg}@{ver}" for pkg, ver in CLIENTS.values() if _installed_version(prefix, pkg) != ver]
     if wanted:  # saved to the cache's package.json, so a later install of one client never prunes the others
-        out = subprocess.run([npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--save-exact",
-                              "--loglevel=error", *wanted], capture_output=True, text=True, timeout=900)
+        out = subprocess.run(
+            [
+                npm,
+                "install",
+                "--prefix",
+                str(prefix),
+                "--no-audit",
+                "--no-fund",
+                "--save-exact",
+                "--loglevel=error",
+                *wanted,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
         if out.returncode != 0:
             text = out.stdout + out.stderr
             if any(word in text for word in _NETWORK):
-                pytest.skip(f"e2e: npm could not reach the registry to install {' '.join(wanted)}: "
-                            f"{text.strip().splitlines()[-1] if text.strip() else ''}")
+                pytest.skip(
+                    f"e2e: npm could not reach the registry to install {' '.join(wanted)}: "
+                    f"{text.strip().splitlines()[-1] if text.strip() else ''}"
+                )
             pytest.fail(f"npm install {' '.join(wanted)} failed:\n{text[-3000:]}")
     bins = prefix / "node_modules" / ".bin"
     return {name: bins / name for name in CLIENTS}
@@ -95,29 +121,44 @@ class World:
             "import os, sys\n"
             "if not os.environ.get('APP_MODE'):\n"
             "    sys.exit('error: APP_MODE is not set; run with APP_MODE=test')\n"
-            "print('check ok')\n")
+            "print('check ok')\n"
+        )
         self.extra_path: list[str] = []
 
     def env(self, **extra: str) -> dict[str, str]:
         path = [*self.extra_path, str(VENV_BIN), "/usr/local/bin", "/usr/bin", "/bin"]
-        env = {"PATH": os.pathsep.join(path), "HOME": str(self.home), "AUTOMEM_HOME": str(self.automem_home),
-               "LANG": "C.UTF-8", "TERM": "dumb", "AUTOMEM_MODEL": "off", "TMPDIR": str(self.root / "tmp")}
+        env = {
+            "PATH": os.pathsep.join(path),
+            "HOME": str(self.home),
+            "AUTOMEM_HOME": str(self.automem_home),
+            "LANG": "C.UTF-8",
+            "TERM": "dumb",
+            "AUTOMEM_MODEL": "off",
+            "TMPDIR": str(self.root / "tmp"),
+        }
         (self.root / "tmp").mkdir(exist_ok=True)
         env.update(extra)
         return env
 
     def install(self, **extra: str) -> str:
-        out = subprocess.run([sys.executable, str(REPO / "install.py"), "--no-venv", "--skip-pip", "--yes",
-                              "--no-demo"], env=self.env(**extra), capture_output=True, text=True, timeout=120)
+        out = subprocess.run(
+            [sys.executable, str(REPO / "install.py"), "--no-venv", "--skip-pip", "--yes", "--no-demo"],
+            env=self.env(**extra),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert out.returncode == 0, out.stdout + out.stderr
-        consent = subprocess.run([str(AUTOMEM), "consent", "yes"], env=self.env(**extra), capture_output=True,
-                                 text=True, timeout=60)
+        consent = subprocess.run(
+            [str(AUTOMEM), "consent", "yes"], env=self.env(**extra), capture_output=True, text=True, timeout=60
+        )
         assert consent.returncode == 0, consent.stderr
         return out.stdout
 
     def automem(self, *args: str, **extra: str) -> subprocess.CompletedProcess:
-        return subprocess.run([str(AUTOMEM), *args], env=self.env(**extra), capture_output=True, text=True,
-                              cwd=self.project, timeout=120)
+        return subprocess.run(
+            [str(AUTOMEM), *args], env=self.env(**extra), capture_output=True, text=True, cwd=self.project, timeout=120
+        )
 
     # what automem wrote
     def spool(self, session_id: str | None = None) -> list[dict]:
@@ -150,5 +191,10 @@ class World:
 
 def tool_results(body: dict) -> list[dict]:
     """Every tool_result block in an Anthropic request body."""
-    return [b for m in body.get("messages", []) if isinstance(m.get("content"), list)
-            for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_result"]
+    return [
+        b
+        for m in body.get("messages", [])
+        if isinstance(m.get("content"), list)
+        for b in m["content"]
+        if isinstance(b, dict) and b.get("type") == "tool_result"
+    ]

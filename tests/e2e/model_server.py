@@ -58,8 +58,11 @@ class ModelServer:
 
     def model_requests(self) -> list[Recorded]:
         with self.lock:
-            return [r for r in self.requests if r.method == "POST" and isinstance(r.body, dict)
-                    and ("messages" in r.body or "input" in r.body)]
+            return [
+                r
+                for r in self.requests
+                if r.method == "POST" and isinstance(r.body, dict) and ("messages" in r.body or "input" in r.body)
+            ]
 
     def reset(self) -> None:
         with self.lock:
@@ -146,8 +149,9 @@ def _anthropic_content(blocks: list) -> list[dict]:
         if block[0] == "text":
             out.append({"type": "text", "text": block[1]})
         else:
-            out.append({"type": "tool_use", "id": f"toolu_{uuid.uuid4().hex[:20]}", "name": block[1],
-                        "input": block[2]})
+            out.append(
+                {"type": "tool_use", "id": f"toolu_{uuid.uuid4().hex[:20]}", "name": block[1], "input": block[2]}
+            )
     return out
 
 
@@ -158,8 +162,16 @@ def _usage() -> dict:
 def _anthropic_message(blocks: list, model: str) -> dict:
     content = _anthropic_content(blocks)
     stop = "tool_use" if any(c["type"] == "tool_use" for c in content) else "end_turn"
-    return {"id": f"msg_{uuid.uuid4().hex[:20]}", "type": "message", "role": "assistant", "model": model,
-            "content": content, "stop_reason": stop, "stop_sequence": None, "usage": _usage()}
+    return {
+        "id": f"msg_{uuid.uuid4().hex[:20]}",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content,
+        "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": _usage(),
+    }
 
 
 def _anthropic_events(blocks: list, model: str) -> list[tuple[str, dict]]:
@@ -168,21 +180,54 @@ def _anthropic_events(blocks: list, model: str) -> list[tuple[str, dict]]:
     events = [("message_start", {"type": "message_start", "message": start})]
     for index, block in enumerate(message["content"]):
         if block["type"] == "text":
-            events.append(("content_block_start", {"type": "content_block_start", "index": index,
-                                                   "content_block": {"type": "text", "text": ""}}))
-            events.append(("content_block_delta", {"type": "content_block_delta", "index": index,
-                                                   "delta": {"type": "text_delta", "text": block["text"]}}))
+            events.append(
+                (
+                    "content_block_start",
+                    {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}},
+                )
+            )
+            events.append(
+                (
+                    "content_block_delta",
+                    {
+                        "type": "content_block_delta",
+                        "index": index,
+                        "delta": {"type": "text_delta", "text": block["text"]},
+                    },
+                )
+            )
         else:
-            events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block":
-                                                   {"type": "tool_use", "id": block["id"], "name": block["name"],
-                                                    "input": {}}}))
-            events.append(("content_block_delta", {"type": "content_block_delta", "index": index, "delta":
-                                                   {"type": "input_json_delta",
-                                                    "partial_json": json.dumps(block["input"])}}))
+            events.append(
+                (
+                    "content_block_start",
+                    {
+                        "type": "content_block_start",
+                        "index": index,
+                        "content_block": {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}},
+                    },
+                )
+            )
+            events.append(
+                (
+                    "content_block_delta",
+                    {
+                        "type": "content_block_delta",
+                        "index": index,
+                        "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])},
+                    },
+                )
+            )
         events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
-    events.append(("message_delta", {"type": "message_delta", "delta": {"stop_reason": message["stop_reason"],
-                                                                        "stop_sequence": None},
-                                     "usage": {"output_tokens": 20}}))
+    events.append(
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+                "usage": {"output_tokens": 20},
+            },
+        )
+    )
     events.append(("message_stop", {"type": "message_stop"}))
     return events
 
@@ -197,24 +242,65 @@ def _openai_events(blocks: list, model: str) -> list[tuple[str, dict]]:
     items = []
     for index, block in enumerate(blocks):
         if block[0] == "text":
-            item = {"type": "message", "id": f"msg_{uuid.uuid4().hex[:16]}", "role": "assistant", "status":
-                    "completed", "content": [{"type": "output_text", "text": block[1], "annotations": []}]}
-            events.append(("response.output_item.added", {"type": "response.output_item.added",
-                                                          "output_index": index,
-                                                          "item": {**item, "content": [], "status": "in_progress"}}))
-            events.append(("response.output_text.delta", {"type": "response.output_text.delta", "output_index":
-                                                          index, "content_index": 0, "item_id": item["id"],
-                                                          "delta": block[1]}))
+            item = {
+                "type": "message",
+                "id": f"msg_{uuid.uuid4().hex[:16]}",
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": block[1], "annotations": []}],
+            }
+            events.append(
+                (
+                    "response.output_item.added",
+                    {
+                        "type": "response.output_item.added",
+                        "output_index": index,
+                        "item": {**item, "content": [], "status": "in_progress"},
+                    },
+                )
+            )
+            events.append(
+                (
+                    "response.output_text.delta",
+                    {
+                        "type": "response.output_text.delta",
+                        "output_index": index,
+                        "content_index": 0,
+                        "item_id": item["id"],
+                        "delta": block[1],
+                    },
+                )
+            )
         else:
-            item = {"type": "function_call", "id": f"fc_{uuid.uuid4().hex[:16]}", "status": "completed",
-                    "name": block[1], "arguments": json.dumps(block[2]), "call_id": f"call_{uuid.uuid4().hex[:16]}"}
-            events.append(("response.output_item.added", {"type": "response.output_item.added",
-                                                          "output_index": index, "item": item}))
-        events.append(("response.output_item.done", {"type": "response.output_item.done", "output_index": index,
-                                                     "item": item}))
+            item = {
+                "type": "function_call",
+                "id": f"fc_{uuid.uuid4().hex[:16]}",
+                "status": "completed",
+                "name": block[1],
+                "arguments": json.dumps(block[2]),
+                "call_id": f"call_{uuid.uuid4().hex[:16]}",
+            }
+            events.append(
+                (
+                    "response.output_item.added",
+                    {"type": "response.output_item.added", "output_index": index, "item": item},
+                )
+            )
+        events.append(
+            ("response.output_item.done", {"type": "response.output_item.done", "output_index": index, "item": item})
+        )
         items.append(item)
-    done = {**base, "status": "completed", "output": items,
-            "usage": {"input_tokens": 120, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 20,
-                      "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 140}}
+    done = {
+        **base,
+        "status": "completed",
+        "output": items,
+        "usage": {
+            "input_tokens": 120,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": 20,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": 140,
+        },
+    }
     events.append(("response.completed", {"type": "response.completed", "response": done}))
     return events

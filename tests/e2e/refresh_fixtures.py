@@ -19,8 +19,10 @@ OUT = REPO / "tests" / "data" / "clients"
 LONG = 400
 MAX_ITEMS = 8
 _TMP = re.compile(r"/tmp/pytest-of-[^/\s\"']+/pytest-\d+/[^/\s\"']+")
-_OTHER = [(re.compile(re.escape(str(Path.home() / ".cache" / "automem-e2e"))), "/home/user/.cache/automem-e2e"),
-          (re.compile(re.escape(str(REPO))), "/home/user/automem")]
+_OTHER = [
+    (re.compile(re.escape(str(Path.home() / ".cache" / "automem-e2e"))), "/home/user/.cache/automem-e2e"),
+    (re.compile(re.escape(str(REPO))), "/home/user/automem"),
+]
 
 
 def scrub_text(text: str) -> str:
@@ -33,7 +35,9 @@ def scrub_text(text: str) -> str:
 def scrub(value):
     if isinstance(value, str):
         value = scrub_text(value)
-        return value if len(value) <= LONG else value[:200] + f" [... {len(value) - 200} characters cut for the fixture]"
+        return (
+            value if len(value) <= LONG else value[:200] + f" [... {len(value) - 200} characters cut for the fixture]"
+        )
     if isinstance(value, list):  # long lists (tool schemas) keep their first few items
         return [scrub(v) for v in value[:MAX_ITEMS]]
     if isinstance(value, dict):
@@ -53,8 +57,12 @@ def scrub_file(source: Path, target: Path) -> None:
 def first_prompt_slug(path: Path) -> str:
     text = path.read_text(encoding="utf-8")
     # later sessions carry the first one's preference in their brief: the most specific prompt wins
-    for marker, slug in (("/memory-status", "slash-command"), ("search your memory", "mcp-tool-call"),
-                         ("Hello again", "next-session"), ("Use pnpm", "failing-check-then-fix")):
+    for marker, slug in (
+        ("/memory-status", "slash-command"),
+        ("search your memory", "mcp-tool-call"),
+        ("Hello again", "next-session"),
+        ("Use pnpm", "failing-check-then-fix"),
+    ):
         if marker in text:
             return slug
     return path.stem

@@ -23,14 +23,26 @@ FIX = "APP_MODE=test python3 check.py"
 
 
 def claude_env(world: World, server: ModelServer) -> dict:
-    return world.env(ANTHROPIC_BASE_URL=server.url, ANTHROPIC_API_KEY="dummy", IS_SANDBOX="1",
-                     DISABLE_TELEMETRY="1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", DISABLE_AUTOUPDATER="1",
-                     DISABLE_ERROR_REPORTING="1")
+    return world.env(
+        ANTHROPIC_BASE_URL=server.url,
+        ANTHROPIC_API_KEY="dummy",
+        IS_SANDBOX="1",
+        DISABLE_TELEMETRY="1",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        DISABLE_AUTOUPDATER="1",
+        DISABLE_ERROR_REPORTING="1",
+    )
 
 
 def run_claude(claude: Path, world: World, server: ModelServer, prompt: str) -> subprocess.CompletedProcess:
-    out = subprocess.run([str(claude), "-p", "--dangerously-skip-permissions", prompt], cwd=world.project,
-                         env=claude_env(world, server), capture_output=True, text=True, timeout=240)
+    out = subprocess.run(
+        [str(claude), "-p", "--dangerously-skip-permissions", prompt],
+        cwd=world.project,
+        env=claude_env(world, server),
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
     assert out.returncode == 0, f"claude -p failed ({out.returncode}):\n{out.stdout[-2000:]}\n{out.stderr[-2000:]}"
     return out
 
@@ -140,8 +152,14 @@ def test_the_next_session_gets_the_brief(claude_world):
 
 def test_claude_mcp_list_shows_automem_connected(claude_world):
     world, server, _, claude = claude_world
-    out = subprocess.run([str(claude), "mcp", "list"], cwd=world.project, env=claude_env(world, server),
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [str(claude), "mcp", "list"],
+        cwd=world.project,
+        env=claude_env(world, server),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     line = next((line for line in out.stdout.splitlines() if line.startswith("automem")), "")
     assert "Connected" in line and "mcp" in line, out.stdout

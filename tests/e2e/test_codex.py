@@ -25,9 +25,13 @@ FIX = "APP_MODE=test python3 check.py"
 
 
 def user_texts(body: dict) -> list[str]:
-    return [c.get("text", "") for item in body.get("input", []) if isinstance(item, dict)
-            and item.get("type") == "message" and item.get("role") == "user"
-            for c in item.get("content") or [] if isinstance(c, dict)]
+    return [
+        c.get("text", "")
+        for item in body.get("input", [])
+        if isinstance(item, dict) and item.get("type") == "message" and item.get("role") == "user"
+        for c in item.get("content") or []
+        if isinstance(c, dict)
+    ]
 
 
 def responder(kind: str, body: dict) -> list:
@@ -49,9 +53,11 @@ class CodexUser:
         world.extra_path = [str(codex.parent)]
         self.install_output = world.install(CODEX_HOME=str(self.codex_home))
         config = self.codex_home / "config.toml"
-        provider = (f'model = "gpt-5.5"\nmodel_provider = "loopback"\n\n[model_providers.loopback]\n'
-                    f'name = "loopback"\nbase_url = "{server.url}/v1"\nwire_api = "responses"\n'
-                    f'env_key = "LOOPBACK_API_KEY"\n\n')
+        provider = (
+            f'model = "gpt-5.5"\nmodel_provider = "loopback"\n\n[model_providers.loopback]\n'
+            f'name = "loopback"\nbase_url = "{server.url}/v1"\nwire_api = "responses"\n'
+            f'env_key = "LOOPBACK_API_KEY"\n\n'
+        )
         config.write_text(provider + config.read_text())
         self.config = config
         self.hooks = self.codex_home / "hooks.json"
@@ -69,16 +75,27 @@ class CodexUser:
             handle.write("\n" + codex_trust.trust_toml(reviewed))
 
     def run(self, prompt: str) -> subprocess.CompletedProcess:
-        out = subprocess.run([str(self.codex), "exec", "--skip-git-repo-check",
-                              "--dangerously-bypass-approvals-and-sandbox", prompt],
-                             cwd=self.world.project, env=self.env(), capture_output=True, text=True, timeout=240,
-                             stdin=subprocess.DEVNULL)
+        out = subprocess.run(
+            [str(self.codex), "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", prompt],
+            cwd=self.world.project,
+            env=self.env(),
+            capture_output=True,
+            text=True,
+            timeout=240,
+            stdin=subprocess.DEVNULL,
+        )
         assert out.returncode == 0, f"codex exec failed ({out.returncode}):\n{out.stdout[-2000:]}\n{out.stderr[-2000:]}"
         return out
 
     def doctor(self) -> list[dict]:
-        out = subprocess.run([str(AUTOMEM), "doctor", "--json"], cwd=self.world.project, env=self.env(),
-                             capture_output=True, text=True, timeout=120)
+        out = subprocess.run(
+            [str(AUTOMEM), "doctor", "--json"],
+            cwd=self.world.project,
+            env=self.env(),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         return json.loads(out.stdout)
 
 
@@ -131,8 +148,10 @@ def test_the_turn_is_banked_at_stop(trusted):
 
 def test_the_preference_is_a_promoted_memory(trusted):
     user, _ = trusted
-    found = wait_for(lambda: [p.read_text() for p in user.world.memories() if "Use pnpm, not npm" in p.read_text()],
-                     "the preference as a memory")
+    found = wait_for(
+        lambda: [p.read_text() for p in user.world.memories() if "Use pnpm, not npm" in p.read_text()],
+        "the preference as a memory",
+    )
     assert 'status: "promoted"' in found[0]
 
 

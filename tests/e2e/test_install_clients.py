@@ -15,6 +15,7 @@ def test_without_npm_the_suite_skips_with_a_reason(monkeypatch, tmp_path):
 
 def test_the_cache_holds_the_pinned_versions(npm_clients):
     prefix = cache_dir() / "npm"
-    assert {name: _installed_version(prefix, pkg) for name, (pkg, _) in CLIENTS.items()} == \
-        {name: version for name, (_, version) in CLIENTS.items()}
+    assert {name: _installed_version(prefix, pkg) for name, (pkg, _) in CLIENTS.items()} == {
+        name: version for name, (_, version) in CLIENTS.items()
+    }
     assert all(path.exists() for path in npm_clients.values())

@@ -66,8 +66,15 @@ def omp_user(npm_clients, tmp_path_factory):
     (agent / "models.yml").write_text(MODELS_YML.format(url=server.url))
     env = world.env()
     argv = [str(npm_clients["omp"]), "-p", "--model", "loopback/claude-loopback"]
-    out = subprocess.run([*argv, PROMPT], cwd=world.project, env=env, capture_output=True, text=True, timeout=240,
-                         stdin=subprocess.DEVNULL)
+    out = subprocess.run(
+        [*argv, PROMPT],
+        cwd=world.project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        stdin=subprocess.DEVNULL,
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     sessions = sorted((agent / "sessions").glob("*/*.jsonl"))
     yield world, server, out, argv, env, sessions
@@ -77,8 +84,13 @@ def omp_user(npm_clients, tmp_path_factory):
 
 def test_installed_version_is_the_pinned_one(npm_clients, tmp_path):
     path = f"{bun_only_path(tmp_path, npm_clients)}:/usr/local/bin:/usr/bin:/bin"
-    out = subprocess.run([str(npm_clients["omp"]), "--version"], capture_output=True, text=True, timeout=60,
-                         env={"PATH": path, "HOME": str(tmp_path)})
+    out = subprocess.run(
+        [str(npm_clients["omp"]), "--version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": path, "HOME": str(tmp_path)},
+    )
     assert (out.stdout + out.stderr).strip().endswith(CLIENTS["omp"][1]), out.stdout + out.stderr
     bun = subprocess.run([str(npm_clients["bun"]), "--version"], capture_output=True, text=True, timeout=60)
     assert bun.stdout.strip() == CLIENTS["bun"][1]
@@ -119,9 +131,15 @@ def test_the_next_job_gets_the_memory_through_automem_run(omp_user):
     world, server, _, argv, env, _ = omp_user
     wait_for(lambda: any("Use pnpm" in p.read_text() for p in world.memories()), "the stored preference", 5)
     server.reset()
-    out = subprocess.run([str(AUTOMEM), "run", "--", *argv,
-                          "{memory}\n\nHello again."], cwd=world.project, env=env, capture_output=True, text=True,
-                         timeout=240, stdin=subprocess.DEVNULL)
+    out = subprocess.run(
+        [str(AUTOMEM), "run", "--", *argv, "{memory}\n\nHello again."],
+        cwd=world.project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        stdin=subprocess.DEVNULL,
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     assert "Noted." in out.stdout
     bodies = [r.text for r in server.model_requests() if r.body.get("tools")]

@@ -42,13 +42,31 @@ def pi_user(npm_clients, tmp_path_factory):
     server = ModelServer(responder).__enter__()
     agent = world.home / ".pi" / "agent"
     agent.mkdir(parents=True)
-    (agent / "models.json").write_text(json.dumps({"providers": {"loopback": {
-        "baseUrl": server.url, "api": "anthropic-messages", "apiKey": "dummy",
-        "models": [{"id": "claude-loopback"}]}}}))
+    (agent / "models.json").write_text(
+        json.dumps(
+            {
+                "providers": {
+                    "loopback": {
+                        "baseUrl": server.url,
+                        "api": "anthropic-messages",
+                        "apiKey": "dummy",
+                        "models": [{"id": "claude-loopback"}],
+                    }
+                }
+            }
+        )
+    )
     env = world.env(PI_OFFLINE="1", PI_TELEMETRY="0", PI_SKIP_VERSION_CHECK="1")
     argv = [str(npm_clients["pi"]), "-p", "--provider", "loopback", "--model", "claude-loopback"]
-    out = subprocess.run([*argv, PROMPT], cwd=world.project, env=env, capture_output=True, text=True, timeout=240,
-                         stdin=subprocess.DEVNULL)
+    out = subprocess.run(
+        [*argv, PROMPT],
+        cwd=world.project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        stdin=subprocess.DEVNULL,
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     sessions = sorted((agent / "sessions").rglob("*.jsonl"))
     yield world, server, out, argv, env, sessions
@@ -57,8 +75,13 @@ def pi_user(npm_clients, tmp_path_factory):
 
 
 def test_installed_version_is_the_pinned_one(npm_clients):
-    out = subprocess.run([str(npm_clients["pi"]), "--version"], capture_output=True, text=True, timeout=60,
-                         env={"PATH": "/usr/local/bin:/usr/bin:/bin", "PI_OFFLINE": "1"})
+    out = subprocess.run(
+        [str(npm_clients["pi"]), "--version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": "/usr/local/bin:/usr/bin:/bin", "PI_OFFLINE": "1"},
+    )
     assert (out.stdout + out.stderr).strip().endswith(CLIENTS["pi"][1])
 
 
@@ -91,9 +114,15 @@ def test_the_next_job_gets_the_memory_through_automem_run(pi_user):
     world, server, _, argv, env, _ = pi_user
     wait_for(lambda: any("Use pnpm" in p.read_text() for p in world.memories()), "the stored preference", 5)
     server.reset()
-    out = subprocess.run([str(AUTOMEM), "run", "--", *argv,
-                          "{memory}\n\nHello again."], cwd=world.project, env=env, capture_output=True, text=True,
-                         timeout=240, stdin=subprocess.DEVNULL)
+    out = subprocess.run(
+        [str(AUTOMEM), "run", "--", *argv, "{memory}\n\nHello again."],
+        cwd=world.project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        stdin=subprocess.DEVNULL,
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     bodies = [r.text for r in server.model_requests() if r.body.get("tools")]
     assert bodies and "<automem-memory" in bodies[0] and "pnpm" in bodies[0]

@@ -25,8 +25,12 @@ AUTOMEM = [sys.executable, "-m", "automem"]
 WAIT = 120.0  # a recovery that takes longer than this is a lock that blocks (no test asserts a time)
 
 # short real transcripts (the shared corpus's), 16 finished turns in three projects
-SHORT = ("8c880a68-969b-4b92-8733-a4927179d072", "44ef5cbf-9cc3-4f7b-ac40-337a4d39713b",
-         "4291f85f-91f3-438c-bae8-50625b3dd674", "39a6ed90-2272-4df3-8711-01d1e3739b25")
+SHORT = (
+    "8c880a68-969b-4b92-8733-a4927179d072",
+    "44ef5cbf-9cc3-4f7b-ac40-337a4d39713b",
+    "4291f85f-91f3-438c-bae8-50625b3dd674",
+    "39a6ed90-2272-4df3-8711-01d1e3739b25",
+)
 LESSONS = "44ef5cbf-9cc3-4f7b-ac40-337a4d39713b"  # the one whose session yields lessons (memories)
 
 
@@ -64,8 +68,9 @@ def finished_turns(paths: list[Path]) -> set[str]:
 
 def run_killed(cmd: list[str], env: dict, delay: float) -> bool:
     """Start ``cmd`` and SIGKILL it ``delay`` seconds in; False when it finished first."""
-    proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         proc.wait(timeout=delay)
         return False
@@ -78,8 +83,9 @@ def run_killed(cmd: list[str], env: dict, delay: float) -> bool:
 def bank_run(env: dict) -> tuple[dict | None, str]:
     """A normal `automem bank run`; (its JSON report, a problem) — a pass that never ends is a lock left behind."""
     try:
-        done = subprocess.run([*AUTOMEM, "bank", "run", "--json"], env=env, capture_output=True, text=True,
-                              timeout=WAIT)
+        done = subprocess.run(
+            [*AUTOMEM, "bank", "run", "--json"], env=env, capture_output=True, text=True, timeout=WAIT
+        )
     except subprocess.TimeoutExpired:
         return None, "the pass after the kill did not finish: a lock left behind blocks it"
     if done.returncode != 0:
@@ -88,10 +94,16 @@ def bank_run(env: dict) -> tuple[dict | None, str]:
 
 
 def stop_hook(env: dict, transcript: Path, session_id: str) -> subprocess.CompletedProcess:
-    payload = {"session_id": session_id, "transcript_path": str(transcript), "cwd": "",
-               "hook_event_name": "Stop", "stop_hook_active": False}
-    return subprocess.run([*AUTOMEM, "hook", "Stop"], input=json.dumps(payload), env=env, capture_output=True,
-                          text=True, timeout=60)
+    payload = {
+        "session_id": session_id,
+        "transcript_path": str(transcript),
+        "cwd": "",
+        "hook_event_name": "Stop",
+        "stop_hook_active": False,
+    }
+    return subprocess.run(
+        [*AUTOMEM, "hook", "Stop"], input=json.dumps(payload), env=env, capture_output=True, text=True, timeout=60
+    )
 
 
 def worker_pids(automem_home: Path) -> list[int]:
@@ -150,8 +162,9 @@ def bank_entries(automem_home: Path) -> dict[str, list[Path]]:
 def memories(automem_home: Path) -> Counter:
     from automem.store.memories import parse
 
-    return Counter((m.type, m.summary, m.status) for m in
-                   (parse(p) for p in sorted(automem_home.glob("projects/*/memories/*.md"))))
+    return Counter(
+        (m.type, m.summary, m.status) for m in (parse(p) for p in sorted(automem_home.glob("projects/*/memories/*.md")))
+    )
 
 
 def check_tree(automem_home: Path, expected_turns: set[str], expected_memories: Counter | None = None) -> list[str]:
@@ -163,7 +176,9 @@ def check_tree(automem_home: Path, expected_turns: set[str], expected_memories: 
     if doubled:
         problems.append(f"turns banked twice: {doubled}")
     if set(by_key) != expected_turns:
-        problems.append(f"missing turns {sorted(expected_turns - set(by_key))}, extra {sorted(set(by_key) - expected_turns)}")
+        problems.append(
+            f"missing turns {sorted(expected_turns - set(by_key))}, extra {sorted(set(by_key) - expected_turns)}"
+        )
     conn = sqlite3.connect(automem_home / "index.db")
     try:
         banked = dict(conn.execute("SELECT turn_key, project || '/' || file FROM banked").fetchall())
@@ -184,8 +199,10 @@ def check_tree(automem_home: Path, expected_turns: set[str], expected_memories: 
     on_disk = {str(p.relative_to(automem_home)) for p in automem_home.glob("projects/*/bank/*.md")}
     on_disk |= {str(p.relative_to(automem_home)) for p in automem_home.glob("projects/*/memories/*.md")}
     if set(indexed) != on_disk or any(n > 1 for n in indexed.values()):
-        problems.append(f"search index differs from the tree: not indexed {sorted(on_disk - set(indexed))}, "
-                        f"gone {sorted(set(indexed) - on_disk)}")
+        problems.append(
+            f"search index differs from the tree: not indexed {sorted(on_disk - set(indexed))}, "
+            f"gone {sorted(set(indexed) - on_disk)}"
+        )
     for main in automem_home.glob("projects/*/MAIN.md"):
         rows = [line for line in main.read_text(encoding="utf-8").splitlines() if line.startswith("- ")]
         entries = len(list(main.parent.glob("bank/*.md")))
@@ -205,15 +222,21 @@ def check_tree(automem_home: Path, expected_turns: set[str], expected_memories: 
     if temps:
         problems.append(f"temp files left: {temps}")
     extract = automem_home / "state" / "extract"
-    for lock in [automem_home / "state" / "bank.lock", *extract.glob("*.lock"), *extract.glob("*.worker"),
-                 *extract.glob("*.next")]:
+    for lock in [
+        automem_home / "state" / "bank.lock",
+        *extract.glob("*.lock"),
+        *extract.glob("*.worker"),
+        *extract.glob("*.next"),
+    ]:
         if lock.exists() and _held(lock):
             problems.append(f"{lock.name} is still held")
     if expected_memories is not None:
         found = memories(automem_home)
         if found != expected_memories:
-            problems.append(f"memories differ from a run with no kill: extra {dict(found - expected_memories)}, "
-                            f"missing {dict(expected_memories - found)}")
+            problems.append(
+                f"memories differ from a run with no kill: extra {dict(found - expected_memories)}, "
+                f"missing {dict(expected_memories - found)}"
+            )
     return problems
 
 

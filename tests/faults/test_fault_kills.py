@@ -72,8 +72,17 @@ def world(tmp_path_factory):
     reference = memories(clean_stop)
     assert reference, "the session yields lessons"
     assert check_tree(clean_stop, lesson_turns, reference) == []
-    return {"root": root, "user": user, "turns": turns, "pass_seconds": pass_seconds, "lessons": lessons,
-            "session": session, "lesson_turns": lesson_turns, "reference": reference, "stop_seconds": stop_seconds}
+    return {
+        "root": root,
+        "user": user,
+        "turns": turns,
+        "pass_seconds": pass_seconds,
+        "lessons": lessons,
+        "session": session,
+        "lesson_turns": lesson_turns,
+        "reference": reference,
+        "stop_seconds": stop_seconds,
+    }
 
 
 @pytest.mark.slow  # one killed run per seed
@@ -156,8 +165,9 @@ def test_the_next_stop_waits_for_a_claim_its_holder_never_lets_go_of_by_itself(w
 
 def _killed_when(cmd: list[str], env: dict, appeared) -> bool:
     """Start ``cmd`` and SIGKILL it the moment ``appeared()`` is true; False when it finished first."""
-    proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     while proc.poll() is None:
         if appeared():
             proc.kill()
@@ -224,8 +234,17 @@ def test_kill_between_a_memory_file_and_index_db(world):
     for n in _tries():
         home = fresh_home(world["root"] / f"memory-seam-{n}", consent=True)
         env = env_for(world["user"], home)
-        worker = [*AUTOMEM[:1], "-m", "automem.extract.worker", "--harness", "claude-code", "--transcript",
-                  str(lessons), "--session", session]
+        worker = [
+            *AUTOMEM[:1],
+            "-m",
+            "automem.extract.worker",
+            "--harness",
+            "claude-code",
+            "--transcript",
+            str(lessons),
+            "--session",
+            session,
+        ]
         if not _killed_when(worker, env, lambda home=home: any(home.glob("projects/*/memories/*.md"))):
             continue
         written = {str(p.relative_to(home)) for p in home.glob("projects/*/memories/*.md")}

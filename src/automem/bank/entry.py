@@ -56,7 +56,9 @@ def title_of(turn: Turn) -> str:
 
 def render(turn: Turn) -> BankEntry:
     # an Antigravity entry is one whole conversation, dated by its first prompt (seed 002)
-    first, second = (turn.started_at, turn.ended_at) if turn.harness == "antigravity" else (turn.ended_at, turn.started_at)
+    first, second = (
+        (turn.started_at, turn.ended_at) if turn.harness == "antigravity" else (turn.ended_at, turn.started_at)
+    )
     ts = _iso_ms(first or second or "1970-01-01T00:00:00.000Z")
     title = title_of(turn)
     tags = sorted({(a.name or "tool").lower()[:40] for a in turn.actions})
@@ -80,7 +82,9 @@ def render(turn: Turn) -> BankEntry:
     front.append("---")
     from automem.redact.full import redact
 
-    actions = [f"- {(a.name or 'tool').lower()}: {cap(_action_text(a), ACTION_CAP)}" for a in turn.actions[:MAX_ACTIONS]]
+    actions = [
+        f"- {(a.name or 'tool').lower()}: {cap(_action_text(a), ACTION_CAP)}" for a in turn.actions[:MAX_ACTIONS]
+    ]
     if len(turn.actions) > MAX_ACTIONS:
         actions.append(f"- … {len(turn.actions) - MAX_ACTIONS} more actions")
     for feedback in turn.rejections[:5]:
@@ -88,7 +92,12 @@ def render(turn: Turn) -> BankEntry:
     from automem.redact.full import redact
 
     # redact, then cap: a secret cut in half by a cap would no longer look like one
-    head = "\n".join(front) + "\n\n## Prompt\n\n" + cap(redact(turn.prompt or "").strip(), PROMPT_CAP) + "\n\n## Actions\n\n"
+    head = (
+        "\n".join(front)
+        + "\n\n## Prompt\n\n"
+        + cap(redact(turn.prompt or "").strip(), PROMPT_CAP)
+        + "\n\n## Actions\n\n"
+    )
     head += ("\n".join(actions) if actions else "(none)") + "\n\n## Result\n\n"
     result = cap(redact(turn.answer or "").strip() or "(no answer)", RESULT_CAP)
     text = head + result + "\n"

@@ -161,8 +161,20 @@ def _one_pass(home, cfg, harnesses, paths, now, budget_bytes, progress, stop, st
                     report.interrupted = True
                     break
                 try:
-                    read = _bank_file(home, conn, harness, Path(path), cursors, window_start, now, report, budget,
-                                      stop, _turn_progress(progress, seen, report), ended=str(path) in stopped)
+                    read = _bank_file(
+                        home,
+                        conn,
+                        harness,
+                        Path(path),
+                        cursors,
+                        window_start,
+                        now,
+                        report,
+                        budget,
+                        stop,
+                        _turn_progress(progress, seen, report),
+                        ended=str(path) in stopped,
+                    )
                     if budget is not None:
                         budget -= read
                 except Exception as exc:  # noqa: BLE001 - one bad transcript must not stop the pass
@@ -223,8 +235,9 @@ def _turn_progress(progress: OnProgress | None, seen: Progress, report: PassRepo
     return after_turn
 
 
-def _start_offset(st: os.stat_result, cursor: state.Cursor, window_start: float, now: float,
-                  ended: bool = False) -> int | None:
+def _start_offset(
+    st: os.stat_result, cursor: state.Cursor, window_start: float, now: float, ended: bool = False
+) -> int | None:
     """Where to read a transcript from, or None when there is nothing to read in it (``ended``: its Stop hook said
     the last turn ended, so an unchanged file is read again without waiting for the quiet rule)."""
     if not stat.S_ISREG(st.st_mode):
@@ -245,8 +258,20 @@ def _start_offset(st: os.stat_result, cursor: state.Cursor, window_start: float,
     return offset
 
 
-def _bank_file(home, conn, harness, path, cursors, window_start, now, report, budget, stop=None,
-               after_turn=None, ended: bool = False) -> int:
+def _bank_file(
+    home,
+    conn,
+    harness,
+    path,
+    cursors,
+    window_start,
+    now,
+    report,
+    budget,
+    stop=None,
+    after_turn=None,
+    ended: bool = False,
+) -> int:
     """Bank what is new in one transcript; returns the bytes read. ``ended``: its Stop hook said the turn ended."""
     reader = READERS[harness]
     ended = ended and getattr(reader, "STOP_ENDS_TURN", False)
@@ -286,7 +311,7 @@ def _bank_file(home, conn, harness, path, cursors, window_start, now, report, bu
     resume = settled_to if stopped else stream.resume_offset
     if held_from is not None:
         resume = min(resume, held_from)  # read that turn again next time, when its holder is done or gone
-    bytes_read = (read_before_stop if stopped else max(0, st.st_size - offset))
+    bytes_read = read_before_stop if stopped else max(0, st.st_size - offset)
     report.bytes_read += bytes_read
     # a pass stopped early records size -1, so the next pass reads on from the settled offset
     again = stopped or held_from is not None  # size -1: the next pass reads on from `resume` even if nothing changed
@@ -384,10 +409,14 @@ def is_trivial(turn: Turn) -> bool:
 
     Antigravity entries are whole conversations and always banked.
     """
-    return turn.harness != "antigravity" and not turn.actions and len((turn.answer or "").strip()) < TRIVIAL_RESULT_CHARS
+    return (
+        turn.harness != "antigravity" and not turn.actions and len((turn.answer or "").strip()) < TRIVIAL_RESULT_CHARS
+    )
 
 
-def backfill(days: int, home: Home | None = None, harnesses: Iterable[str] | None = None, now: float | None = None) -> None:
+def backfill(
+    days: int, home: Home | None = None, harnesses: Iterable[str] | None = None, now: float | None = None
+) -> None:
     """Widen the window to ``days``; a harness whose window grew reads every transcript once more (banked keys
     prevent repeats). A window already that wide keeps its cursors: a second backfill, or one run again after
     an interrupted one, goes on from where the last pass stopped instead of starting over."""

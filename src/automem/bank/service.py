@@ -31,8 +31,10 @@ def watch(interval: float = 30.0, *, once: bool = False, echo: Callable[[str], N
             try:
                 report = run_pass(wait=True)
                 if report.banked or report.rewritten or report.errors:
-                    echo(f"{datetime.now().strftime('%H:%M:%S')} banked {report.banked}, rewrote {report.rewritten}"
-                         + (f", {len(report.errors)} error(s)" if report.errors else ""))
+                    echo(
+                        f"{datetime.now().strftime('%H:%M:%S')} banked {report.banked}, rewrote {report.rewritten}"
+                        + (f", {len(report.errors)} error(s)" if report.errors else "")
+                    )
                 delay = DRAIN_INTERVAL if report.backlog else interval
             except Exception as exc:  # noqa: BLE001 - the service keeps going; the log says why
                 log_error("bank-watch", f"{type(exc).__name__}: {exc}")

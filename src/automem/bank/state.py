@@ -16,8 +16,17 @@ from automem.harness.model import Turn
 from automem.home import Project
 
 MAX_CHECKPOINTS = 10
-_MARKS = {"completed": "x", "done": "x", "in_progress": "~", "in-progress": "~", "blocked": "!", "abandoned": "-",
-          "cancelled": "-", "canceled": "-", "pending": " "}
+_MARKS = {
+    "completed": "x",
+    "done": "x",
+    "in_progress": "~",
+    "in-progress": "~",
+    "blocked": "!",
+    "abandoned": "-",
+    "cancelled": "-",
+    "canceled": "-",
+    "pending": " ",
+}
 
 
 def write_state(project: Project, turn: Turn, write: Callable[[Path, str], object]) -> bool:
@@ -30,7 +39,11 @@ def write_state(project: Project, turn: Turn, write: Callable[[Path, str], objec
     point = f"- {when} — {title_of(turn)}"
     if point not in checkpoints:
         checkpoints = (checkpoints + [point])[-MAX_CHECKPOINTS:]
-    kinds = [k for k, present in (("todos", bool(todos)), ("plan", bool(plan)), ("checkpoints", bool(checkpoints))) if present]
+    kinds = [
+        k
+        for k, present in (("todos", bool(todos)), ("plan", bool(plan)), ("checkpoints", bool(checkpoints)))
+        if present
+    ]
     text = "\n".join(
         [
             "---",

@@ -18,59 +18,75 @@ _NEG = r"(?<!\bnot )(?<!n't )(?<!\bnever )(?<!\bno )(?<!\bnot really )"
 
 # (kind, pattern); the first family that matches a sentence names it.
 _RULES: tuple[tuple[str, re.Pattern], ...] = (
-    ("correction", re.compile(
-        r"^(?:no|nope|nah)\b[,.!]*\s+(?:don'?t|do not|stop|that'?s|it'?s|this is|not|you|"
-        r"i said|i meant|use|we|please|the"
-        r"|wrong|undo|revert|never|leave|keep|put|instead)\b"
-        r"|\b(?:stop|quit) (?:doing|using|adding|writing|changing|making|creating|running|trying|removing|deleting"
-        r"|putting|touching|editing|asking|guessing)\b"
-        r"|\b(?:that|this|it)(?:'s| is| was) (?:(?:just |completely |totally |all )?(?:wrong|incorrect|broken)"
-        r"|not (?:right|correct|what i (?:asked|wanted|meant|said)))\b"
-        r"|\bnot what i (?:asked for|asked|wanted|meant|said)\b"
-        r"|\b(?:revert|undo|roll ?back) (?:that|this|it|those|these|the (?:last |previous "
-        r")?(?:change|changes|edit|edits|commit))\b"
-        r"|\b(?:don'?t|do not|never)\b[^.!?]{1,120}\binstead\b"
-        r"|\bdon'?t do (?:that|this) again\b|\bi (?:told you|said) (?:not to|to not|to|already)\b"
-        r"|\byou (?:shouldn'?t|should not) have\b"
-        r"|^no,\s+[^?]*\bshould\b|^no \w+(?: \w+)?!"
-        r"|\b(?:that|this|it)(?:'s| is) not (?:it|the right|how|what)\b"
-        r"|\b(?:this|that|it) (?:doesn'?t|does not) (?:look|seem) right\b"
-        r"|\byou (?:\w+ )?(?:fucked|messed|screwed) (?:\S+ ){0,4}?up\b|\byou broke\b"
-        r"|\bi (?:undid|reverted) your\b|\bare you (?:\w+ )?(?:stupid|dumb|kidding)\b",
-        re.I,
-    )),
-    ("rule", re.compile(
-        r"^(?:and |also |please |so )?(?:every ?time|each time|whenever|any ?time)\b(?=[^?]*$)"
-        r"(?:\s+you\b|[^,]{1,120},\s*(?:please\s+)?(?:always\s+|also\s+|first\s+)?"
-        r"(?:run|make sure|use|add|update|check|remember|ensure|do|don'?t|never|write|commit|create|keep|ask|test"
-        r"|rebuild|restart|call|put|include|tell|bump|format|lint)\b)"
-        r"|\b(?:remember|make sure) (?:to |that you )?(?:always|never)\b",
-        re.I,
-    )),
-    ("preference", re.compile(
-        _NEG + r"\bi (?:really |strongly |much |always |generally )?(?:would |'d |do )?(?:prefer|rather)\b"
-        r"|\bi'd rather\b"
-        r"|" + _NEG + r"\b(?:always|never) (?:use|run|write|add|put|call|prefer|commit|push|include|keep|make"
-        r"|create|ask|format|import|name|pin|leave|touch|edit|delete|remove|modify|install)\b"
-        r"|\b(?:from now on|going forward|in the future|moving forward)\b"
-        r"|\buse \S+(?: \S+){0,3} instead of\b|\bprefer \S+(?: \S+){0,3} (?:over|to)\b"
-        r"|^(?:please )?(?:use|run|call) [^,.;!?]{1,40},\s*(?:not|never|rather than)\s+\S",
-        re.I,
-    )),
-    ("confirmation", re.compile(
-        r"^(?:oh |ok(?:ay)?,? |yes,? |yeah,? )?(?:perfect|exactly|excellent|awesome|great|"
-        r"sweet|nice|brilliant|beautiful"
-        r"|lgtm|well done|good job|nice work|great work|thanks,? that works)\b(?!\s+(?:question|point)\b)"
-        r"|\bkeep doing (?:that|this|it)\b"
-        r"|" + _NEG + r"\b(?:that|this|it)(?:'s| is| was| would be| sounds| looks|'d be)(?: just| really| absolutely)?"
-        r" (?:exactly )?(?:right|correct|perfect|great|exactly (?:it|right|what i (?:wanted|needed|meant))"
-        r"|what i (?:wanted|needed|meant)|it)\b(?![-\w])"
-        r"|" + _NEG + r"\bexactly what i (?:wanted|needed|meant|asked for)\b"
-        r"|" + _NEG + r"\b(?:looks|sounds|works) (?:great|good|perfect|amazing|fine)\b"
-        r"|" + _NEG + r"\b(?:it|this|that|everything)(?:'s| is| looks) (?:good|great|amazing)\b(?! (?:idea|question|point))"
-        r"|" + _NEG + r"\b(?:it|this|that|everything) (?:works|worked|did it|fixed it)\b(?! for\b)",
-        re.I,
-    )),
+    (
+        "correction",
+        re.compile(
+            r"^(?:no|nope|nah)\b[,.!]*\s+(?:don'?t|do not|stop|that'?s|it'?s|this is|not|you|"
+            r"i said|i meant|use|we|please|the"
+            r"|wrong|undo|revert|never|leave|keep|put|instead)\b"
+            r"|\b(?:stop|quit) (?:doing|using|adding|writing|changing|making|creating|running|trying|removing|deleting"
+            r"|putting|touching|editing|asking|guessing)\b"
+            r"|\b(?:that|this|it)(?:'s| is| was) (?:(?:just |completely |totally |all )?(?:wrong|incorrect|broken)"
+            r"|not (?:right|correct|what i (?:asked|wanted|meant|said)))\b"
+            r"|\bnot what i (?:asked for|asked|wanted|meant|said)\b"
+            r"|\b(?:revert|undo|roll ?back) (?:that|this|it|those|these|the (?:last |previous "
+            r")?(?:change|changes|edit|edits|commit))\b"
+            r"|\b(?:don'?t|do not|never)\b[^.!?]{1,120}\binstead\b"
+            r"|\bdon'?t do (?:that|this) again\b|\bi (?:told you|said) (?:not to|to not|to|already)\b"
+            r"|\byou (?:shouldn'?t|should not) have\b"
+            r"|^no,\s+[^?]*\bshould\b|^no \w+(?: \w+)?!"
+            r"|\b(?:that|this|it)(?:'s| is) not (?:it|the right|how|what)\b"
+            r"|\b(?:this|that|it) (?:doesn'?t|does not) (?:look|seem) right\b"
+            r"|\byou (?:\w+ )?(?:fucked|messed|screwed) (?:\S+ ){0,4}?up\b|\byou broke\b"
+            r"|\bi (?:undid|reverted) your\b|\bare you (?:\w+ )?(?:stupid|dumb|kidding)\b",
+            re.I,
+        ),
+    ),
+    (
+        "rule",
+        re.compile(
+            r"^(?:and |also |please |so )?(?:every ?time|each time|whenever|any ?time)\b(?=[^?]*$)"
+            r"(?:\s+you\b|[^,]{1,120},\s*(?:please\s+)?(?:always\s+|also\s+|first\s+)?"
+            r"(?:run|make sure|use|add|update|check|remember|ensure|do|don'?t|never|write|commit|create|keep|ask|test"
+            r"|rebuild|restart|call|put|include|tell|bump|format|lint)\b)"
+            r"|\b(?:remember|make sure) (?:to |that you )?(?:always|never)\b",
+            re.I,
+        ),
+    ),
+    (
+        "preference",
+        re.compile(
+            _NEG + r"\bi (?:really |strongly |much |always |generally )?(?:would |'d |do )?(?:prefer|rather)\b"
+            r"|\bi'd rather\b"
+            r"|" + _NEG + r"\b(?:always|never) (?:use|run|write|add|put|call|prefer|commit|push|include|keep|make"
+            r"|create|ask|format|import|name|pin|leave|touch|edit|delete|remove|modify|install)\b"
+            r"|\b(?:from now on|going forward|in the future|moving forward)\b"
+            r"|\buse \S+(?: \S+){0,3} instead of\b|\bprefer \S+(?: \S+){0,3} (?:over|to)\b"
+            r"|^(?:please )?(?:use|run|call) [^,.;!?]{1,40},\s*(?:not|never|rather than)\s+\S",
+            re.I,
+        ),
+    ),
+    (
+        "confirmation",
+        re.compile(
+            r"^(?:oh |ok(?:ay)?,? |yes,? |yeah,? )?(?:perfect|exactly|excellent|awesome|great|"
+            r"sweet|nice|brilliant|beautiful"
+            r"|lgtm|well done|good job|nice work|great work|thanks,? that works)\b(?!\s+(?:question|point)\b)"
+            r"|\bkeep doing (?:that|this|it)\b"
+            r"|"
+            + _NEG
+            + r"\b(?:that|this|it)(?:'s| is| was| would be| sounds| looks|'d be)(?: just| really| absolutely)?"
+            r" (?:exactly )?(?:right|correct|perfect|great|exactly (?:it|right|what i (?:wanted|needed|meant))"
+            r"|what i (?:wanted|needed|meant)|it)\b(?![-\w])"
+            r"|" + _NEG + r"\bexactly what i (?:wanted|needed|meant|asked for)\b"
+            r"|" + _NEG + r"\b(?:looks|sounds|works) (?:great|good|perfect|amazing|fine)\b"
+            r"|"
+            + _NEG
+            + r"\b(?:it|this|that|everything)(?:'s| is| looks) (?:good|great|amazing)\b(?! (?:idea|question|point))"
+            r"|" + _NEG + r"\b(?:it|this|that|everything) (?:works|worked|did it|fixed it)\b(?! for\b)",
+            re.I,
+        ),
+    ),
 )
 _RETRACTION = re.compile(
     r"\b(?:never ?mind|nvm|just kidding|jk|scratch that|ignore (?:that|what i said|my last(?: message)?)"

@@ -39,9 +39,21 @@ CAPTURE_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPrompt
 KNOWN_EVENTS = frozenset(
     CAPTURE_EVENTS
     + (
-        "SessionStart", "SessionEnd", "Stop", "SubagentStop", "SubagentStart", "PreCompact", "PostCompact",
-        "Notification", "PermissionRequest", "StopFailure", "PostToolBatch", "PermissionDenied", "Setup",
-        "UserPromptExpansion", "Interrupt",
+        "SessionStart",
+        "SessionEnd",
+        "Stop",
+        "SubagentStop",
+        "SubagentStart",
+        "PreCompact",
+        "PostCompact",
+        "Notification",
+        "PermissionRequest",
+        "StopFailure",
+        "PostToolBatch",
+        "PermissionDenied",
+        "Setup",
+        "UserPromptExpansion",
+        "Interrupt",
     )
 )
 

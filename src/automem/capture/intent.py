@@ -20,7 +20,9 @@ def summarize_input(tool_name: str, tool_input: object) -> str:
         return ""
     command = tool_input.get("command") or tool_input.get("cmd")
     if isinstance(command, list):  # Codex <= 0.5x: ["bash", "-lc", "npm test"]
-        command = command[-1] if len(command) >= 3 and command[0] in ("bash", "sh", "zsh") else " ".join(map(str, command))
+        command = (
+            command[-1] if len(command) >= 3 and command[0] in ("bash", "sh", "zsh") else " ".join(map(str, command))
+        )
     if isinstance(command, str) and command.strip():
         return _cap(command.strip())
     for key in _PATH_KEYS:

@@ -29,12 +29,12 @@ def normalize_path(path: str) -> str:
     """
     text = str(path).strip()
     if text.startswith("file://"):
-        text = text[len("file://"):]
+        text = text[len("file://") :]
         if re.match(r"^/[A-Za-z]:", text):
             text = text[1:]
     for prefix in ("\\\\?\\", "//?/", "\\\\.\\"):
         if text.startswith(prefix):
-            text = text[len(prefix):]
+            text = text[len(prefix) :]
     if text.startswith("\\\\"):  # UNC share: \\server\share\dir
         parts = _collapse_dotdot([p for p in text.replace("\\", "/").split("/") if p not in ("", ".")])
         return ("//" + "/".join(parts)).lower()
@@ -148,8 +148,9 @@ def _clean_path(path: str) -> str:
     return lead + "/".join(parts) if parts or lead else "."
 
 
-_WORKTREE_LAYOUT = re.compile(r"^(.+?)/(?:\.claude/worktrees|\.codex/worktrees|\.cursor/worktrees|\.worktrees)/[^/]+(?:/.*)?$",
-                              re.I)
+_WORKTREE_LAYOUT = re.compile(
+    r"^(.+?)/(?:\.claude/worktrees|\.codex/worktrees|\.cursor/worktrees|\.worktrees)/[^/]+(?:/.*)?$", re.I
+)
 
 
 def worktree_by_layout(path: str) -> str:
@@ -162,8 +163,12 @@ def worktree_by_layout(path: str) -> str:
 def _foreign(path: str) -> bool:
     """A Windows spelling (drive letter, UNC share, ``\\\\?\\`` or ``file:///C:``), which POSIX cannot look up."""
     text = path.strip()
-    return bool(_DRIVE.match(text) or text.startswith(("\\\\", "//?/")) or re.match(r"file:///?[A-Za-z]:", text)
-                or ("\\" in text and "/" not in text))
+    return bool(
+        _DRIVE.match(text)
+        or text.startswith(("\\\\", "//?/"))
+        or re.match(r"file:///?[A-Za-z]:", text)
+        or ("\\" in text and "/" not in text)
+    )
 
 
 def _worktree_main(git_file: str) -> str | None:
@@ -175,7 +180,7 @@ def _worktree_main(git_file: str) -> str | None:
         return None
     if not first.startswith("gitdir:"):
         return None
-    gitdir = _clean_path(first[len("gitdir:"):].strip())
+    gitdir = _clean_path(first[len("gitdir:") :].strip())
     if not gitdir.startswith("/"):
         gitdir = os.path.realpath(os.path.join(os.path.dirname(git_file), gitdir))
     # <main>/.git/worktrees/<name>  -> <main>; submodules (<super>/.git/modules/x) stay themselves

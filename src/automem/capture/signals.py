@@ -55,19 +55,41 @@ _MAX_LINE_SCAN = 4000  # longer lines are data blobs (minified code), not diagno
 
 # Lower-case substrings that every recognised line contains (the prefilter).
 _KEYWORDS = (
-    "error", "fail", "fatal", "exception", "denied", "not permitted", "not found", "no such file",
-    "not recognized", "panic", "err!", "exit code", "exited with", "exit status",
+    "error",
+    "fail",
+    "fatal",
+    "exception",
+    "denied",
+    "not permitted",
+    "not found",
+    "no such file",
+    "not recognized",
+    "panic",
+    "err!",
+    "exit code",
+    "exited with",
+    "exit status",
 )
 
 # --- test runners -----------------------------------------------------------
 _TEST_RUNNERS = (  # (kind, substrings one of which the line must hold, pattern)
     ("pytest", ("FAILED ", "ERROR "), _Lazy(r"^(?:FAILED|ERROR) \S+::\S+|^ERROR \S+\.py\b")),
-    ("pytest", (" in ",), _Lazy(r"^=*[ \t]*[1-9]\d* (?:failed|errors?)\b(?:, \d+ \w+)*[ \t]+in [\d.]+s\b"
-                                r"|^=+ .*?\b[1-9]\d* (?:failed|errors?)\b.* in [\d.]+s\b")),
+    (
+        "pytest",
+        (" in ",),
+        _Lazy(
+            r"^=*[ \t]*[1-9]\d* (?:failed|errors?)\b(?:, \d+ \w+)*[ \t]+in [\d.]+s\b"
+            r"|^=+ .*?\b[1-9]\d* (?:failed|errors?)\b.* in [\d.]+s\b"
+        ),
+    ),
     ("jest", ("Test",), _Lazy(r"^[ \t]*(?:Tests?|Test Files|Test Suites):?[ \t]+.*?\b[1-9]\d* failed\b")),
     ("jest", ("FAIL ",), _Lazy(r"^[ \t]*FAIL[ \t]+\S+\.[cm]?[jt]sx?\b")),
     ("go-test", ("FAIL",), _Lazy(r"^[ \t]*--- FAIL: \S+|^FAIL\t\S+")),
-    ("cargo-test", ("FAILED", "test failed"), _Lazy(r"^test result: FAILED\b|^test \S+ \.\.\. FAILED$|^error: test failed\b")),
+    (
+        "cargo-test",
+        ("FAILED", "test failed"),
+        _Lazy(r"^test result: FAILED\b|^test \S+ \.\.\. FAILED$|^error: test failed\b"),
+    ),
     ("node-test", ("# fail",), _Lazy(r"^# fail [1-9]\d*$")),
 )
 _NPM = _Lazy(r"^npm (?:ERR!|error) +\S")
@@ -161,8 +183,15 @@ def _sig_token(match: re.Match) -> str:
         return text[0] + _SIG_TOKENS.sub(_sig_token_inner, inner) + text[-1]
     if kind in ("path", "winpath"):
         return "<path>"
-    return {"uuid": "<uuid>", "ts": "<ts>", "url": "<url>", "addr": "<addr>",
-            "hash": "<hash>", "tmp": "<tmp>", "num": "<n>"}[kind]
+    return {
+        "uuid": "<uuid>",
+        "ts": "<ts>",
+        "url": "<url>",
+        "addr": "<addr>",
+        "hash": "<hash>",
+        "tmp": "<tmp>",
+        "num": "<n>",
+    }[kind]
 
 
 def _sig_token_inner(match: re.Match) -> str:
@@ -256,8 +285,13 @@ def _classify(line: str, has_traceback: bool) -> str | None:
                 return ps.group("exc") or "powershell"
     if ("denied" in low or "not permitted" in low or "EACCES" in line or "EPERM" in line) and _PERMISSION.search(line):
         return "permission-denied"
-    if ("not found" in low or "no such file" in low or "ENOENT" in line or "not recognized" in low
-            or "annot find" in low) and _NOT_FOUND.search(line):
+    if (
+        "not found" in low
+        or "no such file" in low
+        or "ENOENT" in line
+        or "not recognized" in low
+        or "annot find" in low
+    ) and _NOT_FOUND.search(line):
         return "not-found"
     if (has_error or "fatal" in low or "panic" in low) and _is_error_line(line):
         return "error-line"
@@ -397,12 +431,38 @@ _RUN_HEADER = _Lazy(
 )
 _HEADER_EXIT = _Lazy(r"(?:Process exited with code|Exit code:?)[ \t]+(-?\d+)")
 # programs whose exit status 1 is an answer ("no match", "they differ", "false", "not found"), not a failure
-_ANSWERING = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "diff", "cmp", "test", "[", "[[", "which", "where",
-                        "pgrep", "pidof", "comm", "git-grep", "fd", "type", "command", "findstr", "select-string",
-                        "test-path"})
+_ANSWERING = frozenset(
+    {
+        "grep",
+        "egrep",
+        "fgrep",
+        "rg",
+        "ag",
+        "ack",
+        "diff",
+        "cmp",
+        "test",
+        "[",
+        "[[",
+        "which",
+        "where",
+        "pgrep",
+        "pidof",
+        "comm",
+        "git-grep",
+        "fd",
+        "type",
+        "command",
+        "findstr",
+        "select-string",
+        "test-path",
+    }
+)
 _NO_MATCH = _Lazy(r"^\s*(?:\(no output\)|no matches(?: found)?\.?|no results(?: found)?\.?|0|)\s*$", re.I)
 _SEGMENT = _Lazy(r"\s*(?:&&|\|\||;|\||\n)\s*")
-_SHELL_WRAP = _Lazy(r"^(?:bash|sh|zsh)(?:\s+-[a-z]+)*\s+-l?c\s+|^(?:pwsh|powershell)(?:\.exe)?\s+(?:-\w+\s+)*?-Command\s+", re.I)
+_SHELL_WRAP = _Lazy(
+    r"^(?:bash|sh|zsh)(?:\s+-[a-z]+)*\s+-l?c\s+|^(?:pwsh|powershell)(?:\.exe)?\s+(?:-\w+\s+)*?-Command\s+", re.I
+)
 
 
 def strip_run_header(text: str) -> tuple[str, int | None]:
@@ -429,12 +489,14 @@ def _last_program(command: str) -> tuple[str, list[str]]:
     body = (command or "").strip()
     match = _SHELL_WRAP.match(body)
     if match:
-        body = body[match.end():].strip().strip("'\"")
+        body = body[match.end() :].strip().strip("'\"")
     segments = [s for s in _SEGMENT.split(body) if s.strip()]
     if not segments:
         return "", []
     words = segments[-1].split()
-    while words and ("=" in words[0] and not words[0].startswith("-") or words[0] in ("sudo", "env", "time", "command")):
+    while words and (
+        "=" in words[0] and not words[0].startswith("-") or words[0] in ("sudo", "env", "time", "command")
+    ):
         words.pop(0)
     if not words:
         return "", []
@@ -460,7 +522,9 @@ def is_answer_exit(command: str, exit_code: int | None, output: str) -> bool:
     return False
 
 
-def classify_result(command: str, text: str, *, is_error: bool = False, exit_code: int | None = None) -> tuple[bool, list[dict]]:
+def classify_result(
+    command: str, text: str, *, is_error: bool = False, exit_code: int | None = None
+) -> tuple[bool, list[dict]]:
     """(failed, error signals) for one tool result: run headers stripped, answers that look like failures
     (an empty grep, a diff) not counted, timing and chunk lines never part of a signature."""
     body, header_code = strip_run_header(text or "")

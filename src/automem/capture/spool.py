@@ -45,8 +45,11 @@ def encode_line(record: dict) -> bytes:
         if len(data) <= MAX_LINE_BYTES:
             return data
     # nothing left to shorten sensibly: keep only the envelope, each field short
-    small = {k: record[k] if not isinstance(record[k], str) else record[k][:200]
-             for k in ("v", "ts", "event", "kind", "session_id") if k in record}
+    small = {
+        k: record[k] if not isinstance(record[k], str) else record[k][:200]
+        for k in ("v", "ts", "event", "kind", "session_id")
+        if k in record
+    }
     small = {k: v for k, v in small.items() if v is None or isinstance(v, (str, int, float, bool))}
     small["truncated"] = True
     return (json.dumps(small, ensure_ascii=True, separators=(",", ":")) + "\n").encode("utf-8")

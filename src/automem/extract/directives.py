@@ -33,59 +33,115 @@ class Directive:
 
 # --- English ----------------------------------------------------------------------------------
 
-_OPENERS = (r"(?:(?:no|nope|ok(?:ay)?|so|and|also|but|please|pls|hey|oh|yes|yeah|alright|"
-            r"right|actually|again|btw|fyi|remember|note)[,.!:]*\s+)*")
+_OPENERS = (
+    r"(?:(?:no|nope|ok(?:ay)?|so|and|also|but|please|pls|hey|oh|yes|yeah|alright|"
+    r"right|actually|again|btw|fyi|remember|note)[,.!:]*\s+)*"
+)
 _EN: tuple[tuple[str, str, re.Pattern], ...] = (
-    ("habit", "preference", re.compile(  # "As with all software projects, start with the README": a standing habit
-        r"^" + _OPENERS + r"(?:as (?:with|for|in) (?:all|every|any|most) [^,.;!?]{2,40},|as (?:always|usual),)\s*\S",
-        re.I)),
-    ("swap", "decision", re.compile(
-        r"\b(?:use|using|run|call|prefer|pick|choose|go with|switch to|stick (?:to|with)|keep)\s+[^,.;!?]{1,60}?"
-        r"(?:,\s*|\s+)(?:not|no|instead of|rather than|over|and not|but not)\s+\S"
-        r"|\b(?:instead of|rather than)\s+\S[^.!?]{0,80}?,?\s*(?:use|run|call|do|put|keep|write|go)\b"
-        r"|^" + _OPENERS + r"[\w./@`'-]+(?:\s+[\w./@`'-]+){0,3},\s+not\s+[\w./@`'-]+"
-        r"|\b(?:use|do|run|put)\b[^.!?]{1,80}\binstead\b",
-        re.I)),
-    ("never", "decision", re.compile(
-        r"^" + _OPENERS + r"(?:never|don'?t ever|do not ever)\s+\w+"
-        r"|\b(?:must|should|shall)\s+(?:never|not|NEVER|NOT)\s+\w+|\bmustn'?t\b|\bshouldn'?t\s+(?!have\b)\w+"
-        r"|\b(?:make sure|be sure|ensure)\s+(?:that\s+)?(?:you\s+)?(?:do ?n[o']?t|never|to not|not to)\s+\w+"
-        r"|^" + _OPENERS + r"i never (?:said|asked|told) (?:you )?to\s+\w+",
-        re.I)),
-    ("dont", "decision", re.compile(
-        r"^" + _OPENERS + r"(?:don'?t|dont|do not|stop)\s+(?!know\b|worry\b|mind\b|think\b|understand\b|see\b|get\b"
-        r"|care\b|forget\b|have\b|remember\b|hesitate\b|bother\b)\w+",
-        re.I)),
-    ("always", "preference", re.compile(
-        r"^" + _OPENERS + r"always\s+\w+|\b(?:you|we)\s+(?:should\s+)?always\s+\w+"
-        r"|\b(?:every ?time|each time|whenever)\b[^.!?]{3,120}?,\s*(?:please\s+)?(?:always\s+|first\s+)?"
-        r"(?:run|use|make|add|update|check|do|write|commit|create|keep|ask|test|rebuild|restart|include|tell|read)\b",
-        re.I)),
-    ("future", "preference", re.compile(r"\b(?:from now on|going forward|moving forward|from here on)\b"
-                                        r"|^" + _OPENERS + r"in (?:the )?future\b", re.I)),
+    (
+        "habit",
+        "preference",
+        re.compile(  # "As with all software projects, start with the README": a standing habit
+            r"^"
+            + _OPENERS
+            + r"(?:as (?:with|for|in) (?:all|every|any|most) [^,.;!?]{2,40},|as (?:always|usual),)\s*\S",
+            re.I,
+        ),
+    ),
+    (
+        "swap",
+        "decision",
+        re.compile(
+            r"\b(?:use|using|run|call|prefer|pick|choose|go with|switch to|stick (?:to|with)|keep)\s+[^,.;!?]{1,60}?"
+            r"(?:,\s*|\s+)(?:not|no|instead of|rather than|over|and not|but not)\s+\S"
+            r"|\b(?:instead of|rather than)\s+\S[^.!?]{0,80}?,?\s*(?:use|run|call|do|put|keep|write|go)\b"
+            r"|^" + _OPENERS + r"[\w./@`'-]+(?:\s+[\w./@`'-]+){0,3},\s+not\s+[\w./@`'-]+"
+            r"|\b(?:use|do|run|put)\b[^.!?]{1,80}\binstead\b",
+            re.I,
+        ),
+    ),
+    (
+        "never",
+        "decision",
+        re.compile(
+            r"^" + _OPENERS + r"(?:never|don'?t ever|do not ever)\s+\w+"
+            r"|\b(?:must|should|shall)\s+(?:never|not|NEVER|NOT)\s+\w+|\bmustn'?t\b|\bshouldn'?t\s+(?!have\b)\w+"
+            r"|\b(?:make sure|be sure|ensure)\s+(?:that\s+)?(?:you\s+)?(?:do ?n[o']?t|never|to not|not to)\s+\w+"
+            r"|^" + _OPENERS + r"i never (?:said|asked|told) (?:you )?to\s+\w+",
+            re.I,
+        ),
+    ),
+    (
+        "dont",
+        "decision",
+        re.compile(
+            r"^" + _OPENERS + r"(?:don'?t|dont|do not|stop)\s+(?!know\b|worry\b|mind\b|think\b|understand\b|see\b|get\b"
+            r"|care\b|forget\b|have\b|remember\b|hesitate\b|bother\b)\w+",
+            re.I,
+        ),
+    ),
+    (
+        "always",
+        "preference",
+        re.compile(
+            r"^" + _OPENERS + r"always\s+\w+|\b(?:you|we)\s+(?:should\s+)?always\s+\w+"
+            r"|\b(?:every ?time|each time|whenever)\b[^.!?]{3,120}?,\s*(?:please\s+)?(?:always\s+|first\s+)?"
+            r"(?:run|use|make|add|update|check|do|write|commit|create|keep|ask|test|rebuild|restart|include|tell|read)\b",
+            re.I,
+        ),
+    ),
+    (
+        "future",
+        "preference",
+        re.compile(
+            r"\b(?:from now on|going forward|moving forward|from here on)\b"
+            r"|^" + _OPENERS + r"in (?:the )?future\b",
+            re.I,
+        ),
+    ),
     ("default", "decision", re.compile(r"\bby default\b", re.I)),
-    ("must", "decision", re.compile(
-        r"\b(?:must|has to|have to|needs? to be|should (?:be|stay|live|go|use|have|only|"
-        r"always|look|open|show|be))\b",
-        re.I)),
-    ("sequence", "decision", re.compile(
-        r"^" + _OPENERS + r"(?:(?:update|change|make|set up|configure)\b[^.!?]{0,60}?\bto\s+)?(?:always\s+)?"
-        r"(?:run|use|call|do|execute|source|load)\s+[^.!?]{1,50}?\s+(?:before|prior to)\s+"
-        r"(?:running|committing|pushing|starting|testing|linting|deploying|any|each|every|you)\b",
-        re.I)),
-    ("prefer", "preference", re.compile(
-        r"^" + _OPENERS + r"prefer\s+\w+"
-        r"|(?<!\bnot )\bi(?:'d| would| really| strongly| much| generally)*\s+(?:prefer|rather)\b"
-        r"|\bi\s+(?:really\s+)?(?:like|love|hate|dislike|don'?t like|do not like)\s+(?:it\s+)?(?:when\s+)?\w+"
-        r"|\bi\s+(?:don'?t|do not)\s+(?:need|want)\s+(?:you\s+)?to\s+\w+"
-        r"|\bi\s+(?:would\s+|'d\s+)?only\s+want\b",
-        re.I)),
-    ("want", "preference", re.compile(
-        r"\bi\s+(?:want|need|would like|'d like)\s+(?!to\b|you to (?:fix|check|look|make|"
-        r"add|create|build|run|help|do|tell|see|find)\b)"
-        r"(?:the|all|every|each|this|that|these|those|our|my|it|them|\w+s)\b[^.!?]{0,80}?"
-        r"\b(?:to be|to stay|to look|stored|kept|removed|hidden)\b",
-        re.I)),
+    (
+        "must",
+        "decision",
+        re.compile(
+            r"\b(?:must|has to|have to|needs? to be|should (?:be|stay|live|go|use|have|only|"
+            r"always|look|open|show|be))\b",
+            re.I,
+        ),
+    ),
+    (
+        "sequence",
+        "decision",
+        re.compile(
+            r"^" + _OPENERS + r"(?:(?:update|change|make|set up|configure)\b[^.!?]{0,60}?\bto\s+)?(?:always\s+)?"
+            r"(?:run|use|call|do|execute|source|load)\s+[^.!?]{1,50}?\s+(?:before|prior to)\s+"
+            r"(?:running|committing|pushing|starting|testing|linting|deploying|any|each|every|you)\b",
+            re.I,
+        ),
+    ),
+    (
+        "prefer",
+        "preference",
+        re.compile(
+            r"^" + _OPENERS + r"prefer\s+\w+"
+            r"|(?<!\bnot )\bi(?:'d| would| really| strongly| much| generally)*\s+(?:prefer|rather)\b"
+            r"|\bi\s+(?:really\s+)?(?:like|love|hate|dislike|don'?t like|do not like)\s+(?:it\s+)?(?:when\s+)?\w+"
+            r"|\bi\s+(?:don'?t|do not)\s+(?:need|want)\s+(?:you\s+)?to\s+\w+"
+            r"|\bi\s+(?:would\s+|'d\s+)?only\s+want\b",
+            re.I,
+        ),
+    ),
+    (
+        "want",
+        "preference",
+        re.compile(
+            r"\bi\s+(?:want|need|would like|'d like)\s+(?!to\b|you to (?:fix|check|look|make|"
+            r"add|create|build|run|help|do|tell|see|find)\b)"
+            r"(?:the|all|every|each|this|that|these|those|our|my|it|them|\w+s)\b[^.!?]{0,80}?"
+            r"\b(?:to be|to stay|to look|stored|kept|removed|hidden)\b",
+            re.I,
+        ),
+    ),
 )
 
 _QUESTION_START = re.compile(
@@ -124,18 +180,41 @@ _INTL: tuple[tuple[str, str, str, re.Pattern], ...] = (
     ("ko", "always", "preference", re.compile(r"(?:항상|언제나|반드시|꼭)")),
     ("ko", "swap", "decision", re.compile(r"(?:대신|말고)")),
     ("ko", "future", "preference", re.compile(r"(?:앞으로|이제부터|다음부터)")),
-    ("ru", "never", "decision", re.compile(r"\b(?:никогда|нельзя|не\s+(?:используй|делай|надо|трогай|пиши|запускай|меняй)\w*)", re.I)),
+    (
+        "ru",
+        "never",
+        "decision",
+        re.compile(r"\b(?:никогда|нельзя|не\s+(?:используй|делай|надо|трогай|пиши|запускай|меняй)\w*)", re.I),
+    ),
     ("ru", "always", "preference", re.compile(r"\bвсегда\b", re.I)),
     ("ru", "swap", "decision", re.compile(r"\b(?:вместо|а\s+не)\b", re.I)),
-    ("ru", "future", "preference", re.compile(r"\b(?:отныне|впредь|с\s+этого\s+момента|с\s+сегодняшнего\s+дня)\b", re.I)),
+    (
+        "ru",
+        "future",
+        "preference",
+        re.compile(r"\b(?:отныне|впредь|с\s+этого\s+момента|с\s+сегодняшнего\s+дня)\b", re.I),
+    ),
     ("ru", "must", "decision", re.compile(r"\b(?:обязательно|должн[аыо]?)\b", re.I)),
     ("ru", "prefer", "preference", re.compile(r"\bпредпочитаю\b", re.I)),
-    ("es", "never", "decision", re.compile(r"\b(?:nunca|jamás|no\s+(?:uses|hagas|toques|cambies|ejecutes|borres))\b", re.I)),
+    (
+        "es",
+        "never",
+        "decision",
+        re.compile(r"\b(?:nunca|jamás|no\s+(?:uses|hagas|toques|cambies|ejecutes|borres))\b", re.I),
+    ),
     ("es", "always", "preference", re.compile(r"\bsiempre\b", re.I)),
     ("es", "swap", "decision", re.compile(r"\b(?:en\s+lugar\s+de|en\s+vez\s+de)\b", re.I)),
     ("es", "future", "preference", re.compile(r"\b(?:a\s+partir\s+de\s+ahora|de\s+ahora\s+en\s+adelante)\b", re.I)),
     ("es", "prefer", "preference", re.compile(r"\bprefiero\b", re.I)),
-    ("de", "never", "decision", re.compile(r"\b(?:niemals|nie\s+\w+|(?:verwende|benutze|nutze)\s+kein\w*|nicht\s+(?:verwenden|benutzen|ändern))\b", re.I)),
+    (
+        "de",
+        "never",
+        "decision",
+        re.compile(
+            r"\b(?:niemals|nie\s+\w+|(?:verwende|benutze|nutze)\s+kein\w*|nicht\s+(?:verwenden|benutzen|ändern))\b",
+            re.I,
+        ),
+    ),
     ("de", "always", "preference", re.compile(r"\bimmer\b", re.I)),
     ("de", "swap", "decision", re.compile(r"\b(?:statt|anstatt|anstelle\s+von)\b", re.I)),
     ("de", "future", "preference", re.compile(r"\b(?:ab\s+jetzt|von\s+nun\s+an|künftig|zukünftig)\b", re.I)),
@@ -156,8 +235,11 @@ _INTL: tuple[tuple[str, str, str, re.Pattern], ...] = (
     ("ar", "future", "preference", re.compile(r"(?:من\s+الآن\s+فصاعدا|من\s+الآن\s+فصاعداً)")),
 )
 _SCRIPT = (  # kana before Han: Japanese text uses both
-    ("ja", re.compile(r"[\u3040-\u30ff]")), ("zh", re.compile(r"[\u4e00-\u9fff]")), ("ko", re.compile(r"[\uac00-\ud7af]")),
-    ("ru", re.compile(r"[\u0400-\u04ff]")), ("ar", re.compile(r"[\u0600-\u06ff]")),
+    ("ja", re.compile(r"[\u3040-\u30ff]")),
+    ("zh", re.compile(r"[\u4e00-\u9fff]")),
+    ("ko", re.compile(r"[\uac00-\ud7af]")),
+    ("ru", re.compile(r"[\u0400-\u04ff]")),
+    ("ar", re.compile(r"[\u0600-\u06ff]")),
 )
 _LATIN = ("es", "de", "fr", "pt")
 
@@ -172,9 +254,15 @@ _LANGUAGES = (
     ("French", re.compile(r"\b(?:(?:réponds|parle|écris)\w*\s+(?:moi\s+)?en\s+français)\b", re.I)),
     ("Portuguese", re.compile(r"\b(?:(?:responda|fale|escreva)\s+em\s+português)\b", re.I)),
     ("Arabic", re.compile(r"(?:باللغة\s+العربية|بالعربي)")),
-    (None, re.compile(r"\b(?:reply|respond|answer|talk|speak|write|ask me)\s+(?:to me\s+)?(?:only\s+)?in\s+"
-                      r"(English|Chinese|Japanese|Korean|Russian|Spanish|German|French|Portuguese|Arabic|Italian|Dutch"
-                      r"|Turkish|Polish|Vietnamese|Hindi)\b", re.I)),
+    (
+        None,
+        re.compile(
+            r"\b(?:reply|respond|answer|talk|speak|write|ask me)\s+(?:to me\s+)?(?:only\s+)?in\s+"
+            r"(English|Chinese|Japanese|Korean|Russian|Spanish|German|French|Portuguese|Arabic|Italian|Dutch"
+            r"|Turkish|Polish|Vietnamese|Hindi)\b",
+            re.I,
+        ),
+    ),
 )
 
 # --- scope ----------------------------------------------------------------------------------------
@@ -188,7 +276,9 @@ _PROJECT_WORDS = re.compile(
 )
 _PROJECT_THING = re.compile(
     r"`[^`]+`|[\w-]+\.[a-z]{1,5}\b|[\w.-]*/[\w./-]+|\b[a-z]+_[a-z_]+\b|"
-    r"\b[a-z]+[A-Z]\w+|\b[A-Z][a-z]+[A-Z]\w+", re.U)
+    r"\b[a-z]+[A-Z]\w+|\b[A-Z][a-z]+[A-Z]\w+",
+    re.U,
+)
 _CONDUCT = re.compile(
     r"\b(?:commit messages?|reply|replies|respond|answer|explain|explanations?|"
     r"summar\w+|tone|emoji|language|ask(?:ing)? me"
@@ -219,7 +309,7 @@ def prose_lines(prompt: str) -> list[str]:
 
     prompt = prompt or ""
     if len(prompt) > MAX_PROMPT:
-        prompt = prompt[: MAX_PROMPT // 2] + "\n" + prompt[-MAX_PROMPT // 2:]
+        prompt = prompt[: MAX_PROMPT // 2] + "\n" + prompt[-MAX_PROMPT // 2 :]
     body = INJECTED.sub(" ", prompt) if "<" in prompt else prompt
     if "│" in body:  # "change this to the whole folder │ ~/a/ │ b/": a sentence, then a table row pasted after it
         body = "\n".join(line if line.lstrip().startswith("│") else line.split("│")[0] for line in body.splitlines())
@@ -259,8 +349,12 @@ _NEXT_LABEL = re.compile(r"\s+[A-Z][a-z]+(?: [a-z]+){0,2}:$")
 
 def _is_question(sentence: str) -> bool:
     text = sentence.strip()
-    return (text.endswith(("?", "？")) or bool(_QUESTION_START.match(text)) or bool(re.search(r"(?:吗|呢|か|까)[。.]?$", text))
-            or bool(re.match(r"^(?:¿|هل\s)", text)))
+    return (
+        text.endswith(("?", "？"))
+        or bool(_QUESTION_START.match(text))
+        or bool(re.search(r"(?:吗|呢|か|까)[。.]?$", text))
+        or bool(re.match(r"^(?:¿|هل\s)", text))
+    )
 
 
 def _language(sentence: str) -> str:
@@ -303,8 +397,10 @@ def classify(sentence: str) -> Directive | None:
     return None
 
 
-_CLAUSE = re.compile(r";\s+|,\s+(?:and|but|so)\s+(?=\w)|\s+(?:and|but) (?:also |then )?(?=(?:fix|make|"
-                     r"add|remove|check|update|troubleshoot)\b)")
+_CLAUSE = re.compile(
+    r";\s+|,\s+(?:and|but|so)\s+(?=\w)|\s+(?:and|but) (?:also |then )?(?=(?:fix|make|"
+    r"add|remove|check|update|troubleshoot)\b)"
+)
 
 
 def directives(prompt: str, limit: int = 3) -> list[Directive]:

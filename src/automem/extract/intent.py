@@ -14,33 +14,171 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-SHELL_TOOLS = frozenset({"bash", "shell", "shell_command", "exec_command", "local_shell", "run_shell_command",
-                         "powershell", "terminal", "cmd", "command", "run_terminal_cmd", "execute_command"})
-EDIT_TOOLS = frozenset({"edit", "multiedit", "write", "apply_patch", "str_replace_based_edit_tool", "replace",
-                        "write_file", "edit_file", "create_file", "notebookedit"})
-READ_TOOLS = frozenset({"read", "read_file", "view", "grep", "glob", "ls", "list", "find", "search", "webfetch",
-                        "websearch", "cat", "list_dir", "read_many_files"})
+SHELL_TOOLS = frozenset(
+    {
+        "bash",
+        "shell",
+        "shell_command",
+        "exec_command",
+        "local_shell",
+        "run_shell_command",
+        "powershell",
+        "terminal",
+        "cmd",
+        "command",
+        "run_terminal_cmd",
+        "execute_command",
+    }
+)
+EDIT_TOOLS = frozenset(
+    {
+        "edit",
+        "multiedit",
+        "write",
+        "apply_patch",
+        "str_replace_based_edit_tool",
+        "replace",
+        "write_file",
+        "edit_file",
+        "create_file",
+        "notebookedit",
+    }
+)
+READ_TOOLS = frozenset(
+    {
+        "read",
+        "read_file",
+        "view",
+        "grep",
+        "glob",
+        "ls",
+        "list",
+        "find",
+        "search",
+        "webfetch",
+        "websearch",
+        "cat",
+        "list_dir",
+        "read_many_files",
+    }
+)
 
-_WRAPPER = re.compile(r"^(?:bash|sh|zsh|dash)(?:\s+-[a-z]+)*\s+-l?c\s+|^(?:pwsh|powershell)(?:\.exe)?\s+(?:-\w+\s+)*?-Command\s+"
-                      r"|^cmd(?:\.exe)?\s+/[ck]\s+", re.I)
+_WRAPPER = re.compile(
+    r"^(?:bash|sh|zsh|dash)(?:\s+-[a-z]+)*\s+-l?c\s+|^(?:pwsh|powershell)(?:\.exe)?\s+(?:-\w+\s+)*?-Command\s+"
+    r"|^cmd(?:\.exe)?\s+/[ck]\s+",
+    re.I,
+)
 _ENV = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 # programs that run the next word as the real program
 _PREFIXES = frozenset({"sudo", "env", "time", "nice", "nohup", "command", "exec", "doas", "stdbuf", "caffeinate"})
 _RUNNERS = frozenset({"npx", "bunx", "pnpx", "uvx"})
-_SUBCOMMAND_TOOLS = frozenset({"npm", "pnpm", "yarn", "bun", "uv", "pip", "pip3", "cargo", "go", "git", "docker",
-                               "kubectl", "gh", "poetry", "brew", "apt", "apt-get", "pkg", "dnf", "conda", "make",
-                               "dotnet", "mvn", "gradle", "terraform", "helm", "systemctl", "deno", "rustup",
-                               "npm.cmd", "pnpm.cmd"})
+_SUBCOMMAND_TOOLS = frozenset(
+    {
+        "npm",
+        "pnpm",
+        "yarn",
+        "bun",
+        "uv",
+        "pip",
+        "pip3",
+        "cargo",
+        "go",
+        "git",
+        "docker",
+        "kubectl",
+        "gh",
+        "poetry",
+        "brew",
+        "apt",
+        "apt-get",
+        "pkg",
+        "dnf",
+        "conda",
+        "make",
+        "dotnet",
+        "mvn",
+        "gradle",
+        "terraform",
+        "helm",
+        "systemctl",
+        "deno",
+        "rustup",
+        "npm.cmd",
+        "pnpm.cmd",
+    }
+)
 _NPM_LIKE = frozenset({"npm", "pnpm", "yarn", "bun", "npm.cmd", "pnpm.cmd"})
-_LOOK = frozenset({"ls", "cat", "head", "tail", "grep", "egrep", "rg", "ag", "ack", "find", "fd", "stat", "file",
-                   "tree", "wc", "echo", "pwd", "which", "type", "whereis", "less", "more", "du", "df", "printf",
-                   "get-childitem", "get-content", "select-string", "get-command", "test-path", "get-item", "dir",
-                   "ps", "lsof", "ss", "netstat", "id", "whoami", "uname", "date", "env", "printenv", "sleep", "true"})
+_LOOK = frozenset(
+    {
+        "ls",
+        "cat",
+        "head",
+        "tail",
+        "grep",
+        "egrep",
+        "rg",
+        "ag",
+        "ack",
+        "find",
+        "fd",
+        "stat",
+        "file",
+        "tree",
+        "wc",
+        "echo",
+        "pwd",
+        "which",
+        "type",
+        "whereis",
+        "less",
+        "more",
+        "du",
+        "df",
+        "printf",
+        "get-childitem",
+        "get-content",
+        "select-string",
+        "get-command",
+        "test-path",
+        "get-item",
+        "dir",
+        "ps",
+        "lsof",
+        "ss",
+        "netstat",
+        "id",
+        "whoami",
+        "uname",
+        "date",
+        "env",
+        "printenv",
+        "sleep",
+        "true",
+    }
+)
 _LOOK_GIT = frozenset({"status", "log", "diff", "show", "branch", "remote", "rev-parse", "ls-files", "blame"})
-_INSTALLERS = {"pip": "install", "pip3": "install", "uv": "add", "npm": "install", "pnpm": "add", "yarn": "add",
-               "bun": "add", "brew": "install", "apt": "install", "apt-get": "install", "pkg": "install",
-               "dnf": "install", "pacman": "-S", "conda": "install", "cargo": "install", "gem": "install",
-               "go": "install", "choco": "install", "winget": "install", "scoop": "install"}
+_INSTALLERS = {
+    "pip": "install",
+    "pip3": "install",
+    "uv": "add",
+    "npm": "install",
+    "pnpm": "add",
+    "yarn": "add",
+    "bun": "add",
+    "brew": "install",
+    "apt": "install",
+    "apt-get": "install",
+    "pkg": "install",
+    "dnf": "install",
+    "pacman": "-S",
+    "conda": "install",
+    "cargo": "install",
+    "gem": "install",
+    "go": "install",
+    "choco": "install",
+    "winget": "install",
+    "scoop": "install",
+}
 _OPTION = re.compile(r"^--?[A-Za-z][\w-]*(?:=.*)?$")
 _PATCH_FILE = re.compile(r"\*\*\* (?:Add|Update|Delete) File: (\S+)")
 _PATHLIKE = re.compile(r"[\w.~-]*[/\\][\w./\\~@+-]+|[\w-]+\.[A-Za-z]{1,5}\b")
@@ -138,7 +276,7 @@ def unwrap(text: str) -> str:
         match = _WRAPPER.match(text)
         if not match:
             break
-        text = text[match.end():].strip()
+        text = text[match.end() :].strip()
         if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
             text = text[1:-1]
     return text
@@ -176,10 +314,10 @@ def split_segments(body: str) -> list[str]:
         elif ch in "'\"`":
             quote = ch
             current.append(ch)
-        elif ch in ";\n" or (ch in "&|" and body[i:i + 2] in ("&&", "||")) or (ch == "|" and body[i - 1:i] != ">"):
+        elif ch in ";\n" or (ch in "&|" and body[i : i + 2] in ("&&", "||")) or (ch == "|" and body[i - 1 : i] != ">"):
             out.append("".join(current))
             current = []
-            if body[i:i + 2] in ("&&", "||"):
+            if body[i : i + 2] in ("&&", "||"):
                 i += 1
         else:
             current.append(ch)
@@ -322,13 +460,22 @@ def _reads(intent: Intent, targets: list[str]) -> bool:
         return any(_same_target(a, b) for a in targets for b in intent.targets)
     if intent.kind == "shell":
         names = {t.rsplit("/", 1)[-1] for t in targets}
-        return any(is_look(c) and any(a.replace("\\", "/").rsplit("/", 1)[-1].lower() in names for a in c.positional)
-                   for c in intent.commands)
+        return any(
+            is_look(c) and any(a.replace("\\", "/").rsplit("/", 1)[-1].lower() in names for a in c.positional)
+            for c in intent.commands
+        )
     return False
 
 
-def difference(failed: Intent, fix: Intent, *, failed_escalated: bool = False, fix_escalated: bool = False,
-               between: list[Intent] | None = None, error: str = "") -> Difference:
+def difference(
+    failed: Intent,
+    fix: Intent,
+    *,
+    failed_escalated: bool = False,
+    fix_escalated: bool = False,
+    between: list[Intent] | None = None,
+    error: str = "",
+) -> Difference:
     """The change that made ``fix`` work where ``failed`` did not; empty when none can be named.
 
     ``between`` are the calls that succeeded between the two. When one of them edited a file, that
@@ -354,8 +501,14 @@ def difference(failed: Intent, fix: Intent, *, failed_escalated: bool = False, f
     main = failed.main
     if main is None:
         return Difference("", "")
-    same = next((c for c in fix.commands if c.program == main.program
-                 and (not main.subcommand or c.subcommand == main.subcommand)), None)
+    same = next(
+        (
+            c
+            for c in fix.commands
+            if c.program == main.program and (not main.subcommand or c.subcommand == main.subcommand)
+        ),
+        None,
+    )
     if same is None:
         return Difference("", "")
     if fix_escalated and not failed_escalated and same.text == main.text:
@@ -376,15 +529,22 @@ def difference(failed: Intent, fix: Intent, *, failed_escalated: bool = False, f
         gone = [p for p in _ERROR_PATH.findall(error) if p in main.text and p not in same.text]
         if gone:
             return Difference("path", gone[0])
-    before = [c.text for c in fix.commands[:index] if not is_look(c) and c.text not in {x.text for x in failed.commands}]
+    before = [
+        c.text for c in fix.commands[:index] if not is_look(c) and c.text not in {x.text for x in failed.commands}
+    ]
     if before:
         return Difference("before", "after `" + " && ".join(before[-2:])[:100] + "`")
     installs = [c for i in between for c in i.commands if is_install(c)]
     if installs:
         return Difference("before", f"after `{installs[-1].text[:80]}`")
     last = between[-1] if between else None
-    if last is not None and last.kind == "shell" and not last.read_only() and last.main is not None and (
-            last.main.program != main.program or last.main.subcommand != main.subcommand):
+    if (
+        last is not None
+        and last.kind == "shell"
+        and not last.read_only()
+        and last.main is not None
+        and (last.main.program != main.program or last.main.subcommand != main.subcommand)
+    ):
         return Difference("before", f"after `{last.main.text[:80]}`")  # the call made right before it worked
     if fix.cwd and fix.cwd != failed.cwd:
         return Difference("cwd", f"from {fix.cwd}")

@@ -69,6 +69,14 @@ def extract_pending(home: Home | None = None, *, use_model: bool = True) -> list
     results = []
     for item in pending_sessions(home):
         transcript = find_transcript(item["harness"], item["session_id"]) if item["harness"] else None
-        results.append(extract(home, session_id=item["session_id"], transcript=transcript,
-                               harness=item["harness"] or None, cwd=item["cwd"] or None, use_model=use_model))
+        results.append(
+            extract(
+                home,
+                session_id=item["session_id"],
+                transcript=transcript,
+                harness=item["harness"] or None,
+                cwd=item["cwd"] or None,
+                use_model=use_model,
+            )
+        )
     return results

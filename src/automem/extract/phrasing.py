@@ -42,20 +42,34 @@ _INSTEAD_OF = re.compile(  # "use Z instead of X (for Y)"
     re.I,
 )
 _PREFER = (
-    (re.compile(r"^i(?:'d| would| do)?(?: really| strongly| much| generally)?(?: would|'d| do)? "
-                r"prefer (?:it if |that )?(?:you )?", re.I), "Prefer "),
+    (
+        re.compile(
+            r"^i(?:'d| would| do)?(?: really| strongly| much| generally)?(?: would|'d| do)? "
+            r"prefer (?:it if |that )?(?:you )?",
+            re.I,
+        ),
+        "Prefer ",
+    ),
     (re.compile(r"^i(?: would|'d) rather (?:you )?", re.I), "Prefer to "),
     (re.compile(r"^i(?: would|'d)? only want (?:you to )?", re.I), "Prefer only "),
     (re.compile(r"^i (?:really )?(?:hate|dislike|don'?t like|do not like) (?:it )?when you ", re.I), "Don't "),
     (re.compile(r"^i (?:really )?(?:like|love|want) (?:it )?when (?:you )?", re.I), "Prefer when you "),
     (re.compile(r"^i (?:really )?(?:like|love) ", re.I), "Prefer "),
-    (re.compile(r"^i (?:really )?(?:hate|dislike|don'?t like|do not like) (?:it )?(?:when )?(?:you )?", re.I), "Avoid "),
+    (
+        re.compile(r"^i (?:really )?(?:hate|dislike|don'?t like|do not like) (?:it )?(?:when )?(?:you )?", re.I),
+        "Avoid ",
+    ),
     (re.compile(r"^i (?:don'?t|do not) (?:need|want) you to ", re.I), "Don't "),
     (re.compile(r"^i (?:don'?t|do not) need to ", re.I), "The user doesn't need to "),
     (re.compile(r"^i (?:don'?t|do not) want to ", re.I), "The user doesn't want to "),
-    (re.compile(r"^i (?:really )?(?:want|need|would like|'d like) (?=(?:the|all|every|each|this|"
-                r"that|these|those|our|my|it|them)\b)",
-                re.I), "The user wants "),
+    (
+        re.compile(
+            r"^i (?:really )?(?:want|need|would like|'d like) (?=(?:the|all|every|each|this|"
+            r"that|these|those|our|my|it|them)\b)",
+            re.I,
+        ),
+        "The user wants ",
+    ),
     (re.compile(r"^i always ", re.I), "Always "),
     (re.compile(r"^i never (?:said|asked|told) (?:you )?to ", re.I), "Don't, unless asked: "),
     (re.compile(r"^i never (?!said|told|asked|meant|wanted|did|do\b)", re.I), "Never "),
@@ -64,7 +78,9 @@ _PREFER = (
 _MID_NEVER = re.compile(r"\b(?:make sure|be sure) (?:that )?(?:you )?(?:do ?n[o']?t|never|to not|not to) ", re.I)
 _ENDING = re.compile(r"[\s,;:.!]+$")
 _PAREN = re.compile(r"\s*\([^()]*\)")
-_CLAUSE_SPLIT = re.compile(r"(?<=\S)(?:\s*[;]\s+|,\s+|\s+-{1,2}\s+|:\s+|\s+(?:because|since|so that|so|which|but|and then)\s+)")
+_CLAUSE_SPLIT = re.compile(
+    r"(?<=\S)(?:\s*[;]\s+|,\s+|\s+-{1,2}\s+|:\s+|\s+(?:because|since|so that|so|which|but|and then)\s+)"
+)
 
 
 def _cap(text: str) -> str:
@@ -106,9 +122,14 @@ def imperative(sentence: str) -> str:
     return fit(_cap(text))
 
 
-_FIRST_PERSON = ((re.compile(r"\bI'm\b"), "they're"), (re.compile(r"\bI've\b"), "they've"),
-                 (re.compile(r"\bI\b"), "they"), (re.compile(r"\bmy\b", re.I), "their"),
-                 (re.compile(r"\bme\b"), "them"), (re.compile(r"\bmyself\b", re.I), "themselves"))
+_FIRST_PERSON = (
+    (re.compile(r"\bI'm\b"), "they're"),
+    (re.compile(r"\bI've\b"), "they've"),
+    (re.compile(r"\bI\b"), "they"),
+    (re.compile(r"\bmy\b", re.I), "their"),
+    (re.compile(r"\bme\b"), "them"),
+    (re.compile(r"\bmyself\b", re.I), "themselves"),
+)
 
 
 def third_person(text: str) -> str:
@@ -125,7 +146,7 @@ def preference(sentence: str) -> str:
     for pattern, lead in _PREFER:
         match = pattern.match(text)
         if match and match.end() < len(text):
-            rest = text[match.end():]
+            rest = text[match.end() :]
             if not lead:
                 return imperative(rest)
             if lead.startswith("The user"):
@@ -165,7 +186,9 @@ def location(sentence: str) -> str:
 
 # --- errors -------------------------------------------------------------------------------------
 
-_ERROR_TYPE = re.compile(r"\b([A-Z][A-Za-z]+(?:Error|Exception|Failure|Fault))\b|\b(E(?!RROR\b)[A-Z]{3,9})\b|\b(TS\d{4})\b")
+_ERROR_TYPE = re.compile(
+    r"\b([A-Z][A-Za-z]+(?:Error|Exception|Failure|Fault))\b|\b(E(?!RROR\b)[A-Z]{3,9})\b|\b(TS\d{4})\b"
+)
 
 
 def error_name(line: str) -> str:

@@ -46,7 +46,9 @@ class Result:
         return {
             "stored": [m.as_dict() for m in self.stored],
             "reinforced": [m.as_dict() for m in self.reinforced],
-            "skipped": self.skipped, "candidates": self.candidates, "model": self.model,
+            "skipped": self.skipped,
+            "candidates": self.candidates,
+            "model": self.model,
             "message": self.message(),
         }
 
@@ -153,10 +155,25 @@ def extract(
     with memory_lock(home):  # sessions extracting at once: one reads, dedupes and saves at a time
         from automem.extract.family import parent_of, resolve
 
-        family = resolve(_state_dir(home), session_id or _file_key(transcript),
-                         parent=parent_of(Path(transcript)) if transcript else "", fingerprint=opened)
-        result = _store(home, project, found, result, state, state_path, session_id, family, harness,
-                        session_clusters, clusters_path)
+        family = resolve(
+            _state_dir(home),
+            session_id or _file_key(transcript),
+            parent=parent_of(Path(transcript)) if transcript else "",
+            fingerprint=opened,
+        )
+        result = _store(
+            home,
+            project,
+            found,
+            result,
+            state,
+            state_path,
+            session_id,
+            family,
+            harness,
+            session_clusters,
+            clusters_path,
+        )
     message = result.message()
     if message and session_id:
         _save_text(note_path(home, session_id), message)
@@ -165,8 +182,9 @@ def extract(
     return result
 
 
-def _store(home, project, found, result, state, state_path, session_id, family, harness, session_clusters,
-           clusters_path):
+def _store(
+    home, project, found, result, state, state_path, session_id, family, harness, session_clusters, clusters_path
+):
     """Dedupe against what is on disk now and save; the error-cluster counts are merged under the same lock.
 
     A duplicate from another session family reinforces the memory it repeats (and so promotes a
@@ -193,7 +211,9 @@ def _store(home, project, found, result, state, state_path, session_id, family, 
             if known.path is not None and known.is_automatic and (known.family or known.session_id) != family:
                 stronger = cand.promotion and known.state == "candidate" and cand.promotion != "reinforced"
                 if stronger:
-                    known.promote(cand.promotion)  # the user's instruction or a verified fix says more than "seen again"
+                    known.promote(
+                        cand.promotion
+                    )  # the user's instruction or a verified fix says more than "seen again"
                 reinforce(known, now_iso())
                 _index(known, home)
                 result.reinforced.append(known)
@@ -219,9 +239,11 @@ def _store(home, project, found, result, state, state_path, session_id, family, 
     return result
 
 
-_LABELS = re.compile(r"(?m)^(?:The user said|The agent then|Just before|The user reported(?: \(\d+ times\))?|The agent"
-                     r"|Changed|What worked|Failing call|The failure|Rejected call|The user rejected [^:]{0,80} and said)"
-                     r"\s*:\s*")
+_LABELS = re.compile(
+    r"(?m)^(?:The user said|The agent then|Just before|The user reported(?: \(\d+ times\))?|The agent"
+    r"|Changed|What worked|Failing call|The failure|Rejected call|The user rejected [^:]{0,80} and said)"
+    r"\s*:\s*"
+)
 
 
 _NOT_INSTALLED = re.compile(r"^([\w.+-]+) is not installed\b")
@@ -232,8 +254,12 @@ def _contradicted(cand: Candidate, existing: list[Memory]) -> bool:
     missing = _NOT_INSTALLED.match(cand.summary)
     if not missing:
         return False
-    said = re.compile(rf"\b{re.escape(missing.group(1))}\b[^.?!]{{0,40}}?\b(?:is|are)\s+(?:already\s+)?installed\b", re.I)
-    return any(said.search(m.summary) and " not " not in f" {m.summary.lower()} " for m in existing if not _forgotten(m))
+    said = re.compile(
+        rf"\b{re.escape(missing.group(1))}\b[^.?!]{{0,40}}?\b(?:is|are)\s+(?:already\s+)?installed\b", re.I
+    )
+    return any(
+        said.search(m.summary) and " not " not in f" {m.summary.lower()} " for m in existing if not _forgotten(m)
+    )
 
 
 def _compared(memory: Memory) -> str:
@@ -241,7 +267,9 @@ def _compared(memory: Memory) -> str:
     return memory.summary + "\n" + _LABELS.sub("", memory.content)
 
 
-def _finish_state(state_path: Path, state: dict, session_clusters: Counter, prior: Counter, clusters_path: Path) -> None:
+def _finish_state(
+    state_path: Path, state: dict, session_clusters: Counter, prior: Counter, clusters_path: Path
+) -> None:
     old = Counter(state.get("clusters", {}))
     merged = prior - old + session_clusters  # replace this session's share with its latest count
     state["clusters"] = dict(session_clusters)
@@ -271,7 +299,9 @@ def _file_key(transcript: str | Path | None) -> str:
     return "transcript-" + hashlib.sha256(str(transcript or "").encode()).hexdigest()[:16]
 
 
-def _read_steps(home: Home, session_id: str, transcript, harness, state: dict) -> tuple[list[Step], str, str | None, str]:
+def _read_steps(
+    home: Home, session_id: str, transcript, harness, state: dict
+) -> tuple[list[Step], str, str | None, str]:
     """The session's steps, its folder, its harness, and the fingerprint of its opening (see extract/family.py)."""
     from automem.extract.family import opening
 
@@ -369,19 +399,28 @@ def _index(memory: Memory, home: Home) -> None:
         log_error("extract", f"index update failed: {type(exc).__name__}: {exc}", home=str(home.root))
 
 
-def _with_model(found: list[Candidate], steps: list[Step], model: str, cfg, home: Home, last: str | None) -> list[Candidate]:
+def _with_model(
+    found: list[Candidate], steps: list[Step], model: str, cfg, home: Home, last: str | None
+) -> list[Candidate]:
     """Model synthesis when asked for; any failure keeps the deterministic candidates."""
     try:
         from automem.llm import synthesize
 
-        better = synthesize(found, steps, model=model, timeout=float(cfg.get("llm.timeout_seconds", 20) or 20),
-                            home=home, last_message=last)
+        better = synthesize(
+            found,
+            steps,
+            model=model,
+            timeout=float(cfg.get("llm.timeout_seconds", 20) or 20),
+            home=home,
+            last_message=last,
+        )
         return better or found
     except Exception as exc:  # noqa: BLE001
         from automem.log import log_error
 
-        log_error("llm", f"synthesis failed, deterministic candidates kept: {type(exc).__name__}: {exc}",
-                  home=str(home.root))
+        log_error(
+            "llm", f"synthesis failed, deterministic candidates kept: {type(exc).__name__}: {exc}", home=str(home.root)
+        )
         return found
 
 
@@ -396,4 +435,3 @@ def consume_note(home: Home, session_id: str) -> str:
     except OSError:
         return ""
     return text
-

@@ -60,7 +60,9 @@ def _escalated(raw) -> bool:
     """Codex marks a command it reran outside the sandbox (after the user approved it)."""
     if not isinstance(raw, dict):
         return False
-    return raw.get("with_escalated_permissions") in (True, "true") or raw.get("sandbox_permissions") == "require_escalated"
+    return (
+        raw.get("with_escalated_permissions") in (True, "true") or raw.get("sandbox_permissions") == "require_escalated"
+    )
 
 
 def _raw_command(raw) -> str:
@@ -117,7 +119,9 @@ def _asked(text: str) -> str:
     return " ".join((match.group(1) or match.group(2)).split()) if match else ""
 
 
-_OPTION_LINE = re.compile(r"^\s*(?:\*\*)?(?:(\d{1,2})[.)]|[-*]\s*\*\*(\d{1,2})[.)]?\*\*|<option>)\s*(.+?)(?:</option>)?\s*$", re.M)
+_OPTION_LINE = re.compile(
+    r"^\s*(?:\*\*)?(?:(\d{1,2})[.)]|[-*]\s*\*\*(\d{1,2})[.)]?\*\*|<option>)\s*(.+?)(?:</option>)?\s*$", re.M
+)
 
 
 def offered_options(answer: str) -> list[str]:
@@ -142,9 +146,18 @@ def steps_from_turns(turns: list[Turn]) -> list[Step]:
         for calls, remark in turn.remarks:
             said.setdefault(calls, []).append(remark)
         if words:
-            steps.append(Step("prompt", text=words, feedback=detect_feedback(words), after_interrupt=stopped, turn=index,
-                              said_after="\n".join(said.get(0, ()))[:4000], answer=(turn.answer or "")[:4000],
-                              offered=offered))
+            steps.append(
+                Step(
+                    "prompt",
+                    text=words,
+                    feedback=detect_feedback(words),
+                    after_interrupt=stopped,
+                    turn=index,
+                    said_after="\n".join(said.get(0, ()))[:4000],
+                    answer=(turn.answer or "")[:4000],
+                    offered=offered,
+                )
+            )
         for queued in turn.queued:
             steps.append(Step("prompt", text=queued, feedback=detect_feedback(queued), turn=index, queued=True))
         offered = offered_options(turn.answer or "")
@@ -160,16 +173,30 @@ def steps_from_turns(turns: list[Turn]) -> list[Step]:
                     stopped = True
                 continue
             if failed:
-                failed, errors = classify_result(_raw_command(action.input) or action.input_summary, text[:20000], is_error=action.is_error,
-                                                 exit_code=action.exit_code)
+                failed, errors = classify_result(
+                    _raw_command(action.input) or action.input_summary,
+                    text[:20000],
+                    is_error=action.is_error,
+                    exit_code=action.exit_code,
+                )
             else:
                 errors = []
-            steps.append(Step(
-                "action", tool=action.name, input=action.input_summary, ok=not failed, errors=errors,
-                result_head=strip_run_header(text)[0][:300], turn=index, escalated=_escalated(action.input), asked=_asked(text),
-                raw=_raw_command(action.input), added=added_text(action.input) if not failed else "",
-                said_after="\n".join(said.get(number, ()))[:4000],
-            ))
+            steps.append(
+                Step(
+                    "action",
+                    tool=action.name,
+                    input=action.input_summary,
+                    ok=not failed,
+                    errors=errors,
+                    result_head=strip_run_header(text)[0][:300],
+                    turn=index,
+                    escalated=_escalated(action.input),
+                    asked=_asked(text),
+                    raw=_raw_command(action.input),
+                    added=added_text(action.input) if not failed else "",
+                    said_after="\n".join(said.get(number, ()))[:4000],
+                )
+            )
         if turn.interrupted:
             steps.append(Step("interrupt", turn=index))
             stopped = True
@@ -191,8 +218,11 @@ def steps_from_spool(records: list[dict]) -> list[Step]:
             stopped = False
         elif kind == "result":
             last_action = Step(
-                "action", tool=str(record.get("tool", "")), input=str(record.get("input", "")),
-                ok=bool(record.get("ok", True)), turn=turn,
+                "action",
+                tool=str(record.get("tool", "")),
+                input=str(record.get("input", "")),
+                ok=bool(record.get("ok", True)),
+                turn=turn,
             )
             steps.append(last_action)
         elif kind == "error" and last_action is not None and last_action.input == record.get("input"):
@@ -201,8 +231,15 @@ def steps_from_spool(records: list[dict]) -> list[Step]:
             last_action.result_head = last_action.result_head or str(record.get("line", ""))
         elif kind == "rejection":
             feedback = str(record.get("feedback", ""))
-            steps.append(Step("rejection", text=feedback, tool=str(record.get("tool", "")),
-                              input=str(record.get("input", "")), turn=turn))
+            steps.append(
+                Step(
+                    "rejection",
+                    text=feedback,
+                    tool=str(record.get("tool", "")),
+                    input=str(record.get("input", "")),
+                    turn=turn,
+                )
+            )
             stopped = stopped or not feedback
         elif kind == "interrupt":
             steps.append(Step("interrupt", turn=turn))

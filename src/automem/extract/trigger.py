@@ -179,8 +179,11 @@ def spawn_detached(args: list[str]) -> None:
     spawn = getattr(os, "posix_spawn", None)
     if spawn is not None:
         null = os.devnull
-        actions = [(os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0), (os.POSIX_SPAWN_OPEN, 1, null, os.O_WRONLY, 0),
-                   (os.POSIX_SPAWN_OPEN, 2, null, os.O_WRONLY, 0)]
+        actions = [
+            (os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 1, null, os.O_WRONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 2, null, os.O_WRONLY, 0),
+        ]
         try:
             spawn(args[0], args, dict(os.environ), file_actions=actions, setsid=True)
             return
@@ -188,8 +191,14 @@ def spawn_detached(args: list[str]) -> None:
             pass
     import subprocess
 
-    subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                     start_new_session=True, close_fds=False)  # inheritable fds only: the worker's claim
+    subprocess.Popen(
+        args,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        close_fds=False,
+    )  # inheritable fds only: the worker's claim
 
 
 def on_subagent_stop(payload: dict, harness: str) -> None:

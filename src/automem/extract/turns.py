@@ -74,7 +74,7 @@ def _track_remarks(parser):
         if turn is not None and turn.answer and turn.answer != before:
             new = turn.answer
             if before and new.startswith(before):
-                new = new[len(before):]  # a message written block by block: only the new block
+                new = new[len(before) :]  # a message written block by block: only the new block
             if new.strip():
                 turn.remarks.append((calls, new.strip()))
         return out
@@ -122,8 +122,13 @@ def _claude_parser(path: Path):
         def feed(self, offset: int, end: int, record: dict) -> list[Turn]:
             if record.get("type") == "queue-operation":
                 content = record.get("content")
-                if (record.get("operation") == "enqueue" and isinstance(content, str) and content.strip()
-                        and not content.lstrip().startswith("<") and self.current is not None):
+                if (
+                    record.get("operation") == "enqueue"
+                    and isinstance(content, str)
+                    and content.strip()
+                    and not content.lstrip().startswith("<")
+                    and self.current is not None
+                ):
                     self.current.turn.queued.append(content.strip()[:4000])
                 return []
             if not record.get("isSidechain"):

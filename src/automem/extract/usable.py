@@ -47,8 +47,12 @@ def generalize(text: str, project_root: str = "") -> str:
     if project_root and _HOME.fullmatch(project_root.rstrip("/\\")):
         project_root = ""  # a session started in a home folder: the home rule below says it better
     for form in _root_forms(project_root):
-        text = re.sub(re.escape(form) + r"(?:[\\/](?=\S)|(?![\w.-]))", lambda m: "./" if m.group(0)[-1:] in "/\\" else ".",
-                      text, flags=re.I)
+        text = re.sub(
+            re.escape(form) + r"(?:[\\/](?=\S)|(?![\w.-]))",
+            lambda m: "./" if m.group(0)[-1:] in "/\\" else ".",
+            text,
+            flags=re.I,
+        )
     text = _HOME.sub(_home, text)
     return _TEMP.sub(_temp, text)
 
@@ -65,11 +69,12 @@ _RANDOM = re.compile(r"(?:tmp|temp)[\w.-]{4,}|[0-9a-f]{8,}|[\w-]*\d{5,}[\w-]*|cl
 def _temp(match: re.Match) -> str:
     """A temp path keeps its folder and a meaningful name; generated parts (tmpab12cd, hashes) become <tmp>."""
     path = match.group(0)
-    head = re.match(r"(?:/private)?/(?:tmp|var/tmp)|(?:~|%USERPROFILE%)[\\/]AppData[\\/]Local[\\/]Temp|/var/folders", path,
-                    re.I)
+    head = re.match(
+        r"(?:/private)?/(?:tmp|var/tmp)|(?:~|%USERPROFILE%)[\\/]AppData[\\/]Local[\\/]Temp|/var/folders", path, re.I
+    )
     if not head:
         return "<tmp>"
-    rest = path[head.end():][:300]
+    rest = path[head.end() :][:300]
     if not rest.strip("/\\"):
         return head.group(0)
     if _RANDOM.search(rest) or rest.count("/") + rest.count("\\") > 2:
@@ -91,11 +96,15 @@ _DANGLING = re.compile(
     r"|not|no|your|my|our|their|its)|--?|[:,;(\[{/\\=+&|<>*])\s*…?$",
     re.I,
 )
-_PRONOUN_START = re.compile(r"^(?:they|them|it|its|it's|this|that|these|those|he|she|him|her|there|here|close|same|or|and|but)"
-                            r"(?![A-Za-z])(?!\s+(?:repo|repository|project|folder|directory|machine|session|file named))", re.I)
+_PRONOUN_START = re.compile(
+    r"^(?:they|them|it|its|it's|this|that|these|those|he|she|him|her|there|here|close|same|or|and|but)"
+    r"(?![A-Za-z])(?!\s+(?:repo|repository|project|folder|directory|machine|session|file named))",
+    re.I,
+)
 _PRONOUN_START_CJK = re.compile(  # "这个改为…" ("change this to…"), "それを…": the referent stayed in the session
     r"^(?:这个|这些|这里|那个|那些|它们?|他们|她们|此|これ|それ|あれ|この|その|あの|이거|이것|이건|그거|그것|그건|저것)"
-    r"(?!\s*(?:项目|仓库|目录|文件夹|工程|仓|プロジェクト|リポジトリ|フォルダ|프로젝트|저장소|폴더))")
+    r"(?!\s*(?:项目|仓库|目录|文件夹|工程|仓|プロジェクト|リポジトリ|フォルダ|프로젝트|저장소|폴더))"
+)
 _BARE_OBJECT = re.compile(r"(?<![\w'])(?:it|them|this|that|these|those)(?![\w'])", re.I)
 _WORD = re.compile(r"[^\W\d_]{2,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
@@ -113,6 +122,11 @@ def readable(summary: str) -> bool:
         return False
     if _BARE_OBJECT.search(text) and len(text.split()) <= 5:
         return False  # "Read it in full", "Fix that too": what "it" is stayed in the session
-    if text.count("`") % 2 or text.count('"') % 2 or text.count("(") != text.count(")") or text.count("[") != text.count("]"):
+    if (
+        text.count("`") % 2
+        or text.count('"') % 2
+        or text.count("(") != text.count(")")
+        or text.count("[") != text.count("]")
+    ):
         return False  # a quote or parenthesis opened and never closed: a cut
     return True

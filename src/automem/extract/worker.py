@@ -30,8 +30,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-bank", action="store_true")
     parser.add_argument("--claim-fd", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--queue-fd", type=int, default=None, help=argparse.SUPPRESS)
-    parser.add_argument("--stopped", action="store_true",
-                        help="the Stop hook said the turn ended (stop_hook_active false): bank it now")
+    parser.add_argument(
+        "--stopped", action="store_true", help="the Stop hook said the turn ended (stop_hook_active false): bank it now"
+    )
     args = parser.parse_args(argv)
     signal.alarm(TIME_LIMIT_SECONDS)
     import os
@@ -87,8 +88,11 @@ def _main(args) -> int:
 
     missing = _missing_dependencies()
     if missing:
-        log_error("extract-worker", f"{sys.executable} lacks {', '.join(missing)}: lessons and banking need automem's "
-                  "dependencies; run `python3 install.py` (capture, the brief and recall work without them)")
+        log_error(
+            "extract-worker",
+            f"{sys.executable} lacks {', '.join(missing)}: lessons and banking need automem's "
+            "dependencies; run `python3 install.py` (capture, the brief and recall work without them)",
+        )
         return 0
     if args.transcript and not _regular_file(args.transcript):
         # a payload may name anything: /dev/zero or a FIFO would eat memory or block until the time limit

@@ -155,5 +155,7 @@ def discover(env: Mapping[str, str] | None = None) -> list[Path]:
     return [db] if db.is_file() else []
 
 
-def read_turns(path: str | Path, start_offset: int = 0, now: float | None = None, since: str | None = None) -> AntigravityStream:
+def read_turns(
+    path: str | Path, start_offset: int = 0, now: float | None = None, since: str | None = None
+) -> AntigravityStream:
     return AntigravityStream(Path(path), since=since)

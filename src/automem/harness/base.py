@@ -140,7 +140,9 @@ class OpenTurn:
         """The action a call id from a record names (None for no id, or one not seen)."""
         return self.by_id.get(call_id) if call_id else None
 
-    def add_result(self, call_id: str | None, text: str, is_error: bool = False, exit_code: int | None = None) -> ToolAction | None:
+    def add_result(
+        self, call_id: str | None, text: str, is_error: bool = False, exit_code: int | None = None
+    ) -> ToolAction | None:
         action = self.by_id.get(call_id) if call_id else None
         if call_id:
             self.pending.discard(call_id)
@@ -211,8 +213,9 @@ class Parser:
 class TurnStream:
     """Iterate the turns of one transcript; afterwards ``resume_offset`` is where to start next time."""
 
-    def __init__(self, parser: Parser, path: Path, start_offset: int = 0, now: float | None = None,
-                 stopped: bool = False) -> None:
+    def __init__(
+        self, parser: Parser, path: Path, start_offset: int = 0, now: float | None = None, stopped: bool = False
+    ) -> None:
         self.parser = parser
         self.stopped = stopped  # the harness's Stop hook said the session's last turn ended (not continued)
         self.path = Path(path)

@@ -166,7 +166,7 @@ class ClaudeCodeParser(Parser):
             if is_error and _REJECTED in text:
                 idx = text.find(_FEEDBACK_MARK)
                 if idx >= 0:
-                    feedback = text[idx + len(_FEEDBACK_MARK):].strip()
+                    feedback = text[idx + len(_FEEDBACK_MARK) :].strip()
                     if feedback:
                         open_turn.turn.rejections.append(cap(feedback, 2000))
             open_turn.add_result(call_id, text, is_error, exit_code)
@@ -246,7 +246,9 @@ def discover(env: Mapping[str, str] | None = None) -> list[Path]:
     return sorted(p for p in root.glob("*/*.jsonl") if not p.name.startswith("agent-"))
 
 
-STOP_ENDS_TURN = True  # a Stop payload with stop_hook_active false ends the last turn (print mode writes no turn_duration)
+STOP_ENDS_TURN = (
+    True  # a Stop payload with stop_hook_active false ends the last turn (print mode writes no turn_duration)
+)
 
 
 def read_turns(path: str | Path, start_offset: int = 0, now: float | None = None, stopped: bool = False) -> TurnStream:

@@ -127,7 +127,9 @@ class CodexParser(Parser):
         else:
             return False
         source = meta.get("source")
-        if (isinstance(source, dict) and "subagent" in source) or (isinstance(source, str) and source.startswith("subagent")):
+        if (isinstance(source, dict) and "subagent" in source) or (
+            isinstance(source, str) and source.startswith("subagent")
+        ):
             self.skip_file = True
         if meta.get("id"):
             self.session_id = str(meta["id"])

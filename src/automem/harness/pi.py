@@ -69,8 +69,10 @@ class PiParser(Parser):
     def _start(self, offset: int, end: int, entry: dict, message: dict, text: str) -> list[Turn]:
         settled = self._close("next_prompt", offset, None) if self.current is not None else []
         stamp = message.get("timestamp")
-        turn_id = str(stamp) if isinstance(stamp, (int, float)) and not isinstance(stamp, bool) else (
-            iso_utc(entry.get("timestamp")) or f"o{offset}"
+        turn_id = (
+            str(stamp)
+            if isinstance(stamp, (int, float)) and not isinstance(stamp, bool)
+            else (iso_utc(entry.get("timestamp")) or f"o{offset}")
         )
         ts = iso_utc(entry.get("timestamp")) or iso_utc(stamp)
         self.current = OpenTurn(
@@ -199,7 +201,10 @@ class PiParser(Parser):
         todos = raw.get("todos") or raw.get("items")
         if isinstance(todos, list) and self.current is not None:
             self.current.turn.todos = [
-                {"content": str(t.get("content") or t.get("text") or t.get("title") or ""), "status": str(t.get("status", "pending"))}
+                {
+                    "content": str(t.get("content") or t.get("text") or t.get("title") or ""),
+                    "status": str(t.get("status", "pending")),
+                }
                 for t in todos
                 if isinstance(t, dict)
             ]

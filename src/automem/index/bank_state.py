@@ -60,8 +60,9 @@ def take_over(conn: sqlite3.Connection, turn_key: str, owner: str, now: float) -
     conn.execute("UPDATE reservations SET owner = ?, at = ? WHERE turn_key = ?", (owner, now, turn_key))
 
 
-def mark_banked(conn: sqlite3.Connection, turn_key: str, project: str, file: str, now: float,
-                revision: str | None) -> None:
+def mark_banked(
+    conn: sqlite3.Connection, turn_key: str, project: str, file: str, now: float, revision: str | None
+) -> None:
     """Record the turn as banked and drop its reservation, in one transaction: a pass killed between the two
     statements left a reservation that nothing would ever remove (the turn reads as banked from then on)."""
     conn.execute("BEGIN IMMEDIATE")
@@ -91,7 +92,7 @@ def mark_dirty(conn: sqlite3.Connection, project: str) -> None:
 
 def dirty_projects(conn: sqlite3.Connection) -> set[str]:
     rows = conn.execute("SELECT key FROM meta WHERE key >= ? AND key < ?", (DIRTY, DIRTY + "\uffff"))
-    return {row[0][len(DIRTY):] for row in rows}
+    return {row[0][len(DIRTY) :] for row in rows}
 
 
 def clear_dirty(conn: sqlite3.Connection, project: str) -> None:
@@ -143,7 +144,8 @@ def widen_window(conn: sqlite3.Connection, harness: str, start: float) -> bool:
 def counts(conn: sqlite3.Connection) -> tuple[dict[str, int], dict[str, int], dict[str, float]]:
     """Per harness: transcripts tracked, turns banked, window start (for `automem bank status`)."""
     tracked = dict(conn.execute("SELECT harness, count(*) FROM cursors GROUP BY harness").fetchall())
-    banked_by = dict(conn.execute(
-        "SELECT substr(turn_key, 1, instr(turn_key, ':') - 1), count(*) FROM banked GROUP BY 1").fetchall())
+    banked_by = dict(
+        conn.execute("SELECT substr(turn_key, 1, instr(turn_key, ':') - 1), count(*) FROM banked GROUP BY 1").fetchall()
+    )
     windows = dict(conn.execute("SELECT harness, window_start FROM harnesses").fetchall())
     return tracked, banked_by, windows

@@ -103,8 +103,14 @@ _FTS_SCHEMA = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS fts_text_vocab USING fts5vocab(fts_text, 'row')",
 )
 # what an older schema may have left: dropped by an upgrade, then made again from _FTS_SCHEMA
-_FTS_OBJECTS = (("table", "fts_mem_vocab"), ("table", "fts_text_vocab"), ("table", "fts_mem"), ("table", "fts_text"),
-                ("view", "fts_mem_src"), ("table", "fts_docs"))
+_FTS_OBJECTS = (
+    ("table", "fts_mem_vocab"),
+    ("table", "fts_text_vocab"),
+    ("table", "fts_mem"),
+    ("table", "fts_text"),
+    ("view", "fts_mem_src"),
+    ("table", "fts_docs"),
+)
 
 
 def connect(home: Home | None = None) -> sqlite3.Connection:
@@ -250,8 +256,10 @@ def _rebuild_banked(conn: sqlite3.Connection) -> None:
         return
     conn.execute("ALTER TABLE banked RENAME TO banked_old")
     conn.execute(_BANKED)
-    conn.execute("INSERT INTO banked (turn_key, project, file, banked_at, revision) "
-                 "SELECT turn_key, project, file, banked_at, revision FROM banked_old")
+    conn.execute(
+        "INSERT INTO banked (turn_key, project, file, banked_at, revision) "
+        "SELECT turn_key, project, file, banked_at, revision FROM banked_old"
+    )
     conn.execute("DROP TABLE banked_old")
 
 

@@ -54,8 +54,12 @@ class SyncReport:
         self.deferred: list[str] = []
 
     def as_dict(self) -> dict:
-        return {"indexed": self.indexed, "removed": self.removed, "dirs_scanned": self.dirs_scanned,
-                "deferred": self.deferred}
+        return {
+            "indexed": self.indexed,
+            "removed": self.removed,
+            "dirs_scanned": self.dirs_scanned,
+            "deferred": self.deferred,
+        }
 
 
 # ---------------------------------------------------------------- opening
@@ -222,8 +226,9 @@ def _digest(columns) -> int:
 
 def _remove_rel(conn: sqlite3.Connection, root: str, rel: str) -> bool:
     """Take one file's rows out: exactly from its text, else its fts_text row stays behind as a ghost (counted)."""
-    row = conn.execute("SELECT id, kind, path, title, tags, body, digest FROM fts_docs WHERE path = ?",
-                       (rel,)).fetchone()
+    row = conn.execute(
+        "SELECT id, kind, path, title, tags, body, digest FROM fts_docs WHERE path = ?", (rel,)
+    ).fetchone()
     if row is None:
         return False
     rowid, kind = row[0], row[1]
@@ -233,8 +238,11 @@ def _remove_rel(conn: sqlite3.Connection, root: str, rel: str) -> bool:
     elif conn.execute("SELECT 1 FROM fts_text_docsize WHERE id = ?", (rowid,)).fetchone():
         columns = _text_columns(root, row[1:])
         if columns is not None:
-            conn.execute("INSERT INTO fts_text (fts_text, rowid, title, tags, prompt, actions, result) "
-                         "VALUES ('delete', ?, ?, ?, ?, ?, ?)", (rowid, *columns))
+            conn.execute(
+                "INSERT INTO fts_text (fts_text, rowid, title, tags, prompt, actions, result) "
+                "VALUES ('delete', ?, ?, ?, ?, ?, ?)",
+                (rowid, *columns),
+            )
         else:
             _add_ghosts(conn, 1)
     conn.execute("DELETE FROM fts_docs WHERE id = ?", (rowid,))
@@ -252,8 +260,13 @@ def _text_columns(root: str, row) -> tuple[str, ...] | None:
             return None
         _meta, md_body = split_frontmatter(text)
         sections = _sections(md_body)
-        columns = (title, tags, sections.get("Prompt", "")[:TEXT_CAP], sections.get("Actions", "")[:TEXT_CAP],
-                   sections.get("Result", "")[:TEXT_CAP])
+        columns = (
+            title,
+            tags,
+            sections.get("Prompt", "")[:TEXT_CAP],
+            sections.get("Actions", "")[:TEXT_CAP],
+            sections.get("Result", "")[:TEXT_CAP],
+        )
     elif kind == "bank":
         try:
             prompt, actions, result = json.loads(body)
@@ -270,8 +283,9 @@ def snippet_of(root: str, doc: dict) -> str:
     (when it still holds the indexed text, else "") or its body, a journal day's or MAIN.md's from its body."""
     if doc["kind"] == "memory":
         return memory_snippet(doc.get("body") or "")
-    columns = _text_columns(root, (doc["kind"], doc["path"], doc["title"], doc["tags"], doc.get("body") or "",
-                                   doc.get("digest") or 0))
+    columns = _text_columns(
+        root, (doc["kind"], doc["path"], doc["title"], doc["tags"], doc.get("body") or "", doc.get("digest") or 0)
+    )
     if columns is None:
         return ""
     return " ".join((columns[4] if doc["kind"] == "bank" else columns[2]).split())[:SNIPPET_CAP]
@@ -292,37 +306,68 @@ def _body(kind: str, columns: tuple[str, ...], raw: bool) -> str:
     return "" if raw else json.dumps(list(columns[2:]), ensure_ascii=False)
 
 
-_DOC_COLUMNS = ("project, kind, ref, type, title, tags, source, harness, session_id, created, last_seen, seen, "
-                "mtime_ns, size, status, promoted, body, digest")
+_DOC_COLUMNS = (
+    "project, kind, ref, type, title, tags, source, harness, session_id, created, last_seen, seen, "
+    "mtime_ns, size, status, promoted, body, digest"
+)
 
 
 def _row_values(project: str, kind: str, doc: dict, mtime_ns: int, size: int, raw: bool) -> tuple[tuple, tuple]:
     """(fts_docs values in _DOC_COLUMNS order, FTS columns) of one parsed file."""
     columns = _columns(kind, doc)
-    values = (project, kind, doc["ref"], doc["type"], doc["title"], columns[1], doc["source"], doc["harness"],
-              doc["session_id"], doc["created"], doc["last_seen"], doc["seen"], mtime_ns, size, doc["status"],
-              doc["promoted"], _body(kind, columns, raw), _digest(columns))
+    values = (
+        project,
+        kind,
+        doc["ref"],
+        doc["type"],
+        doc["title"],
+        columns[1],
+        doc["source"],
+        doc["harness"],
+        doc["session_id"],
+        doc["created"],
+        doc["last_seen"],
+        doc["seen"],
+        mtime_ns,
+        size,
+        doc["status"],
+        doc["promoted"],
+        _body(kind, columns, raw),
+        _digest(columns),
+    )
     return values, columns
 
 
-def add_row(conn: sqlite3.Connection, rel: str, project: str, kind: str, doc: dict, mtime_ns: int = 0, size: int = 0,
-            *, raw: bool = False) -> int:
+def add_row(
+    conn: sqlite3.Connection,
+    rel: str,
+    project: str,
+    kind: str,
+    doc: dict,
+    mtime_ns: int = 0,
+    size: int = 0,
+    *,
+    raw: bool = False,
+) -> int:
     """Index one parsed file (``parse_doc``'s fields) as a new row; its id. ``raw``: the file at ``rel`` gives the
     text back exactly as indexed (a bank entry then keeps no copy of it)."""
     values, columns = _row_values(project, kind, doc, mtime_ns, size, raw)
-    cur = conn.execute(f"INSERT INTO fts_docs (path, {_DOC_COLUMNS}) VALUES ({','.join('?' * (len(values) + 1))})",
-                       (rel, *values))
+    cur = conn.execute(
+        f"INSERT INTO fts_docs (path, {_DOC_COLUMNS}) VALUES ({','.join('?' * (len(values) + 1))})", (rel, *values)
+    )
     rowid = int(cur.lastrowid or 0)
     if kind == "memory":
         conn.execute("INSERT INTO fts_mem (rowid, title, tags, body) VALUES (?,?,?,?)", (rowid, *columns))
     else:
-        conn.execute("INSERT INTO fts_text (rowid, title, tags, prompt, actions, result) VALUES (?,?,?,?,?,?)",
-                     (rowid, *columns))
+        conn.execute(
+            "INSERT INTO fts_text (rowid, title, tags, prompt, actions, result) VALUES (?,?,?,?,?,?)", (rowid, *columns)
+        )
     return rowid
 
 
-def _upsert(conn: sqlite3.Connection, root: str, rel: str, project: str, kind: str, text: str,
-            st: os.stat_result) -> None:
+def _upsert(
+    conn: sqlite3.Connection, root: str, rel: str, project: str, kind: str, text: str, st: os.stat_result
+) -> None:
     cleaned = _clean(text)
     doc = parse_doc(kind, cleaned, os.path.basename(rel), st.st_mtime)
     raw = cleaned == text
@@ -345,8 +390,11 @@ GHOST_MIN = 50
 
 
 def _add_ghosts(conn: sqlite3.Connection, count: int) -> None:
-    conn.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET "
-                 "value = CAST(value AS INTEGER) + excluded.value", (GHOSTS_KEY, str(count)))
+    conn.execute(
+        "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET "
+        "value = CAST(value AS INTEGER) + excluded.value",
+        (GHOSTS_KEY, str(count)),
+    )
 
 
 def ghosts(conn: sqlite3.Connection) -> int:
@@ -369,22 +417,26 @@ def compact(conn: sqlite3.Connection, home_root=None, *, force: bool = False) ->
         if count < GHOST_MIN or count <= GHOST_SHARE * rows_now:
             return 0
     root = _home_str(home_root)
-    rows = conn.execute("SELECT id, kind, path, title, tags, body, digest FROM fts_docs WHERE kind != 'memory'"
-                        ).fetchall()
+    rows = conn.execute(
+        "SELECT id, kind, path, title, tags, body, digest FROM fts_docs WHERE kind != 'memory'"
+    ).fetchall()
     texts = {row[0]: (row[6], _text_columns(root, row[1:])) for row in rows}
     conn.execute("BEGIN IMMEDIATE")
     try:
         conn.execute("INSERT INTO fts_text (fts_text) VALUES ('delete-all')")
         lost: list[tuple[int, str]] = []
         made = 0
-        for rowid, path, digest in conn.execute("SELECT id, path, digest FROM fts_docs WHERE kind != 'memory'"
-                                                ).fetchall():
+        for rowid, path, digest in conn.execute(
+            "SELECT id, path, digest FROM fts_docs WHERE kind != 'memory'"
+        ).fetchall():
             read = texts.get(rowid)
             if read is None or read[1] is None or read[0] != digest:
                 lost.append((rowid, path))
                 continue
-            conn.execute("INSERT INTO fts_text (rowid, title, tags, prompt, actions, result) VALUES (?,?,?,?,?,?)",
-                         (rowid, *read[1]))
+            conn.execute(
+                "INSERT INTO fts_text (rowid, title, tags, prompt, actions, result) VALUES (?,?,?,?,?,?)",
+                (rowid, *read[1]),
+            )
             made += 1
         for rowid, path in lost:
             conn.execute("DELETE FROM fts_docs WHERE id = ?", (rowid,))
@@ -406,10 +458,23 @@ def parse_doc(kind: str, text: str, name: str, mtime: float) -> dict:
     """The fields the index keeps for one file."""
     meta, body = split_frontmatter(text)
     doc: dict = {
-        "ref": str(meta.get("id") or name[:-3]), "type": "", "title": "", "snippet": "", "tags": [],
-        "source": str(meta.get("source") or ""), "harness": str(meta.get("harness") or ""),
-        "session_id": str(meta.get("session_id") or ""), "created": mtime, "last_seen": mtime, "seen": 1,
-        "body": "", "prompt": "", "actions": "", "result": "", "status": "", "promoted": "",
+        "ref": str(meta.get("id") or name[:-3]),
+        "type": "",
+        "title": "",
+        "snippet": "",
+        "tags": [],
+        "source": str(meta.get("source") or ""),
+        "harness": str(meta.get("harness") or ""),
+        "session_id": str(meta.get("session_id") or ""),
+        "created": mtime,
+        "last_seen": mtime,
+        "seen": 1,
+        "body": "",
+        "prompt": "",
+        "actions": "",
+        "result": "",
+        "status": "",
+        "promoted": "",
     }
     tags = meta.get("tags") or []
     doc["tags"] = [str(t) for t in (tags if isinstance(tags, list) else [tags])]
@@ -468,7 +533,7 @@ def split_frontmatter(text: str) -> tuple[dict, str]:
     if end < 0:
         return {}, text
     head = text[3:end]
-    body = text[end + 4:]
+    body = text[end + 4 :]
     if body.startswith("\n"):
         body = body[1:]
     meta: dict = {}
@@ -520,7 +585,7 @@ def _sections(body: str) -> dict[str, str]:
     matches = list(_HEADING.finditer(body))
     for i, match in enumerate(matches):
         end = matches[i + 1].start() if i + 1 < len(matches) else len(body)
-        out[match.group(1).strip()] = body[match.end():end].strip()
+        out[match.group(1).strip()] = body[match.end() : end].strip()
     return out
 
 
@@ -545,9 +610,17 @@ def iso_epoch(value, default: float) -> float:
 # ---------------------------------------------------------------- keeping current
 
 
-def sync(conn: sqlite3.Connection, home_root=None, slugs: list[str] | None = None, *, deep: bool = False,
-         max_new: int | None = None, max_listing: int | None = None, kinds: tuple[str, ...] | None = None,
-         quick: bool = False) -> SyncReport:
+def sync(
+    conn: sqlite3.Connection,
+    home_root=None,
+    slugs: list[str] | None = None,
+    *,
+    deep: bool = False,
+    max_new: int | None = None,
+    max_listing: int | None = None,
+    kinds: tuple[str, ...] | None = None,
+    quick: bool = False,
+) -> SyncReport:
     """Bring the index up to date with the tree (folders whose mtime moved; every folder when deep).
 
     A hook passes limits: ``max_new`` files to read and ``max_listing`` files a
@@ -601,7 +674,9 @@ def _drop_missing_projects(conn: sqlite3.Connection, root: str, present: set[str
 
 
 def _remove_prefix(conn: sqlite3.Connection, root: str, prefix: str) -> int:
-    rows = conn.execute("SELECT path FROM fts_docs WHERE path >= ? AND path < ?", (prefix, prefix + "\uffff")).fetchall()
+    rows = conn.execute(
+        "SELECT path FROM fts_docs WHERE path >= ? AND path < ?", (prefix, prefix + "\uffff")
+    ).fetchall()
     for (rel,) in rows:
         _remove_rel(conn, root, rel)
     conn.execute("DELETE FROM fts_dirs WHERE path >= ? AND path < ?", (prefix, prefix + "\uffff"))
@@ -631,13 +706,19 @@ def _sync_main(conn, root: str, slug: str, report: SyncReport, quick: bool = Fal
             pass
 
 
-def _sync_dir(conn, root, rel_dir, kind, slug, recorded, deep, max_new, report: SyncReport, quick: bool = False) -> None:
+def _sync_dir(
+    conn, root, rel_dir, kind, slug, recorded, deep, max_new, report: SyncReport, quick: bool = False
+) -> None:
     full_dir = os.path.join(root, rel_dir)
     try:
         dir_mtime = os.stat(full_dir).st_mtime_ns
     except OSError:
-        if recorded is not None or conn.execute(
-                "SELECT 1 FROM fts_docs WHERE path >= ? AND path < ? LIMIT 1", (rel_dir + "/", rel_dir + "/\uffff")).fetchone():
+        if (
+            recorded is not None
+            or conn.execute(
+                "SELECT 1 FROM fts_docs WHERE path >= ? AND path < ? LIMIT 1", (rel_dir + "/", rel_dir + "/\uffff")
+            ).fetchone()
+        ):
             report.removed += _atomic(conn, _remove_prefix, conn, root, rel_dir + "/")
             conn.execute("DELETE FROM meta WHERE key = ?", (STATS_KEY + rel_dir,))
         return
@@ -660,8 +741,10 @@ def _sync_dir(conn, root, rel_dir, kind, slug, recorded, deep, max_new, report: 
         sums = _stat_sums(stats)
     known = {
         row[0]: (row[1], row[2])
-        for row in conn.execute("SELECT path, mtime_ns, size FROM fts_docs WHERE path >= ? AND path < ?",
-                                (rel_dir + "/", rel_dir + "/\uffff"))
+        for row in conn.execute(
+            "SELECT path, mtime_ns, size FROM fts_docs WHERE path >= ? AND path < ?",
+            (rel_dir + "/", rel_dir + "/\uffff"),
+        )
     }
     prefix = rel_dir + "/"
     wanted = {prefix + n for n in names}
@@ -693,8 +776,9 @@ def _sync_dir(conn, root, rel_dir, kind, slug, recorded, deep, max_new, report: 
                 continue
             _upsert(conn, root, rel, slug, kind, text, st)
             report.indexed += 1
-        conn.execute("INSERT OR REPLACE INTO fts_dirs (path, mtime_ns, files) VALUES (?, ?, ?)",
-                     (rel_dir, dir_mtime, len(names)))
+        conn.execute(
+            "INSERT OR REPLACE INTO fts_dirs (path, mtime_ns, files) VALUES (?, ?, ?)", (rel_dir, dir_mtime, len(names))
+        )
         if stats is not None and kind != "bank":
             conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (STATS_KEY + rel_dir, sums))
         conn.execute("COMMIT")
@@ -821,8 +905,15 @@ def sync_detached(home_root=None) -> None:
     env = dict(os.environ)
     env["AUTOMEM_HOME"] = _home_str(home_root)
     with open(os.devnull, "rb") as devnull_in, open(os.devnull, "wb") as devnull_out:
-        subprocess.Popen([sys.executable, "-m", "automem.index.fts", "sync"], stdin=devnull_in, stdout=devnull_out,
-                         stderr=devnull_out, start_new_session=True, close_fds=True, env=env)
+        subprocess.Popen(
+            [sys.executable, "-m", "automem.index.fts", "sync"],
+            stdin=devnull_in,
+            stdout=devnull_out,
+            stderr=devnull_out,
+            start_new_session=True,
+            close_fds=True,
+            env=env,
+        )
 
 
 def _locked_sync(home_root=None) -> int:
@@ -856,8 +947,12 @@ def index_drift(home) -> dict:
     try:
         rows = {r[0]: (r[1], r[2]) for r in conn.execute("SELECT path, mtime_ns, size FROM fts_docs")}
         # search rows no file stands behind: an fts_text row whose text was lost, or damage done from outside
-        ghost_rows = sum(conn.execute(f"SELECT count(*) FROM {table}_docsize WHERE id NOT IN (SELECT id FROM fts_docs)"
-                                      ).fetchone()[0] for table in ("fts_mem", "fts_text"))
+        ghost_rows = sum(
+            conn.execute(f"SELECT count(*) FROM {table}_docsize WHERE id NOT IN (SELECT id FROM fts_docs)").fetchone()[
+                0
+            ]
+            for table in ("fts_mem", "fts_text")
+        )
     finally:
         conn.close()
     on_disk: dict[str, tuple[int, int]] = {}
@@ -870,8 +965,11 @@ def index_drift(home) -> dict:
         candidates = [f"projects/{slug}/{MAIN_NAME}"]
         for sub in KINDS:
             try:
-                candidates += [f"projects/{slug}/{sub}/{n}" for n in os.listdir(os.path.join(projects_dir, slug, sub))
-                               if n.endswith(".md") and not n.startswith(".")]
+                candidates += [
+                    f"projects/{slug}/{sub}/{n}"
+                    for n in os.listdir(os.path.join(projects_dir, slug, sub))
+                    if n.endswith(".md") and not n.startswith(".")
+                ]
             except OSError:
                 continue
         for rel in candidates:
@@ -884,8 +982,13 @@ def index_drift(home) -> dict:
     orphaned = sorted(set(rows) - set(on_disk))
     stale = sorted(rel for rel in set(on_disk) & set(rows) if on_disk[rel] != rows[rel])
     return {
-        "files": len(on_disk), "indexed": len(rows), "missing": len(missing), "stale": len(stale),
-        "orphaned": len(orphaned), "ghosts": ghost_rows, "ok": not (missing or stale or orphaned or ghost_rows),
+        "files": len(on_disk),
+        "indexed": len(rows),
+        "missing": len(missing),
+        "stale": len(stale),
+        "orphaned": len(orphaned),
+        "ghosts": ghost_rows,
+        "ok": not (missing or stale or orphaned or ghost_rows),
         "examples": {"missing": missing[:5], "stale": stale[:5], "orphaned": orphaned[:5]},
         "fix": "automem reindex",
     }
@@ -893,14 +996,16 @@ def index_drift(home) -> dict:
 
 # ---------------------------------------------------------------- queries
 
-STOPWORDS = frozenset("""
+STOPWORDS = frozenset(
+    """
 a about above after again all also am an and any are as at be because been before being below between both but by
 can could did do does doing done down during each few for from further had has have having he her here hers him his
 how i if in into is it its itself just let lets like me more most my no nor not now of off on once only or other our
 ours out over own please same she should so some such than that the their theirs them then there these they this
 those through to too under until up us very was we were what when where which while who whom why will with would
 you your yours yourself okay ok yes thanks thank hi hello hey use using used make made get got want need
-""".split())
+""".split()
+)
 
 _WORD = re.compile(r"\w+", re.U)
 
@@ -959,7 +1064,8 @@ def search(conn: sqlite3.Connection, table: str, expr: str, pool: int) -> list[t
     weights = MEM_WEIGHTS if table == "fts_mem" else TEXT_WEIGHTS
     try:
         return conn.execute(
-            f"SELECT rowid, bm25({table}, {weights}) AS score FROM {table} WHERE {table} MATCH ? ORDER BY score LIMIT ?",
+            f"SELECT rowid, bm25({table}, {weights}) AS score FROM {table} WHERE {table} MATCH ? ORDER BY score "
+            f"LIMIT ?",
             (expr, pool),
         ).fetchall()
     except sqlite3.OperationalError:
@@ -982,8 +1088,8 @@ def memory_texts(conn: sqlite3.Connection, slugs: list[str]) -> list[tuple[str, 
     """(path, summary, body) of every memory of these projects, oldest first (what a new memory is deduped against)."""
     marks = ",".join("?" * len(slugs))
     return conn.execute(
-        f"SELECT path, title, body FROM fts_docs WHERE kind = 'memory' AND project IN ({marks}) ORDER BY id",
-        slugs).fetchall()
+        f"SELECT path, title, body FROM fts_docs WHERE kind = 'memory' AND project IN ({marks}) ORDER BY id", slugs
+    ).fetchall()
 
 
 def docs_by_id(conn: sqlite3.Connection, ids: list[int]) -> dict[int, dict]:

@@ -17,9 +17,19 @@ Busy = sqlite3.OperationalError  # "database is locked" (another writer), or an 
 _ORDERS = ("last_seen", "seen")
 
 
-def filtered_search(conn: Connection, table: str, expr: str, *, scope: list[str] | None, memory_type: str | None,
-                    kind: str | None, since: float | None, harness: str | None, limit: int,
-                    candidates: bool = False) -> list[tuple[int, dict, float]]:
+def filtered_search(
+    conn: Connection,
+    table: str,
+    expr: str,
+    *,
+    scope: list[str] | None,
+    memory_type: str | None,
+    kind: str | None,
+    since: float | None,
+    harness: str | None,
+    limit: int,
+    candidates: bool = False,
+) -> list[tuple[int, dict, float]]:
     """(rowid, document row, bm25) of one FTS table, with every filter in SQL (for when filtering a ranked pool
     in Python left too few); candidates only when asked for. An expression FTS5 cannot parse finds nothing."""
     weights = MEM_WEIGHTS if table == "fts_mem" else TEXT_WEIGHTS
@@ -42,8 +52,10 @@ def filtered_search(conn: Connection, table: str, expr: str, *, scope: list[str]
     if harness:
         where.append("d.harness = ?")
         args.append(harness)
-    sql = (f"SELECT d.*, bm25({table}, {weights}) AS score FROM {table} JOIN fts_docs d ON d.id = {table}.rowid "
-           f"WHERE {' AND '.join(where)} ORDER BY score LIMIT ?")
+    sql = (
+        f"SELECT d.*, bm25({table}, {weights}) AS score FROM {table} JOIN fts_docs d ON d.id = {table}.rowid "
+        f"WHERE {' AND '.join(where)} ORDER BY score LIMIT ?"
+    )
     try:
         cur = conn.execute(sql, [*args, limit])
     except sqlite3.OperationalError:
@@ -72,11 +84,13 @@ def memories_of_tier(conn: Connection, project: str, tier: str | None, order: st
     return conn.execute(
         f"SELECT ref, type, title, body, seen, last_seen, project, path FROM fts_docs "
         f"WHERE kind = 'memory' AND project = ? AND {where} ORDER BY {order} DESC LIMIT ?",
-        (project, *params, limit)).fetchall()
+        (project, *params, limit),
+    ).fetchall()
 
 
 def newest_bank_entries(conn: Connection, project: str, limit: int) -> list[dict]:
-    """A project's newest bank entries, as rows fts.snippet_of reads (title, created, kind, path, tags, body, digest)."""
+    """A project's newest bank entries, as rows fts.snippet_of reads (title, created, kind, path, tags, body,
+    digest)."""
     cur = conn.execute(
         "SELECT title, created, kind, path, tags, body, digest FROM fts_docs WHERE project = ? AND kind = 'bank' "
         "ORDER BY created DESC LIMIT ?",

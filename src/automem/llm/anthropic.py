@@ -23,8 +23,7 @@ def call(system: str, user: str, *, model: str, timeout: float, max_tokens: int 
     if not key:
         raise LLMError("ANTHROPIC_API_KEY is not set")
     base = (os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE).rstrip("/")
-    body = {"model": model, "max_tokens": max_tokens, "system": system,
-            "messages": [{"role": "user", "content": user}]}
+    body = {"model": model, "max_tokens": max_tokens, "system": system, "messages": [{"role": "user", "content": user}]}
     headers = {"x-api-key": key, "anthropic-version": API_VERSION, "content-type": "application/json"}
 
     def attempt() -> httpx.Response:
@@ -35,7 +34,9 @@ def call(system: str, user: str, *, model: str, timeout: float, max_tokens: int 
     if response.status_code != 200:
         raise LLMError(f"Anthropic API answered HTTP {response.status_code}")
     data = response.json()
-    text = "".join(b.get("text", "") for b in data.get("content", []) if isinstance(b, dict) and b.get("type") == "text")
+    text = "".join(
+        b.get("text", "") for b in data.get("content", []) if isinstance(b, dict) and b.get("type") == "text"
+    )
     usage = data.get("usage") or {}
     tokens_in, tokens_out = int(usage.get("input_tokens", 0) or 0), int(usage.get("output_tokens", 0) or 0)
     price_in, price_out = PRICE_PER_MTOK["haiku"]

@@ -28,6 +28,9 @@ def call(system: str, user: str, *, model: str, timeout: float) -> tuple[str, di
 
     reply = with_retries(attempt)
     text = reply["message"]["content"] if reply.get("message") else ""
-    usage = {"input_tokens": int(reply.get("prompt_eval_count") or 0),
-             "output_tokens": int(reply.get("eval_count") or 0), "cost_usd": 0.0}
+    usage = {
+        "input_tokens": int(reply.get("prompt_eval_count") or 0),
+        "output_tokens": int(reply.get("eval_count") or 0),
+        "cost_usd": 0.0,
+    }
     return text, usage

@@ -37,8 +37,15 @@ def validate(item: object) -> dict | None:
         return None
     tags = item.get("tags", [])
     signals = [t for t in tags if t in SIGNALS] if isinstance(tags, list) else []
-    return {"type": kind, "summary": summary, "content": content, "why": why.strip(), "how_to_apply": how.strip(),
-            "scope": scope, "signals": signals}
+    return {
+        "type": kind,
+        "summary": summary,
+        "content": content,
+        "why": why.strip(),
+        "how_to_apply": how.strip(),
+        "scope": scope,
+        "signals": signals,
+    }
 
 
 def _json_in(text: str):

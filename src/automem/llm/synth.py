@@ -29,7 +29,15 @@ SYSTEM = (
 )
 
 
-def synthesize(found: list[Candidate], steps, *, model: str, timeout: float, home: Home | None = None, last_message: str | None = None):
+def synthesize(
+    found: list[Candidate],
+    steps,
+    *,
+    model: str,
+    timeout: float,
+    home: Home | None = None,
+    last_message: str | None = None,
+):
     """Better candidates from the model, or None (the caller keeps its own)."""
     from automem.store import clean_for_model
 
@@ -47,15 +55,28 @@ def synthesize(found: list[Candidate], steps, *, model: str, timeout: float, hom
         raise ValueError(f"unknown AUTOMEM_MODEL {model!r}: use claude-haiku-4-5-… or ollama:<model>")
     from automem.log import log_error
 
-    log_error("llm", f"model={model} input_tokens={usage['input_tokens']} output_tokens={usage['output_tokens']} "
-                     f"cost_usd={usage['cost_usd']} seconds={time.monotonic() - started:.2f}",
-              home=str(home.root) if home is not None else None)
+    log_error(
+        "llm",
+        f"model={model} input_tokens={usage['input_tokens']} output_tokens={usage['output_tokens']} "
+        f"cost_usd={usage['cost_usd']} seconds={time.monotonic() - started:.2f}",
+        home=str(home.root) if home is not None else None,
+    )
     items = parse_memories(text)
     if not items:
         return None
-    better = [Candidate(kind=m["type"], summary=m["summary"], content=m["content"], why=m["why"],
-                        how_to_apply=m["how_to_apply"], signals=m["signals"] or ["error"], scope=m["scope"], rule="model")
-              for m in items]
+    better = [
+        Candidate(
+            kind=m["type"],
+            summary=m["summary"],
+            content=m["content"],
+            why=m["why"],
+            how_to_apply=m["how_to_apply"],
+            signals=m["signals"] or ["error"],
+            scope=m["scope"],
+            rule="model",
+        )
+        for m in items
+    ]
     return confirm(better, found)
 
 
@@ -82,8 +103,17 @@ def _request(found: list[Candidate], steps, last_message: str | None) -> str:
         elif step.kind == "rejection":
             lines.append(f"REJECTED {step.tool}: {step.text[:200]}")
     digest = "\n".join(lines)[-DIGEST_CAP:]
-    cands = [{"type": c.kind, "summary": c.summary, "content": c.content[:600], "why": c.why[:300],
-              "scope": c.scope, "tags": c.signals} for c in found]
+    cands = [
+        {
+            "type": c.kind,
+            "summary": c.summary,
+            "content": c.content[:600],
+            "why": c.why[:300],
+            "scope": c.scope,
+            "tags": c.signals,
+        }
+        for c in found
+    ]
     parts = ["Candidates found by rules:", json.dumps(cands, ensure_ascii=False), "", "Session digest:", digest]
     if last_message:
         parts += ["", "Agent's last message:", last_message[:1500]]

@@ -161,7 +161,9 @@ def betterleaks_spans(text: str, config: str | None = None) -> list[tuple[int, i
         if value and data[a:b] != value:
             # a decoded finding (base64, percent, hex) is located on its encoded text; keep that span.
             # otherwise the value should sit at the reported spot: search its line for it
-            hit = data.find(value, line_starts[line0], line_starts[line1 + 1] if line1 + 1 < len(line_starts) else len(data))
+            hit = data.find(
+                value, line_starts[line0], line_starts[line1 + 1] if line1 + 1 < len(line_starts) else len(data)
+            )
             if hit >= 0 and not item.get("encodings"):
                 a, b = hit, hit + len(value)
         spans.append((bmap.char(a), bmap.char_end(b), str(item.get("rule_id") or "betterleaks")))

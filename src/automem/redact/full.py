@@ -45,7 +45,9 @@ _WINDOW_FWD = 224
 # searched in the ASCII view (non-ASCII characters are "?", in no class here): same matches, cheaper scan
 _QUOTED_CANDIDATE = re.compile(rb"[\"']([A-Za-z0-9+/=_.-]{20,})[\"']")
 # ids that transcripts are full of: message, tool-use, request ids
-_ID_PREFIX = re.compile(r"(?:msg|toolu|req|call|run|resp|chatcmpl|evt|cus|pi|ch|sub|in|file|asst|thread|batch)_[A-Za-z0-9]")
+_ID_PREFIX = re.compile(
+    r"(?:msg|toolu|req|call|run|resp|chatcmpl|evt|cus|pi|ch|sub|in|file|asst|thread|batch)_[A-Za-z0-9]"
+)
 _WIDEN_RIGHT = re.compile(r"[A-Za-z0-9_\-+/=.~]*")
 _WIDEN_LEFT = re.compile(r"[A-Za-z0-9_-]*")
 
@@ -54,6 +56,8 @@ def _run_end(pattern: re.Pattern, text: str, pos: int = 0) -> int:
     """Where a run of ``pattern``'s characters starting at ``pos`` ends (the pattern also matches none)."""
     found = pattern.match(text, pos)
     return found.end() if found else pos
+
+
 _KEY_BEFORE = re.compile(r"([A-Za-z0-9_.$-]+)\\?[\"']?\s*(?:=>|:=|==?|:)\s*(?:[bru]{0,2}\\?[\"'`])?$")
 
 # Shapes that are not secrets when nothing names them as one.
@@ -68,8 +72,8 @@ _SHAPE_RXES = [
     re.compile(r"pk_(?:live|test)_[A-Za-z0-9]+"),  # Stripe publishable keys are public by design
 ]
 _PUBLIC_KEYS = frozenset(
-    re.sub(r"[^a-z0-9]", "", k) for k in
-    "n e x y x5c x5t kid publickey public_key pubkey integrity hash checksum digest etag "
+    re.sub(r"[^a-z0-9]", "", k)
+    for k in "n e x y x5c x5t kid publickey public_key pubkey integrity hash checksum digest etag "
     "sha sha1 sha256 sha512 content_hash fingerprint id uid uuid request_id trace_id span_id cursor next_page_token "
     "page_token nonce "
     "data src href url uri path file name image icon favicon thumb bundle".split()
@@ -106,8 +110,11 @@ def _offline_requests():
         raise _Refused("automem never verifies a secret over the network")
 
     stand_in = types.ModuleType("requests", "automem's offline stand-in for detect-secrets' online checks")
-    vars(stand_in).update(Response=type("Response", (), {}), RequestException=_Refused,
-                          exceptions=types.SimpleNamespace(RequestException=_Refused))
+    vars(stand_in).update(
+        Response=type("Response", (), {}),
+        RequestException=_Refused,
+        exceptions=types.SimpleNamespace(RequestException=_Refused),
+    )
     for verb in ("get", "post", "put", "head", "request"):
         setattr(stand_in, verb, _refuse)
     sys.modules["requests"] = stand_in
@@ -297,7 +304,10 @@ _ENGINE_COVERS = frozenset({"KeywordDetector"})
 
 
 def detect_secrets_spans(
-    text: str, seeds: list[int] | None = None, view: AsciiView | None = None, windows: list[tuple[int, int]] | None = None,
+    text: str,
+    seeds: list[int] | None = None,
+    view: AsciiView | None = None,
+    windows: list[tuple[int, int]] | None = None,
     engine_loaded: bool = False,
 ) -> list[tuple[int, int, str]]:
     """detect-secrets hits in text, widened to whole tokens and filtered by the allow-list."""
@@ -334,7 +344,9 @@ def _judge_hit(plugin, text: str, window: str, ws: int, hit: str, entropy_memo: 
     entropy_kind = kind in ("Base64 High Entropy String", "Hex High Entropy String")
     if entropy_kind and (_ID_PREFIX.match(hit) or _low_entropy(plugin, hit, entropy_memo)):
         return
-    name = "secret" if kind in ("Secret Keyword",) or entropy_kind else re.sub(r"[^a-z0-9]+", "-", kind.lower()).strip("-")
+    name = (
+        "secret" if kind in ("Secret Keyword",) or entropy_kind else re.sub(r"[^a-z0-9]+", "-", kind.lower()).strip("-")
+    )
     start = window.find(hit)
     while start >= 0:
         a = ws + start

@@ -38,8 +38,12 @@ class FileChange:
         self.path, self.secrets, self.kinds, self.renamed_to = path, secrets, kinds, renamed_to
 
     def as_dict(self) -> dict:
-        return {"path": str(self.path), "secrets": self.secrets, "kinds": self.kinds,
-                "renamed_to": str(self.renamed_to) if self.renamed_to else None}
+        return {
+            "path": str(self.path),
+            "secrets": self.secrets,
+            "kinds": self.kinds,
+            "renamed_to": str(self.renamed_to) if self.renamed_to else None,
+        }
 
 
 def rules_fingerprint() -> str:
@@ -84,9 +88,18 @@ def rescan(home: Home | None = None, *, dry_run: bool = False) -> list[FileChang
             home.state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
             from automem.store import write_file
 
-            write_file(home.state_dir / STATE_FILE, json.dumps(
-                {"rules": rules_fingerprint(), "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                 "files_changed": len(changes)}) + "\n", home=home)
+            write_file(
+                home.state_dir / STATE_FILE,
+                json.dumps(
+                    {
+                        "rules": rules_fingerprint(),
+                        "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                        "files_changed": len(changes),
+                    }
+                )
+                + "\n",
+                home=home,
+            )
     return changes
 
 
@@ -162,7 +175,7 @@ def _scrub_json_lines(text: str, redact) -> str:
         if cleaned == value:
             out.append(line)
         else:
-            out.append(json.dumps(cleaned, ensure_ascii=False, separators=(",", ":")) + line[len(body):])
+            out.append(json.dumps(cleaned, ensure_ascii=False, separators=(",", ":")) + line[len(body) :])
     return "".join(out)
 
 

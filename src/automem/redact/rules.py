@@ -149,15 +149,36 @@ def looks_tokenish(value: str) -> bool:
 
 _KEY_WORD_RX = _Lazy(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _STRONG_LAST = {
-    "password": "password", "passwd": "password", "pwd": "password", "passphrase": "password",
-    "pass": "password", "passcode": "password", "requirepass": "password", "masterauth": "password",
-    "secret": "secret", "token": "token", "apikey": "api-key", "credential": "credential",
-    "credentials": "credential", "pat": "token",
+    "password": "password",
+    "passwd": "password",
+    "pwd": "password",
+    "passphrase": "password",
+    "pass": "password",
+    "passcode": "password",
+    "requirepass": "password",
+    "masterauth": "password",
+    "secret": "secret",
+    "token": "token",
+    "apikey": "api-key",
+    "credential": "credential",
+    "credentials": "credential",
+    "pat": "token",
 }
-_STRONG_SUFFIX = (("password", "password"), ("passwd", "password"), ("secret", "secret"), ("token", "token"),
-                  ("apikey", "api-key"))
-_STRONG_KEY_QUALIFIERS = {"api": "api-key", "secret": "secret", "private": "private-key", "access": "secret",
-                          "auth": "secret", "priv": "private-key"}
+_STRONG_SUFFIX = (
+    ("password", "password"),
+    ("passwd", "password"),
+    ("secret", "secret"),
+    ("token", "token"),
+    ("apikey", "api-key"),
+)
+_STRONG_KEY_QUALIFIERS = {
+    "api": "api-key",
+    "secret": "secret",
+    "private": "private-key",
+    "access": "secret",
+    "auth": "secret",
+    "priv": "private-key",
+}
 _DENY_WORDS = frozenset(
     """public publishable pub page pagination next prev max min total input output count num number
     limit len length size expires expiry expiration ttl type types hash hashed digest checksum fingerprint
@@ -209,9 +230,20 @@ class Rule:
 
     __slots__ = ("name", "needles", "pattern", "flags", "back", "fwd", "check", "ci", "run", "near", "_rx")
 
-    def __init__(self, name: str, needles: tuple[str, ...], pattern: str, *, back: int = 0, fwd: int = 0,
-                 check: str | None = None, ci: bool = False, flags: int = 0, run: bool | None = None,
-                 near: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        name: str,
+        needles: tuple[str, ...],
+        pattern: str,
+        *,
+        back: int = 0,
+        fwd: int = 0,
+        check: str | None = None,
+        ci: bool = False,
+        flags: int = 0,
+        run: bool | None = None,
+        near: tuple[str, ...] = (),
+    ) -> None:
         self.name = name
         self.needles = needles
         self.pattern = pattern
@@ -235,43 +267,109 @@ class Rule:
 
 
 VENDOR_RULES: list[Rule] = [
-    Rule("aws-access-key", ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"), r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Z0-9])", run=True),
+    Rule(
+        "aws-access-key",
+        ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
+        r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Z0-9])",
+        run=True,
+    ),
     Rule("github-token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), _B + r"gh[pousr]_[A-Za-z0-9]{36,255}" + _E),
     Rule("github-token", ("github_pat_",), _B + r"github_pat_[A-Za-z0-9_]{22,255}"),
-    Rule("gitlab-token", ("glpat-", "glrt-", "glptt-", "gldt-", "glsoat-", "glcbt-", "glft-", "glimt-", "glagent-", "gloas-", "GR1348941"),
-         _B + r"(?:gl(?:pat|rt|ptt|dt|soat|cbt|ft|imt|agent|oas)-|GR1348941)[A-Za-z0-9_-]{20,}"),
-    Rule("slack-token", ("xoxb-", "xoxp-", "xoxa-", "xoxo-", "xoxs-", "xoxr-", "xoxe-", "xoxe."), _B + r"xox(?:[abposr]|e\.xox[bp]|e)-[A-Za-z0-9-]{10,}"),
+    Rule(
+        "gitlab-token",
+        (
+            "glpat-",
+            "glrt-",
+            "glptt-",
+            "gldt-",
+            "glsoat-",
+            "glcbt-",
+            "glft-",
+            "glimt-",
+            "glagent-",
+            "gloas-",
+            "GR1348941",
+        ),
+        _B + r"(?:gl(?:pat|rt|ptt|dt|soat|cbt|ft|imt|agent|oas)-|GR1348941)[A-Za-z0-9_-]{20,}",
+    ),
+    Rule(
+        "slack-token",
+        ("xoxb-", "xoxp-", "xoxa-", "xoxo-", "xoxs-", "xoxr-", "xoxe-", "xoxe."),
+        _B + r"xox(?:[abposr]|e\.xox[bp]|e)-[A-Za-z0-9-]{10,}",
+    ),
     Rule("slack-token", ("xapp-",), _B + r"xapp-\d-[A-Za-z0-9-]{10,}"),
-    Rule("slack-webhook", ("hooks.slack.com/",), r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<v>[A-Za-z0-9_/-]{16,})", run=True),
-    Rule("discord-webhook", ("discord.com/api/", "discordapp.com/api/", "ptb.discord", "canary.discord"),
-         r"(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/webhooks/(?P<v>\d{5,}/[A-Za-z0-9_-]{20,})", run=True),
+    Rule(
+        "slack-webhook",
+        ("hooks.slack.com/",),
+        r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<v>[A-Za-z0-9_/-]{16,})",
+        run=True,
+    ),
+    Rule(
+        "discord-webhook",
+        ("discord.com/api/", "discordapp.com/api/", "ptb.discord", "canary.discord"),
+        r"(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/webhooks/(?P<v>\d{5,}/[A-Za-z0-9_-]{20,})",
+        run=True,
+    ),
     Rule("teams-webhook", ("office.com/webhook",), r"office\.com/webhook(?:b2)?/(?P<v>[^\s\"'<>`\\]{16,})"),
     Rule("anthropic-key", ("sk-ant-",), _B + r"sk-ant-[A-Za-z0-9_-]{20,}"),
-    Rule("openai-key", ("sk-",), _B + r"sk-(?:proj-|svcacct-|admin-|None-)?(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{20,}" + _E),
+    Rule(
+        "openai-key",
+        ("sk-",),
+        _B
+        + r"sk-(?:proj-|svcacct-|admin-|None-)?(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{20,}"
+        + _E,
+    ),
     Rule("stripe-key", ("sk_live_", "sk_test_", "rk_live_", "rk_test_"), _B + r"[sr]k_(?:live|test)_[A-Za-z0-9]{10,}"),
     Rule("stripe-webhook-secret", ("whsec_",), _B + r"whsec_[A-Za-z0-9+/=]{20,}"),
     Rule("google-api-key", ("AIza",), _B + r"AIza[0-9A-Za-z_-]{35}" + _E),
     Rule("google-oauth-secret", ("GOCSPX-",), _B + r"GOCSPX-[A-Za-z0-9_-]{20,}"),
     Rule("google-oauth-token", ("ya29.",), _B + r"ya29\.[0-9A-Za-z_-]{20,}"),
-    Rule("fcm-server-key", (":APA91b",), r"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{7,}:APA91b[A-Za-z0-9_-]{60,}", back=40, fwd=400),
+    Rule(
+        "fcm-server-key",
+        (":APA91b",),
+        r"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{7,}:APA91b[A-Za-z0-9_-]{60,}",
+        back=40,
+        fwd=400,
+    ),
     Rule("alibaba-access-key", ("LTAI",), _B + r"LTAI[A-Za-z0-9]{12,24}" + _E),
     Rule("digitalocean-token", ("dop_v1_", "doo_v1_", "dor_v1_"), _B + r"do[por]_v1_[a-f0-9]{64}"),
     Rule("heroku-key", ("HRKU-",), _B + r"HRKU-[A-Za-z0-9_-]{20,}"),
     Rule("databricks-token", ("dapi",), _B + r"dapi[a-f0-9]{32}(?:-\d)?" + _E),
     Rule("vault-token", ("hvs.", "hvb.", "hvr."), _B + r"hv[sbr]\.[A-Za-z0-9_-]{24,}"),
-    Rule("vault-token", ("s.",), r"(?<![A-Za-z0-9._/-])s\.(?=[A-Za-z0-9]*\d)(?=[A-Za-z0-9]*[a-z])(?=[A-Za-z0-9]*[A-Z])[A-Za-z0-9]{24}(?![A-Za-z0-9._-])", run=True),
-    Rule("terraform-token", (".atlasv1.",), r"(?<![A-Za-z0-9])[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}", back=14, fwd=200),
+    Rule(
+        "vault-token",
+        ("s.",),
+        r"(?<![A-Za-z0-9._/-])s\.(?=[A-Za-z0-9]*\d)(?=[A-Za-z0-9]*[a-z])(?=[A-Za-z0-9]*[A-Z])[A-Za-z0-9]{24}(?![A-Za-z0-9._-])",
+        run=True,
+    ),
+    Rule(
+        "terraform-token",
+        (".atlasv1.",),
+        r"(?<![A-Za-z0-9])[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}",
+        back=14,
+        fwd=200,
+    ),
     Rule("atlassian-token", ("ATATT3", "ATCTT3"), _B + r"AT[AC]TT3[A-Za-z0-9_=-]{50,}"),
     Rule("telegram-token", (":AA",), r"(?<![0-9])[0-9]{8,10}:AA[A-Za-z0-9_-]{30,36}" + _E, back=10, fwd=40),
     Rule("twilio-key", ("SK",), r"(?<![A-Za-z0-9])SK[0-9a-fA-F]{32}(?![A-Za-z0-9])", run=True),
-    Rule("twilio-auth-token", ("AC",), r"(?<![A-Za-z0-9])AC[0-9a-f]{32}\\?[\"']?\s*[,:]\s*\\?[\"']?(?P<v>[0-9a-f]{32})(?![A-Za-z0-9])", run=True),
+    Rule(
+        "twilio-auth-token",
+        ("AC",),
+        r"(?<![A-Za-z0-9])AC[0-9a-f]{32}\\?[\"']?\s*[,:]\s*\\?[\"']?(?P<v>[0-9a-f]{32})(?![A-Za-z0-9])",
+        run=True,
+    ),
     Rule("sendgrid-key", ("SG.",), _B + r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}"),
     Rule("mailgun-key", ("key-",), _B + r"key-[0-9a-f]{32}" + _E),
     Rule("mailchimp-key", ("-us",), r"(?<![A-Za-z0-9])[0-9a-f]{32}-us[0-9]{1,2}(?![A-Za-z0-9])", back=33, fwd=6),
     Rule("square-token", ("EAAA",), _B + r"EAAA[A-Za-z0-9_-]{40,}"),
     Rule("square-token", ("sq0csp-", "sq0atp-"), _B + r"sq0(?:csp|atp)-[A-Za-z0-9_-]{20,}"),
     Rule("shopify-token", ("shpat_", "shpss_", "shpca_", "shppa_"), _B + r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"),
-    Rule("braintree-token", ("access_token$",), r"access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}", run=True),
+    Rule(
+        "braintree-token",
+        ("access_token$",),
+        r"access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}",
+        run=True,
+    ),
     Rule("huggingface-token", ("hf_",), _B + r"hf_[A-Za-z0-9]{30,}" + _E),
     Rule("groq-key", ("gsk_",), _B + r"gsk_[A-Za-z0-9]{40,}"),
     Rule("replicate-token", ("r8_",), _B + r"r8_[A-Za-z0-9]{30,}"),
@@ -284,83 +382,192 @@ VENDOR_RULES: list[Rule] = [
     Rule("newrelic-key", ("NRAK-", "NRJS-", "NRII-"), _B + r"NR(?:AK|JS|II)-[A-Z0-9]{19,}"),
     Rule("linear-key", ("lin_api_",), _B + r"lin_api_[A-Za-z0-9]{40}"),
     Rule("notion-token", ("ntn_",), _B + r"ntn_[A-Za-z0-9]{40,}"),
-    Rule("grafana-token", ("glsa_", "glc_"), _B + r"(?:glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,}={0,2})"),
-    Rule("doppler-token", ("dp.pt.", "dp.st.", "dp.sa.", "dp.ct.", "dp.scim.", "dp.audit."), _B + r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}"),
+    Rule(
+        "grafana-token", ("glsa_", "glc_"), _B + r"(?:glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,}={0,2})"
+    ),
+    Rule(
+        "doppler-token",
+        ("dp.pt.", "dp.st.", "dp.sa.", "dp.ct.", "dp.scim.", "dp.audit."),
+        _B + r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}",
+    ),
     Rule("postman-key", ("PMAK-",), _B + r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),
     Rule("sentry-token", ("sntrys_", "sntryu_"), _B + r"sntry[su]_[A-Za-z0-9=_+/-]{40,}"),
     Rule("age-secret-key", ("AGE-SECRET-KEY-1",), r"AGE-SECRET-KEY-1[0-9A-Z]{58}", run=True),
-    Rule("azure-client-secret", ("Q~",), r"(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])", back=4, fwd=40),
+    Rule(
+        "azure-client-secret",
+        ("Q~",),
+        r"(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])",
+        back=4,
+        fwd=40,
+    ),
     Rule("azure-sas-signature", ("sig=",), r"(?<=[?&;])sig=(?P<v>[A-Za-z0-9%+/=_-]{16,})"),
     Rule("jwt", ("eyJ",), _B + r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
-    Rule("private-key", ("-----BEGIN",),
-         r"-----BEGIN (?P<kind>[A-Z0-9 ]*?PRIVATE KEY(?: BLOCK)?)-----(?:[\s\S]{0,"
-         r"20000}?-----END (?P=kind)-----|(?:[A-Za-z0-9+/=\s:,.-]|\\[nr])*)", run=False),  # found by its needle: JSON text puts "\n" right before it
-    Rule("url-password", ("://",),
-         r"://(?P<u>[^\s:/?#@'\"`\\<>]*):(?P<v>[^\s/'\"`\\<>]+)@(?=[A-Za-z0-9\[])"),
+    Rule(
+        "private-key",
+        ("-----BEGIN",),
+        r"-----BEGIN (?P<kind>[A-Z0-9 ]*?PRIVATE KEY(?: BLOCK)?)-----(?:[\s\S]{0,"
+        r"20000}?-----END (?P=kind)-----|(?:[A-Za-z0-9+/=\s:,.-]|\\[nr])*)",
+        run=False,
+    ),  # found by its needle: JSON text puts "\n" right before it
+    Rule("url-password", ("://",), r"://(?P<u>[^\s:/?#@'\"`\\<>]*):(?P<v>[^\s/'\"`\\<>]+)@(?=[A-Za-z0-9\[])"),
     # a token used as the URL's user name (https://<token>@github.com/o/r.git): long, and not a word
-    Rule("url-token", ("://",), r"(?:(?<=http)|(?<=https))://(?P<v>(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{20,})@(?=[A-Za-z0-9\[])(?![^/\s]*sentry)",
-         check="random"),  # a Sentry DSN's key is public by design
-    Rule("password", ("htpasswd",), r"(?i)\bhtpasswd\s+(?:-[a-zA-Z]*b[a-zA-Z]*\s+)(?:-\S+\s+)*\S+\s+\S+\s+(?P<q>[\"']?)(?P<v>[^\s\"']+)(?P=q)",
-         ci=True),
-    Rule("authorization", ("bearer",), r"(?i)(?<![A-Za-z])bearer\s+(?P<v>[A-Za-z0-9._~+/=-]{8,})", check="tokenish", ci=True),
+    Rule(
+        "url-token",
+        ("://",),
+        r"(?:(?<=http)|(?<=https))://(?P<v>(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{20,})@(?=[A-Za-z0-9\[])(?![^/\s]*sentry)",
+        check="random",
+    ),  # a Sentry DSN's key is public by design
+    Rule(
+        "password",
+        ("htpasswd",),
+        r"(?i)\bhtpasswd\s+(?:-[a-zA-Z]*b[a-zA-Z]*\s+)(?:-\S+\s+)*\S+\s+\S+\s+(?P<q>[\"']?)(?P<v>[^\s\"']+)(?P=q)",
+        ci=True,
+    ),
+    Rule(
+        "authorization",
+        ("bearer",),
+        r"(?i)(?<![A-Za-z])bearer\s+(?P<v>[A-Za-z0-9._~+/=-]{8,})",
+        check="tokenish",
+        ci=True,
+    ),
     Rule("basic-auth", ("basic",), r"(?i)(?<![A-Za-z])basic\s+(?P<v>[A-Za-z0-9+/]{8,}={0,2})", check="basic", ci=True),
-    Rule("authorization", ("authorization",),
-         r"(?i)authorization\\?[\"']?\s*[:=]\s*\\?[\"']?(?!bearer\b|basic\b)(?:(?:token|bot|apikey|key|sso-key|digest|hmac|negotiate)\s+)?(?P<v>[^\s\"'\\,;]{8,})",
-         check="tokenish", ci=True),
-    Rule("token", ("use ",), r"(?i)use\s+(?P<v>[^\s\"'`]{8,})\s+as\s+(?:the|my|your|a|an|"
-                             r"our)?\s*(?:[\w-]+\s+)?(?:token|key|password|secret|credential|api key)\b",
-         check="tokenish", ci=True),
-    Rule("password", ("convertto-securestring",), r"(?i)convertto-securestring\s+(?:-string\s+)?(?P<q>[\"'])(?P<v>[^\"'\n]+)(?P=q)", ci=True),
+    Rule(
+        "authorization",
+        ("authorization",),
+        r"(?i)authorization\\?[\"']?\s*[:=]\s*\\?[\"']?(?!bearer\b|basic\b)(?:(?:token|bot|apikey|key|sso-key|digest|hmac|negotiate)\s+)?(?P<v>[^\s\"'\\,;]{8,})",
+        check="tokenish",
+        ci=True,
+    ),
+    Rule(
+        "token",
+        ("use ",),
+        r"(?i)use\s+(?P<v>[^\s\"'`]{8,})\s+as\s+(?:the|my|your|a|an|"
+        r"our)?\s*(?:[\w-]+\s+)?(?:token|key|password|secret|credential|api key)\b",
+        check="tokenish",
+        ci=True,
+    ),
+    Rule(
+        "password",
+        ("convertto-securestring",),
+        r"(?i)convertto-securestring\s+(?:-string\s+)?(?P<q>[\"'])(?P<v>[^\"'\n]+)(?P=q)",
+        ci=True,
+    ),
     Rule("password", ("identified by",), r"(?i)identified\s+by\s+(?P<q>[\"'])(?P<v>[^\"'\n]+)(?P=q)", ci=True),
-    Rule("password", ("-p",),
-         # mysql's `-p name` prompts for the password: name is the database
-         r"(?:(?:mysql\w*|mariadb\w*|mysqladmin)\b[^\n|;&]*?\s-p(?=\S)"
-         r"|(?:sshpass|(?:docker|podman|nerdctl|helm|oras|buildah|skopeo)\s+(?:\w+\s+)?login)\b[^\n|;&]*?\s-p\s*)"
-         r"(?P<q>[\"']?)(?P<v>[^\s\"']+)(?P=q)",
-         back=300, fwd=200, near=("mysql", "mariadb", "sshpass", "login")),
+    Rule(
+        "password",
+        ("-p",),
+        # mysql's `-p name` prompts for the password: name is the database
+        r"(?:(?:mysql\w*|mariadb\w*|mysqladmin)\b[^\n|;&]*?\s-p(?=\S)"
+        r"|(?:sshpass|(?:docker|podman|nerdctl|helm|oras|buildah|skopeo)\s+(?:\w+\s+)?login)\b[^\n|;&]*?\s-p\s*)"
+        r"(?P<q>[\"']?)(?P<v>[^\s\"']+)(?P=q)",
+        back=300,
+        fwd=200,
+        near=("mysql", "mariadb", "sshpass", "login"),
+    ),
     Rule("password", ("-p",), r"(?<![\w-])-p(?P<q>[\"'])(?P<v>[^\"'\n]{3,})(?P=q)", run=False),
-    Rule("password", ("-u", "-a "),
-         r"(?:(?<=\s)|(?<=\s-)|^)(?:-u|-user|-a|-auth)(?:\s+|=)(?P<q>\\?[\"']?)[^\s:\"'\\]+:(?P<v>(?=[^\s\"'\\]*[A-Za-z])[^\s\"'\\]+)(?P=q)"),
-    Rule("password", (":",),
-         r"(?m)(?:^|(?<=\\n))[A-Za-z0-9_.*-]+:(?:\d{2,5}|\*):[^\s:]+:[^\s:]+:(?P<v>[^\s:\\]{4,})(?=$|\\n)",
-         check="pgpass", run=False),
+    Rule(
+        "password",
+        ("-u", "-a "),
+        r"(?:(?<=\s)|(?<=\s-)|^)(?:-u|-user|-a|-auth)(?:\s+|=)(?P<q>\\?[\"']?)[^\s:\"'\\]+:(?P<v>(?=[^\s\"'\\]*[A-Za-z])[^\s\"'\\]+)(?P=q)",
+    ),
+    Rule(
+        "password",
+        (":",),
+        r"(?m)(?:^|(?<=\\n))[A-Za-z0-9_.*-]+:(?:\d{2,5}|\*):[^\s:]+:[^\s:]+:(?P<v>[^\s:\\]{4,})(?=$|\\n)",
+        check="pgpass",
+        run=False,
+    ),
     # vendor shapes from betterleaks' rule set that the hooks must not wait for the full pass to catch
     Rule("sonar-token", ("squ_", "sqp_", "sqa_"), _B + r"sq[upa]_[0-9a-f]{40}" + _E),
     Rule("easypost-key", ("EZAK", "EZTK"), _B + r"EZ[AT]K[A-Za-z0-9]{54}" + _E),
     Rule("adobe-secret", ("p8e-",), _B + r"p8e-[A-Za-z0-9]{32}" + _E),
-    Rule("adobe-client-id", ("adobe",), r"(?i)adobe[\w.-]{0,24}\\?[\"']?\s*[:=]\s*\\?[\"']?(?P<v>(?-i:[a-f0-9]{32}))(?![A-Za-z0-9])",
-         ci=True),
-    Rule("etsy-key", ("etsy",), r"(?i)etsy[\w.-]{0,24}\\?[\"']?\s*[:=]\s*\\?[\"']?(?P<v>(?-i:[a-z0-9]{24}))(?![A-Za-z0-9])",
-         ci=True, check="random"),
+    Rule(
+        "adobe-client-id",
+        ("adobe",),
+        r"(?i)adobe[\w.-]{0,24}\\?[\"']?\s*[:=]\s*\\?[\"']?(?P<v>(?-i:[a-f0-9]{32}))(?![A-Za-z0-9])",
+        ci=True,
+    ),
+    Rule(
+        "etsy-key",
+        ("etsy",),
+        r"(?i)etsy[\w.-]{0,24}\\?[\"']?\s*[:=]\s*\\?[\"']?(?P<v>(?-i:[a-z0-9]{24}))(?![A-Za-z0-9])",
+        ci=True,
+        check="random",
+    ),
     Rule("flutterwave-key", ("FLWSECK",), _B + r"FLWSECK(?:_TEST)?(?:-[0-9a-fA-F]{32}-X|[0-9a-fA-F]{12})" + _E),
     Rule("harness-token", ("pat.", "sat."), _B + r"[ps]at\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}" + _E),
     Rule("shippo-token", ("shippo_",), _B + r"shippo_(?:live|test)_[a-f0-9]{40}" + _E),
-    Rule("hubspot-token", ("pat-",), _B + r"pat-(?:na|eu|ap)\d-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}" + _E),
+    Rule(
+        "hubspot-token",
+        ("pat-",),
+        _B + r"pat-(?:na|eu|ap)\d-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}" + _E,
+    ),
     Rule("openshift-token", ("sha256~",), _B + r"sha256~[A-Za-z0-9_-]{43}" + _E),
-    Rule("discord-token", ("discord",),
-         r"(?i)discord[\w.-]{0,30}\\?[\"']?\s*[:=]\s*\\?[\"']?(?P<v>(?-i:[MN][A-Za-z0-9]{23}\.[\w-]{6}\.[\w-]{27}|[a-f0-9]{64}))(?![\w-])",
-         ci=True),
-    Rule("messagebird-key", ("messagebird",), r"(?i)messagebird[^\n]{0,60}?\\?[\"'](?P<v>(?-i:[A-Za-z0-9]{25}))\\?[\"']",
-         ci=True, check="random"),
-    Rule("sidekiq-credential", ("contribsys",),
-         r"(?i)contribsys(?:__|\.)com[ \t]*(?:=|[ \t]+)\\?[\"']?(?P<v>[0-9a-f]{8}:[0-9a-f]{8})(?![0-9a-f])", ci=True),
-    Rule("sidekiq-credential", ("contribsys.com",), r"(?i)(?P<v>[0-9a-f]{8}:[0-9a-f]{8})@[\w.-]*contribsys\.com", back=30, fwd=20, ci=True),
-    Rule("snyk-token", ("snyk auth",), r"(?i)snyk\s+auth\s+(?P<v>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})", ci=True),
-    Rule("password", ("cleartextpassword",),
-         r"(?i)cleartextpassword\\?[\"']\s+value\s*=\s*\\?[\"'](?P<v>[^\"'\\\n]+)\\?[\"']", ci=True),
+    Rule(
+        "discord-token",
+        ("discord",),
+        r"(?i)discord[\w.-]{0,30}\\?[\"']?\s*[:=]\s*\\?[\"']?(?P<v>(?-i:[MN][A-Za-z0-9]{23}\.[\w-]{6}\.[\w-]{27}|[a-f0-9]{64}))(?![\w-])",
+        ci=True,
+    ),
+    Rule(
+        "messagebird-key",
+        ("messagebird",),
+        r"(?i)messagebird[^\n]{0,60}?\\?[\"'](?P<v>(?-i:[A-Za-z0-9]{25}))\\?[\"']",
+        ci=True,
+        check="random",
+    ),
+    Rule(
+        "sidekiq-credential",
+        ("contribsys",),
+        r"(?i)contribsys(?:__|\.)com[ \t]*(?:=|[ \t]+)\\?[\"']?(?P<v>[0-9a-f]{8}:[0-9a-f]{8})(?![0-9a-f])",
+        ci=True,
+    ),
+    Rule(
+        "sidekiq-credential",
+        ("contribsys.com",),
+        r"(?i)(?P<v>[0-9a-f]{8}:[0-9a-f]{8})@[\w.-]*contribsys\.com",
+        back=30,
+        fwd=20,
+        ci=True,
+    ),
+    Rule(
+        "snyk-token",
+        ("snyk auth",),
+        r"(?i)snyk\s+auth\s+(?P<v>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})",
+        ci=True,
+    ),
+    Rule(
+        "password",
+        ("cleartextpassword",),
+        r"(?i)cleartextpassword\\?[\"']\s+value\s*=\s*\\?[\"'](?P<v>[^\"'\\\n]+)\\?[\"']",
+        ci=True,
+    ),
     # Kafka SASL (Confluent Cloud): the user name is the API key
-    Rule("confluent-key", ("loginmodule",),
-         r"(?i)loginmodule\s+required\s+username\s*=\s*\\?[\"'](?P<v>(?-i:[A-Z0-9]{16}))\\?[\"']", ci=True),
+    Rule(
+        "confluent-key",
+        ("loginmodule",),
+        r"(?i)loginmodule\s+required\s+username\s*=\s*\\?[\"'](?P<v>(?-i:[A-Z0-9]{16}))\\?[\"']",
+        ci=True,
+    ),
     # encoded forms: base64 of a JWT or of a line holding a secret; a token whose first letters are escaped
     Rule("jwt", ("ZXlK",), _B + r"ZXlK[A-Za-z0-9+/]{40,}={0,2}", check="b64secret"),
-    Rule("encoded-secret", ("base64 -d", "base64 --decode", "base64 -D"),
-         r"(?P<q>\\?[\"']?)(?P<v>[A-Za-z0-9+/]{12,}={0,2})(?P=q)\s*\|\s*base64\s+(?:-d|--decode|-D)\b",
-         back=400, fwd=20, check="b64secret"),
+    Rule(
+        "encoded-secret",
+        ("base64 -d", "base64 --decode", "base64 -D"),
+        r"(?P<q>\\?[\"']?)(?P<v>[A-Za-z0-9+/]{12,}={0,2})(?P=q)\s*\|\s*base64\s+(?:-d|--decode|-D)\b",
+        back=400,
+        fwd=20,
+        check="b64secret",
+    ),
     # a run's first escape only, and a few of them: a long run of escapes (\\u0000\\u0000...) costs one match,
     # not one per escape
-    Rule("escaped-token", ("\\x", "\\u00"),
-         r"(?<!\\u00[0-9a-fA-F]{2})(?<!\\x[0-9a-fA-F]{2})(?:\\x[0-9a-fA-F]{2}|\\u00[0-9a-fA-F]{2}){1,8}[A-Za-z0-9_-]{8,256}", check="escaped",
-         run=False),
+    Rule(
+        "escaped-token",
+        ("\\x", "\\u00"),
+        r"(?<!\\u00[0-9a-fA-F]{2})(?<!\\x[0-9a-fA-F]{2})(?:\\x[0-9a-fA-F]{2}|\\u00[0-9a-fA-F]{2}){1,8}[A-Za-z0-9_-]{8,256}",
+        check="escaped",
+        run=False,
+    ),
 ]
 
 # Keywords that start a key/value lookup (lowercase; looked up in the lowered text).
@@ -375,7 +582,11 @@ _ASSIGN_RX = _Lazy(
     r"(?P<vq>(?:[bBrRuU]{1,2})?\\?[\"'`])?(?P<v>" + _VALUE + r"))"
 )
 _XML_RX = _Lazy(r"(?P<k>[A-Za-z0-9_.:-]+)>(?P<v>[^<\s]{3,})</(?P=k)>")
-_K8S_RX = _Lazy(r"(?i)name:\s*\\?[\"']?(?P<k>[A-Za-z0-9_.-]+)\\?[\"']?\s*(?:\\n|\n|,)\s*value:\s*(?P<vq>\\?[\"'])?(?P<v>" + _VALUE + ")")
+_K8S_RX = _Lazy(
+    r"(?i)name:\s*\\?[\"']?(?P<k>[A-Za-z0-9_.-]+)\\?[\"']?\s*(?:\\n|\n|,)\s*value:\s*(?P<vq>\\?[\"'])?(?P<v>"
+    + _VALUE
+    + ")"
+)
 _CODE_RX = _Lazy(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*(?:\(|\[|\)|,|;)?")
 _CALL_RX = _Lazy(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*[(\[]")
 _CALL_LITERAL_RX = _Lazy(r"(?P<q>\\?[\"'])(?P<v>[A-Za-z0-9+/=_.~-]{16,})(?P=q)")
@@ -385,7 +596,9 @@ _ANGLE_PLACEHOLDER_RX = _Lazy(r"<[^<>\s]{1,40}>")
 _MAVEN_KEY_RX = _Lazy(r"(?:io|com|org|net|dev|me|co|de|uk)\.[a-z0-9_.-]+$")
 _COORD_RX = _Lazy(r"[a-z][a-z0-9_.-]*(?::[0-9][A-Za-z0-9_.+-]*)?")
 # a path or a file name: words between slashes, or a trailing extension
-_PATHLIKE_RX = _Lazy(r"(?:^|/)[a-z]{3,}(?:[-_][a-z0-9]+)*/|\.(?:png|jpe?g|gif|svg|json|csv|parquet|txt|log|gz|zip|tar|pdf|html?|js|css|py)$")
+_PATHLIKE_RX = _Lazy(
+    r"(?:^|/)[a-z]{3,}(?:[-_][a-z0-9]+)*/|\.(?:png|jpe?g|gif|svg|json|csv|parquet|txt|log|gz|zip|tar|pdf|html?|js|css|py)$"
+)
 
 
 def _value_ok(check: str | None, value: str) -> bool:
@@ -589,7 +802,11 @@ def vendor_spans(text: str, view: AsciiView | None = None) -> list[tuple[int, in
 
 
 # Rules whose whole match is checked against the allow-list (tokens with prefixes: sk_test_XXXX..., xoxb-your-token).
-DOC_CHECK_FULL = frozenset(r.name for r in VENDOR_RULES if r.check is None and r.name not in ("password", "url-password", "azure-sas-signature", "private-key"))
+DOC_CHECK_FULL = frozenset(
+    r.name
+    for r in VENDOR_RULES
+    if r.check is None and r.name not in ("password", "url-password", "azure-sas-signature", "private-key")
+)
 
 
 def _match_around(rx: re.Pattern[str], text: str, i: int, lo: int, hi: int) -> re.Match[str] | None:
@@ -626,7 +843,9 @@ def _classify_cached(key: str) -> tuple[str, str] | None:
         return result
 
 
-def assignment_spans(text: str, view: AsciiView | None = None, key_starts: list[int] | None = None) -> list[tuple[int, int, str]]:
+def assignment_spans(
+    text: str, view: AsciiView | None = None, key_starts: list[int] | None = None
+) -> list[tuple[int, int, str]]:
     """Values of secret-named keys: KEY=value, "key": "value", --key value, <key>value</key> ...
 
     key_starts, when given, collects where secret-named keys start (the full pass looks there too).
@@ -647,7 +866,11 @@ def assignment_spans(text: str, view: AsciiView | None = None, key_starts: list[
                 continue
             seen.add(start)
             span = _assignment_at(text, start, k_end)
-            if span is None and key_starts is not None and (_classify_cached(text[start:k_end]) or ("",))[0] == "strong":
+            if (
+                span is None
+                and key_starts is not None
+                and (_classify_cached(text[start:k_end]) or ("",))[0] == "strong"
+            ):
                 key_starts.append(start)  # a secret-named key whose value the rules let through
             if span:
                 spans.append(span)
@@ -709,7 +932,12 @@ def _judge_assignment(text: str, m: re.Match[str], strength: str, key: str, k8s:
         return None  # shippo_test_<your-token>, pat.<account-id>.<token-id>: a placeholder in a vendor's shape
     if bare_sep == ":" and not quoted and _MAVEN_KEY_RX.match(key) and _COORD_RX.fullmatch(value):
         return None  # io.jsonwebtoken:jjwt-api:0.12.6 is a package, not a key and its value
-    if not quoted and sep != bare_sep and _more_on_line(text, v_end) and not (looks_strong(value) or looks_random(value)):
+    if (
+        not quoted
+        and sep != bare_sep
+        and _more_on_line(text, v_end)
+        and not (looks_strong(value) or looks_random(value))
+    ):
         return None  # `key = Some-Command "arg" -Flag`: an expression, not a literal
     if bare_sep in ("", "is", "was", "to"):
         # prose or whitespace-separated ("password hunter2X!", "requirepass x", "the key is x")
@@ -719,8 +947,11 @@ def _judge_assignment(text: str, m: re.Match[str], strength: str, key: str, k8s:
             return None  # `curl -u USER:PASSWORD https://...`: the next word is a URL or a path
         if key.lower() == "pass":
             return None  # "pass `x` to y": the verb, not a key
-        if not (looks_strong(value) or looks_random(value)
-                or (quoted and bare_sep == "" and len(value) >= 6 and _HAS_DIGIT.search(value) and _HAS_ALPHA.search(value))):
+        if not (
+            looks_strong(value)
+            or looks_random(value)
+            or (quoted and bare_sep == "" and len(value) >= 6 and _HAS_DIGIT.search(value) and _HAS_ALPHA.search(value))
+        ):
             return None
         if key.startswith("-") and not quoted and not (looks_strong(value) or looks_random(value)):
             return None
@@ -793,7 +1024,9 @@ def _balanced(value: str) -> bool:
 # ---------------------------------------------------------------- applying spans
 
 
-def rule_spans(text: str, key_starts: list[int] | None = None, view: AsciiView | None = None) -> list[tuple[int, int, str]]:
+def rule_spans(
+    text: str, key_starts: list[int] | None = None, view: AsciiView | None = None
+) -> list[tuple[int, int, str]]:
     """Every span the shared rule table finds in text (before merging)."""
     if view is None:
         view = AsciiView(text)

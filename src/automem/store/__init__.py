@@ -23,8 +23,22 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing into the
 if TYPE_CHECKING:
     from automem.home import Home
 
-__all__ = ["StoreError", "write_markdown", "clean_for_index", "clean_for_model", "redacted", "inside_home",
-           "sweep_temp_files", "memory_lock", "write_file", "remove", "move", "trash", "touch", "FileLock"]
+__all__ = [
+    "StoreError",
+    "write_markdown",
+    "clean_for_index",
+    "clean_for_model",
+    "redacted",
+    "inside_home",
+    "sweep_temp_files",
+    "memory_lock",
+    "write_file",
+    "remove",
+    "move",
+    "trash",
+    "touch",
+    "FileLock",
+]
 
 
 class StoreError(ValueError):
@@ -97,7 +111,14 @@ def sweep_temp_files(home: Home, projects: list[str] | None = None) -> int:
         projects = [project.slug for project in home.projects()]
     for slug in projects:
         project = Project(home=home, slug=slug, root="")
-        for folder in (project.dir, project.memories_dir, project.bank_dir, project.state_dir, project.summaries_dir,
-                       project.journal_dir, project.trash_dir):
+        for folder in (
+            project.dir,
+            project.memories_dir,
+            project.bank_dir,
+            project.state_dir,
+            project.summaries_dir,
+            project.journal_dir,
+            project.trash_dir,
+        ):
             removed += sweep(folder)
     return removed

@@ -156,12 +156,26 @@ class Memory:
 
     def as_dict(self) -> dict:
         return {
-            "id": self.id, "type": self.type, "summary": self.summary, "content": self.content, "why": self.why,
-            "how_to_apply": self.how_to_apply, "tags": list(self.tags), "scope": self.scope, "source": self.source,
-            "harness": self.harness, "session_id": self.session_id, "created": self.created,
-            "last_seen": self.last_seen, "seen": self.seen, "path": str(self.path) if self.path else None,
-            "status": self.state, "promoted": self.promoted, "promoted_at": self.promoted_at,
-            "family": self.family or self.session_id, "rule": self.rule,
+            "id": self.id,
+            "type": self.type,
+            "summary": self.summary,
+            "content": self.content,
+            "why": self.why,
+            "how_to_apply": self.how_to_apply,
+            "tags": list(self.tags),
+            "scope": self.scope,
+            "source": self.source,
+            "harness": self.harness,
+            "session_id": self.session_id,
+            "created": self.created,
+            "last_seen": self.last_seen,
+            "seen": self.seen,
+            "path": str(self.path) if self.path else None,
+            "status": self.state,
+            "promoted": self.promoted,
+            "promoted_at": self.promoted_at,
+            "family": self.family or self.session_id,
+            "rule": self.rule,
         }
 
 

@@ -128,8 +128,10 @@ def merge_escalations(found: list[Candidate]) -> list[Candidate]:
     names: dict[str, list[str]] = {}
     for _cand, match in escalated:
         names.setdefault(match.group(2) or "", []).append(match.group(1))
-    parts = [" and ".join(dict.fromkeys(group)) + (f" (writing in {place})" if place else "")
-             for place, group in sorted(names.items(), key=lambda item: not item[0])]
+    parts = [
+        " and ".join(dict.fromkeys(group)) + (f" (writing in {place})" if place else "")
+        for place, group in sorted(names.items(), key=lambda item: not item[0])
+    ]
     listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
     first = escalated[0][0]
     merged = Candidate(
@@ -138,7 +140,10 @@ def merge_escalations(found: list[Candidate]) -> list[Candidate]:
         content="\n".join(c.content for c, _ in escalated),
         why=f"{len(escalated)} calls failed in the sandbox and worked once rerun with escalated permissions.",
         how_to_apply="Ask for escalated permissions for these calls from the start.",
-        signals=first.signals, scope=first.scope, weight=max(c.weight for c, _ in escalated), promotion=first.promotion,
+        signals=first.signals,
+        scope=first.scope,
+        weight=max(c.weight for c, _ in escalated),
+        promotion=first.promotion,
         rule=first.rule,
     )
     gone = {id(c) for c, _ in escalated}

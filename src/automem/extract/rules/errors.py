@@ -32,11 +32,17 @@ _SLIP = re.compile(
     re.I,
 )
 _INLINE_CODE = re.compile(r"\b(?:node|deno|bun)\s+(?:-e|--eval|-p)\b|\bpython[\d.]*\s+(?:-c\b|-\s*<<)|<<\s*['\"]?\w+")
-_CONTEXT_MISMATCH = re.compile(r"Failed to find expected lines|Could not find the exact text|String to replace not found"
-                               r"|old_string|patch does not apply", re.I)
-_PROTOCOL = re.compile(r"File has not been read yet|Failed to find expected lines|exceeds maximum allowed|File content \(",
-                       re.I)
-_BARE = re.compile(r"^(?:exit code -?\d+|command exited with code \d+|error|\(tool reported an error with no output\))$", re.I)
+_CONTEXT_MISMATCH = re.compile(
+    r"Failed to find expected lines|Could not find the exact text|String to replace not found"
+    r"|old_string|patch does not apply",
+    re.I,
+)
+_PROTOCOL = re.compile(
+    r"File has not been read yet|Failed to find expected lines|exceeds maximum allowed|File content \(", re.I
+)
+_BARE = re.compile(
+    r"^(?:exit code -?\d+|command exited with code \d+|error|\(tool reported an error with no output\))$", re.I
+)
 _VOLATILE = re.compile(r"\[[^\]]*\]|\"[^\"]*\"|'[^']*'|`[^`]*`|<[a-z]+>|\d+")
 _MISSING = (
     re.compile(r"(?:^|[\s:])([\w.+-]+): (?:command not found|not found)$", re.M),
@@ -66,14 +72,18 @@ def _error_text(step: Step) -> str:
     return "\n".join(e.get("line", "") for e in step.errors) + "\n" + step.result_head
 
 
-_REASON = re.compile(r"not allowed|denied|not permitted|refused|cannot|can't|unable to|invalid|missing|failed to|not found"
-                     r"|no such|does not exist|not supported|requires?|must|should|expected", re.I)
+_REASON = re.compile(
+    r"not allowed|denied|not permitted|refused|cannot|can't|unable to|invalid|missing|failed to|not found"
+    r"|no such|does not exist|not supported|requires?|must|should|expected",
+    re.I,
+)
 
 
 def named(step: Step) -> bool:
     """Does the error say what went wrong (a type, a reason), beyond an exit status and the first output line?"""
-    return any(e.get("error_type") not in ("exit-code", "tool-error") or _REASON.search(e.get("line", ""))
-               for e in step.errors)
+    return any(
+        e.get("error_type") not in ("exit-code", "tool-error") or _REASON.search(e.get("line", "")) for e in step.errors
+    )
 
 
 def _says_little(signature: str) -> bool:
@@ -85,18 +95,22 @@ def is_slip(step: Step) -> bool:
     """A tool-call slip or transient noise: never a lesson on its own."""
     from automem.extract.intent import intent_of
 
-    if not step.errors or all(_BARE.match(e.get("signature", "").strip()) or _says_little(e.get("signature", ""))
-                              for e in step.errors):
+    if not step.errors or all(
+        _BARE.match(e.get("signature", "").strip()) or _says_little(e.get("signature", "")) for e in step.errors
+    ):
         return True  # nothing names the failure
     if _SLIP.search(step.result_head) or all(_SLIP.search(e.get("line", "")) for e in step.errors):
         return True
     intent = intent_of(step.tool, step.input)
-    if _INLINE_CODE.search(step.input) and re.search(r"\b(?:Syntax|Reference|Name|Type|Indentation)Error\b",
-                                                     _error_text(step)):
+    if _INLINE_CODE.search(step.input) and re.search(
+        r"\b(?:Syntax|Reference|Name|Type|Indentation)Error\b", _error_text(step)
+    ):
         return True  # the agent's own throwaway script (node -e, python -c, a heredoc) had a bug
     if re.search(r"\btimed out\b|\btimeout\b", _error_text(step), re.I):
         return True  # how long something took says little on its own
-    if intent.read_only() and re.search(r"No such file|not found|does not exist|cannot access", _error_text(step), re.I):
+    if intent.read_only() and re.search(
+        r"No such file|not found|does not exist|cannot access", _error_text(step), re.I
+    ):
         return True  # looking for a path that is not there is exploration
     return False
 
@@ -121,8 +135,9 @@ def verified_fix(session: Session, index: int, *, through_user: bool = False) ->
     for j in range(index + 1, min(len(steps), index + WINDOW)):
         step = steps[j]
         if step.kind == "prompt":
-            if not through_user and (step.after_interrupt or any(f.get("feedback") == "correction"
-                                                                 for f in step.feedback)):
+            if not through_user and (
+                step.after_interrupt or any(f.get("feedback") == "correction" for f in step.feedback)
+            ):
                 return None
             continue
         if step.kind != "action":
@@ -148,14 +163,15 @@ def _run_differently(session: Session, indexes: list[int]) -> bool:
 
 def confirmed_after(session: Session, index: int) -> bool:
     """Did the user's next prompt after this call confirm the work ("perfect", "that works")?"""
-    for step in session.steps[index + 1:]:
+    for step in session.steps[index + 1 :]:
         if step.kind == "prompt":
             return any(f.get("feedback") == "confirmation" for f in step.feedback)
     return False
 
 
-def explained_fix(session: Session, indexes: list[int], *, through_user: bool = False
-                  ) -> tuple[int, int, Difference] | None:
+def explained_fix(
+    session: Session, indexes: list[int], *, through_user: bool = False
+) -> tuple[int, int, Difference] | None:
     """(failure, fix, difference) for the first failure of a cluster whose fix names what changed."""
     for index in indexes:
         found = verified_fix(session, index, through_user=through_user)
@@ -163,8 +179,14 @@ def explained_fix(session: Session, indexes: list[int], *, through_user: bool = 
             continue
         fix_index, between = found
         step, fix = session.steps[index], session.steps[fix_index]
-        diff = difference(session.intent(index), session.intent(fix_index), failed_escalated=step.escalated,
-                          fix_escalated=fix.escalated, between=between, error=_error_text(step))
+        diff = difference(
+            session.intent(index),
+            session.intent(fix_index),
+            failed_escalated=step.escalated,
+            fix_escalated=fix.escalated,
+            between=between,
+            error=_error_text(step),
+        )
         if diff:
             return index, fix_index, diff
     return None
@@ -189,7 +211,8 @@ def _line(step: Step) -> str:
 
 
 _REASON_TAIL = re.compile(
-    r"(?:[\w ]{0,40}\bis not allowed|[\w ]{0,40}\bis denied|Operation not permitted|Permission denied|No such file or directory|command not found|Connection refused"
+    r"(?:[\w ]{0,40}\bis not allowed|[\w ]{0,40}\bis denied|Operation not permitted|Permission denied|No such file "
+    r"or directory|command not found|Connection refused"
     r"|Could not resolve host[^\n]*|Read-only file system|not a git repository|Address already in use|ENOTFOUND[^\n]*"
     r"|EADDRINUSE[^\n]*|Unable to create [^\n]*?\.lock|cannot lock ref[^:\n]*|Could not read from remote repository)",
     re.I,
@@ -197,7 +220,8 @@ _REASON_TAIL = re.compile(
 
 
 def _gist(line: str, room: int = 60) -> str:
-    """The part of an error line that names the failure, short: "TypeError: x is not a function", "Operation not permitted"."""
+    """The part of an error line that names the failure, short: "TypeError: x is not a function", "Operation not
+    permitted"."""
     text = " ".join((line or "").split()).strip("[]'\" ")
     bare = re.match(r"^exit code (-?\d+)(?::\s*(.*))?$", text)
     if bare:
@@ -206,7 +230,9 @@ def _gist(line: str, room: int = 60) -> str:
             return f"exit code {bare.group(1)}"  # the first output line is not the error
         text = rest
     text = re.sub(r"^\S+\s+\|\s+", "", text)  # "service-1  | Error: ..." (a compose log prefix)
-    typed = re.search(r"\b([A-Z][a-z]+(?:[A-Z][a-z]+)*(?:Error|Exception)|E(?!RROR\b)[A-Z]{3,9}|TS\d{4})\b:?\s*(.*)", text)
+    typed = re.search(
+        r"\b([A-Z][a-z]+(?:[A-Z][a-z]+)*(?:Error|Exception)|E(?!RROR\b)[A-Z]{3,9}|TS\d{4})\b:?\s*(.*)", text
+    )
     reason = _REASON_TAIL.search(text)
     if typed and reason and not typed.group(2):
         typed = None  # "SecurityException" alone says less than "registry access is not allowed"
@@ -243,23 +269,25 @@ def _fixed_summary(name: str, diff: Difference, line: str) -> str:
         where = f" to write in {place}" if place else ""
         return phrasing.fit(f"{name} needs escalated sandbox permissions{where} here: {gist} otherwise")
     if diff.kind == "tool":
-        return phrasing.fit(f"{name} fails with \"{gist}\" here; {diff.text} worked")
+        return phrasing.fit(f'{name} fails with "{gist}" here; {diff.text} worked')
     if diff.kind == "before" and diff.text.startswith("after reading"):
-        return phrasing.fit(f"{name} needs the file read first in the session: \"{gist}\" otherwise")
+        return phrasing.fit(f'{name} needs the file read first in the session: "{gist}" otherwise')
     if diff.kind == "before":
         step = diff.text.removeprefix("after ").strip("`")
         return phrasing.fit(f"{name} works only after `{step}`: {gist} otherwise")
     if diff.kind == "cwd":
         return phrasing.fit(f"{name} must run {diff.text}: {gist} otherwise")
     if diff.kind == "edit":
-        return phrasing.fit(f"{name} fails with \"{gist}\" until {diff.text.removeprefix('after editing ')} is fixed")
+        return phrasing.fit(f'{name} fails with "{gist}" until {diff.text.removeprefix("after editing ")} is fixed')
     if diff.kind == "path":
         return phrasing.fit(f"{diff.text} is not writable here ({gist}); {name} worked writing elsewhere")
     return phrasing.needs_summary(name, diff.text.removeprefix("with "), line)
 
 
 _HEREDOC = re.compile(r"<<-?\s*(['\"]?)(\w+)\1")
-_LONG_QUOTED = re.compile(r"(?<![^\s=])(\")([^\"]{48,})(?:\"|$)|(?<![^\s=])(')([^']{48,})(?:'|$)")  # closed, or cut before it closed
+_LONG_QUOTED = re.compile(
+    r"(?<![^\s=])(\")([^\"]{48,})(?:\"|$)|(?<![^\s=])(')([^']{48,})(?:'|$)"
+)  # closed, or cut before it closed
 _SPILLED = re.compile(r"\S*/tool-results/\S+")
 COMMAND_MAX = 120
 
@@ -273,9 +301,10 @@ def command_gist(text: str, limit: int = COMMAND_MAX) -> str:
     text = " ".join(text.split())
     heredoc = _HEREDOC.search(text)
     if heredoc:
-        text = text[:heredoc.end()] + " … (inline script)"
-    text = _LONG_QUOTED.sub(lambda m: (q := m.group(1) or m.group(3)) + (m.group(2) or m.group(4))[:28].rstrip()
-                            + "…" + q, text)
+        text = text[: heredoc.end()] + " … (inline script)"
+    text = _LONG_QUOTED.sub(
+        lambda m: (q := m.group(1) or m.group(3)) + (m.group(2) or m.group(4))[:28].rstrip() + "…" + q, text
+    )
     text = _SPILLED.sub("<saved tool output>", text)
     if len(text) > limit:
         cut = text[:limit].rsplit(" ", 1)[0]
@@ -325,8 +354,10 @@ def _missing_name(session: Session, index: int) -> str:
     return ""
 
 
-_SHELL_SAYS = re.compile(r"\b(?:ba|z|da|k)?sh: (?:line \d+: )?([A-Za-z][\w.+-]*): command not found"
-                         r"|\bzsh:\d*:? command not found: ([A-Za-z][\w.+-]*)")
+_SHELL_SAYS = re.compile(
+    r"\b(?:ba|z|da|k)?sh: (?:line \d+: )?([A-Za-z][\w.+-]*): command not found"
+    r"|\bzsh:\d*:? command not found: ([A-Za-z][\w.+-]*)"
+)
 
 
 def repeated_error_rule(session: Session) -> list[Candidate]:
@@ -334,8 +365,9 @@ def repeated_error_rule(session: Session) -> list[Candidate]:
     out: list[Candidate] = []
     for key, indexes in _clusters(session).items():
         first = session.steps[indexes[0]]
-        if _missing_name(session, indexes[0]) or (_MODULE.search(_error_text(first))
-                                                  and not _run_differently(session, indexes)):
+        if _missing_name(session, indexes[0]) or (
+            _MODULE.search(_error_text(first)) and not _run_differently(session, indexes)
+        ):
             continue  # missing programs and modules have rules of their own
         count = len(indexes) + session.prior_clusters.get(key, 0)
         slip = is_slip(first)
@@ -356,38 +388,49 @@ def repeated_error_rule(session: Session) -> list[Candidate]:
         passed_later = explained is not None or verified_fix(session, indexes[-1], through_user=True) is not None
         mismatch = diff.kind == "before" and _CONTEXT_MISMATCH.search(line)
         if mismatch:
-            summary = phrasing.fit(f"{name} fails with \"{mismatch.group(0)}\" ({count}x); re-read the exact lines right "
-                                   "before patching")
-            content = (f"{first.tool} failed {count} times{earlier} with: {line}\n"
-                       f"It went through once the lines were read again just before: `{_command_text(fix_step)}`")
+            summary = phrasing.fit(
+                f'{name} fails with "{mismatch.group(0)}" ({count}x); re-read the exact lines right before patching'
+            )
+            content = (
+                f"{first.tool} failed {count} times{earlier} with: {line}\n"
+                f"It went through once the lines were read again just before: `{_command_text(fix_step)}`"
+            )
             how = "Read the lines you are about to change right before the edit; do not patch from an old read."
         elif diff:
             summary = _fixed_summary(name, diff, line)
-            content = (f"{first.tool} failed {count} times{earlier} with: {line}\n"
-                       f"What worked: `{_command_text(fix_step)}` ({diff.text}).")
+            content = (
+                f"{first.tool} failed {count} times{earlier} with: {line}\n"
+                f"What worked: `{_command_text(fix_step)}` ({diff.text})."
+            )
             how = f"Do it that way from the start: {diff.text}."
         elif passed_later and not earlier:
             continue  # it went away for a reason the session never named: nothing a later session can act on
         elif passed_later:
-            summary = phrasing.fit(f"{name} fails with \"{_gist(line, 56)}\" ({count}x) here; it passed later, "
-                                   "for a reason the session did not name")
-            content = (f"{first.tool} failed {count} times{earlier} with: {line}\n"
-                       f"Failing call: `{_command_text(first)}`")
+            summary = phrasing.fit(
+                f'{name} fails with "{_gist(line, 56)}" ({count}x) here; it passed later, '
+                "for a reason the session did not name"
+            )
+            content = f"{first.tool} failed {count} times{earlier} with: {line}\nFailing call: `{_command_text(first)}`"
             how = "Expect this failure here; look for its cause before retrying the same call."
         else:
-            summary = phrasing.fit(f"{name} fails with \"{_gist(line, 56)}\" ({count}x); not resolved in the session")
-            content = (f"{first.tool} failed {count} times{earlier} with: {line}\n"
-                       f"Failing call: `{_command_text(first)}`")
+            summary = phrasing.fit(f'{name} fails with "{_gist(line, 56)}" ({count}x); not resolved in the session')
+            content = f"{first.tool} failed {count} times{earlier} with: {line}\nFailing call: `{_command_text(first)}`"
             how = "Expect this failure here; look for its cause before retrying the same call."
-        out.append(Candidate(
-            kind="pattern", summary=summary, content=content,
-            why=f"The same error came back {count} times" + (f"; it stopped once the call ran {diff.text}" if diff else "")
-            + ".",
-            how_to_apply=how,
-            signals=["error"] + (["confirmation"] if explained and confirmed_after(session, explained[1]) else []),
-            scope=_scope(first, intent),
-            weight=3.0 if diff else 2.0, promotion=VERIFIED_FIX if diff and not mismatch else "",
-        ))
+        out.append(
+            Candidate(
+                kind="pattern",
+                summary=summary,
+                content=content,
+                why=f"The same error came back {count} times"
+                + (f"; it stopped once the call ran {diff.text}" if diff else "")
+                + ".",
+                how_to_apply=how,
+                signals=["error"] + (["confirmation"] if explained and confirmed_after(session, explained[1]) else []),
+                scope=_scope(first, intent),
+                weight=3.0 if diff else 2.0,
+                promotion=VERIFIED_FIX if diff and not mismatch else "",
+            )
+        )
     return out
 
 
@@ -410,14 +453,19 @@ def fixed_error_rule(session: Session) -> list[Candidate]:
         fix = session.steps[fix_index]
         line = _line(step)
         name = _name(session, index)
-        out.append(Candidate(
-            kind="observation", summary=_fixed_summary(name, diff, line),
-            content=f"`{_command_text(step)}` failed: {line}\nWhat worked: `{_command_text(fix)}` ({diff.text}).",
-            why="The same call failed, then worked once it ran " + diff.text + ".",
-            how_to_apply=f"Run {name} {diff.text} from the start here.",
-            signals=["error"] + (["confirmation"] if confirmed_after(session, fix_index) else []),
-            scope=_scope(step, session.intent(index)), weight=2.2, promotion=VERIFIED_FIX,
-        ))
+        out.append(
+            Candidate(
+                kind="observation",
+                summary=_fixed_summary(name, diff, line),
+                content=f"`{_command_text(step)}` failed: {line}\nWhat worked: `{_command_text(fix)}` ({diff.text}).",
+                why="The same call failed, then worked once it ran " + diff.text + ".",
+                how_to_apply=f"Run {name} {diff.text} from the start here.",
+                signals=["error"] + (["confirmation"] if confirmed_after(session, fix_index) else []),
+                scope=_scope(step, session.intent(index)),
+                weight=2.2,
+                promotion=VERIFIED_FIX,
+            )
+        )
     return out
 
 
@@ -446,8 +494,14 @@ def _alternative(session: Session, index: int, name: str) -> str:
             continue
         for other in session.intent(j).commands:
             alike = (other.program.startswith(name) or name.startswith(other.program)) and other.program != name
-            if not alike or abs(len(other.program) - len(name)) > 2 or not re.fullmatch(r"[\d.]*", (
-                    other.program[len(name):] if len(other.program) > len(name) else name[len(other.program):])):
+            if (
+                not alike
+                or abs(len(other.program) - len(name)) > 2
+                or not re.fullmatch(
+                    r"[\d.]*",
+                    (other.program[len(name) :] if len(other.program) > len(name) else name[len(other.program) :]),
+                )
+            ):
                 continue  # python3 for python, pip3 for pip; pipx is another program
             if failed is None or other.positional[:1] == failed.positional[:1]:
                 return other.program
@@ -479,12 +533,16 @@ def _shell_function_lesson(session: Session, index: int, name: str, line: str, c
     return Candidate(
         kind="observation",
         summary=phrasing.fit(f"{name} is not loaded in the agent's non-interactive shell; `{init}` before calling it"),
-        content=(f"`{_command_text(step)}` failed: {line}" + (f" ({count}x)" if count > 1 else "") + "\n"
-                 f"{what} is set up by the user's shell profile (a shell function or hook), which the agent's shell does"
-                 f" not read; that the command was not found does not mean it is not installed."),
+        content=(
+            f"`{_command_text(step)}` failed: {line}" + (f" ({count}x)" if count > 1 else "") + "\n"
+            f"{what} is set up by the user's shell profile (a shell function or hook), which the agent's shell does"
+            f" not read; that the command was not found does not mean it is not installed."
+        ),
         why=f"The agent's shell could not find {name}, a tool loaded from the shell profile.",
         how_to_apply=f"Run `{init} && {name} ...` in the same command, or call the tool it selects by its full path.",
-        signals=["error"], scope="global", weight=1.7,
+        signals=["error"],
+        scope="global",
+        weight=1.7,
     )
 
 
@@ -502,24 +560,33 @@ def _loaded_by(session: Session, index: int, later: int, name: str) -> str:
 
 def _installs_between(session: Session, index: int, later: int, name: str) -> list:
     """The successful install commands between two calls that name a package containing ``name``."""
-    return [c for j in range(index + 1, later) if session.steps[j].kind == "action"
-            and session.steps[j].ok for c in session.intent(j).commands
-            if is_install(c) and any(_provides(p, name) for p in installed_names(c))]
+    return [
+        c
+        for j in range(index + 1, later)
+        if session.steps[j].kind == "action" and session.steps[j].ok
+        for c in session.intent(j).commands
+        if is_install(c) and any(_provides(p, name) for p in installed_names(c))
+    ]
 
 
 def _provides(package: str, name: str) -> bool:
     """Does an installed package plausibly provide program ``name`` (openssh -> ssh, python3-pip -> pip)?"""
     package = re.sub(r"^@[\w.-]+/|@[\w.^~<>=*-]+$|[<>=]=?.*$", "", package.lower())
-    return package == name or (len(name) >= 2 and re.search(rf"(?:^|[\w-]){re.escape(name)}$|^{re.escape(name)}(?:[\d.-]|$)",
-                                                          package) is not None)
+    return package == name or (
+        len(name) >= 2
+        and re.search(rf"(?:^|[\w-]){re.escape(name)}$|^{re.escape(name)}(?:[\d.-]|$)", package) is not None
+    )
 
 
 def _masked_missing(session: Session) -> list[int]:
     """Calls that passed although a program they ran was not found (``ssh -V 2>&1 | head -1`` exits 0)."""
     out = []
     for i, step in enumerate(session.steps):
-        if step.kind == "action" and step.ok and re.search(r"not found|not recognized|which: no |failed to run command",
-                                                           step.result_head):
+        if (
+            step.kind == "action"
+            and step.ok
+            and re.search(r"not found|not recognized|which: no |failed to run command", step.result_head)
+        ):
             if _missing_name(session, i):
                 out.append(i)
     return out
@@ -544,57 +611,99 @@ def missing_command_rule(session: Session) -> list[Candidate]:
             continue  # a "not found" a pipe hid says no more than that: an install and a run, or a lookup, make it one
         done.add(name)
         count = sum(1 for i in failures(session) if _missing_name(session, i) == name)
-        line = _line(step) if not step.ok else next(
-            (" ".join(m.group(0).split()) for p in _MISSING for m in p.finditer(step.result_head) if name in m.group(0).lower()),
-            _line(step))
+        line = (
+            _line(step)
+            if not step.ok
+            else next(
+                (
+                    " ".join(m.group(0).split())
+                    for p in _MISSING
+                    for m in p.finditer(step.result_head)
+                    if name in m.group(0).lower()
+                ),
+                _line(step),
+            )
+        )
         if later is not None and name in SHELL_FUNCTIONS and (init := _loaded_by(session, index, later, name)):
-            out.append(Candidate(
-                kind="observation",
-                summary=phrasing.fit(f"{name} is not loaded in the agent's non-interactive shell until `{init}`"),
-                content=f"`{_command_text(step)}` failed: {line}\nWhat worked: `{_command_text(session.steps[later])}`",
-                why=f"{name} is loaded by the shell profile, which the agent's shell does not read; it ran once the "
+            out.append(
+                Candidate(
+                    kind="observation",
+                    summary=phrasing.fit(f"{name} is not loaded in the agent's non-interactive shell until `{init}`"),
+                    content=f"`{_command_text(step)}` failed: {line}\nWhat worked: "
+                    f"`{_command_text(session.steps[later])}`",
+                    why=f"{name} is loaded by the shell profile, which the agent's shell does not read; it ran once "
+                    f"the "
                     f"session ran `{init}` first.",
-                how_to_apply=f"Run `{init}` in the same command before calling {name}.",
-                signals=["error"], scope="global", weight=2.3, promotion=VERIFIED_FIX,
-            ))
+                    how_to_apply=f"Run `{init}` in the same command before calling {name}.",
+                    signals=["error"],
+                    scope="global",
+                    weight=2.3,
+                    promotion=VERIFIED_FIX,
+                )
+            )
             continue
         if later is not None:
             installs = _installs_between(session, index, later, name)
             if installs:
                 how = re.sub(r"\s+(?:\d?>>?|&>)\s*\S+|\s+\d?>&\d", "", installs[-1].text)[:80]
-                out.append(Candidate(
-                    kind="observation",
-                    summary=phrasing.fit(f"{name} was not preinstalled on {machine.this_machine(session)}; `{how}` installed it"),
-                    content=(f"`{_command_text(step)}` " + ("said" if step.ok else "failed") + f": {line}\n"
-                             f"What worked: `{how}`, then {name} ran."),
-                    why=f"{name} was missing until it was installed in this session.",
-                    how_to_apply=f"Install it with `{how}` before using {name} on a new setup of this machine.",
-                    signals=["error"], scope="global", weight=2.3, promotion=VERIFIED_FIX,
-                ))
-            elif (explained := explained_fix(session, [index])) and explained[2].kind == "before" and re.search(
-                    r"\bpath\b", explained[2].text, re.I):
+                out.append(
+                    Candidate(
+                        kind="observation",
+                        summary=phrasing.fit(
+                            f"{name} was not preinstalled on {machine.this_machine(session)}; `{how}` installed it"
+                        ),
+                        content=(
+                            f"`{_command_text(step)}` " + ("said" if step.ok else "failed") + f": {line}\n"
+                            f"What worked: `{how}`, then {name} ran."
+                        ),
+                        why=f"{name} was missing until it was installed in this session.",
+                        how_to_apply=f"Install it with `{how}` before using {name} on a new setup of this machine.",
+                        signals=["error"],
+                        scope="global",
+                        weight=2.3,
+                        promotion=VERIFIED_FIX,
+                    )
+                )
+            elif (
+                (explained := explained_fix(session, [index]))
+                and explained[2].kind == "before"
+                and re.search(r"\bpath\b", explained[2].text, re.I)
+            ):
                 change = explained[2].text.removeprefix("after ").strip("`")
                 if _path_persisted(session):  # made permanent in the session: a past fact, stored as one
                     added = re.findall(r"[;'\"]\s*([^;'\"]{3,})['\"]", change)
                     folder = added[-1].strip() if added else "a folder"
-                    out.append(Candidate(
-                        kind="observation",
-                        summary=phrasing.fit(f"{name} was not on the PATH until {folder} was added; the session made it "
-                                             f"permanent (user PATH)"),
-                        content=f"`{_command_text(step)}` failed: {line}\nWhat worked: `{change}`",
-                        why=f"{name} was found once {folder} was on the PATH, and the session saved that to the user PATH.",
-                        how_to_apply=f"If {name} is missing on a new setup, add {folder} to the PATH.",
-                        signals=["error"], scope="global", weight=1.6,
-                    ))
+                    out.append(
+                        Candidate(
+                            kind="observation",
+                            summary=phrasing.fit(
+                                f"{name} was not on the PATH until {folder} was added; the session made it "
+                                f"permanent (user PATH)"
+                            ),
+                            content=f"`{_command_text(step)}` failed: {line}\nWhat worked: `{change}`",
+                            why=f"{name} was found once {folder} was on the PATH, and the session saved that to the "
+                            f"user PATH.",
+                            how_to_apply=f"If {name} is missing on a new setup, add {folder} to the PATH.",
+                            signals=["error"],
+                            scope="global",
+                            weight=1.6,
+                        )
+                    )
                     continue
-                out.append(Candidate(
-                    kind="observation",
-                    summary=phrasing.fit(f"{name} is not on the PATH here until `{change}`"),
-                    content=f"`{_command_text(step)}` failed: {line}\nWhat worked: `{_command_text(session.steps[explained[1]])}`",
-                    why=f"{name} was found once the session ran `{change}`.",
-                    how_to_apply=f"Run `{change}` (or make it permanent) before calling {name}.",
-                    signals=["error"], scope="global", weight=2.3, promotion=VERIFIED_FIX,
-                ))
+                out.append(
+                    Candidate(
+                        kind="observation",
+                        summary=phrasing.fit(f"{name} is not on the PATH here until `{change}`"),
+                        content=f"`{_command_text(step)}` failed: {line}\nWhat worked: "
+                        f"`{_command_text(session.steps[explained[1]])}`",
+                        why=f"{name} was found once the session ran `{change}`.",
+                        how_to_apply=f"Run `{change}` (or make it permanent) before calling {name}.",
+                        signals=["error"],
+                        scope="global",
+                        weight=2.3,
+                        promotion=VERIFIED_FIX,
+                    )
+                )
             continue  # it ran later: whatever the first failure was, "not installed" would be wrong
         if name in SHELL_FUNCTIONS:
             out.append(_shell_function_lesson(session, index, name, line, count))
@@ -603,28 +712,45 @@ def missing_command_rule(session: Session) -> list[Candidate]:
             continue  # "Teams is installed as a pwa": there is no binary, and the user says it is there
         alt = _alternative(session, index, name)
         if alt:
-            out.append(Candidate(
-                kind="observation",
-                summary=phrasing.fit(f"{name} is not on the PATH on {machine.this_machine(session)}; use {alt} instead"),
-                content=f"`{_command_text(step)}` failed: {line}\nWhat worked: `{alt}` for the same job.",
-                why=f"No {name} here ({count}x), while {alt} worked in the same session.",
-                how_to_apply=f"Call {alt}, not {name}, on this machine.",
-                signals=["error"], scope="global", weight=2.4, promotion=VERIFIED_FIX,
-            ))
+            out.append(
+                Candidate(
+                    kind="observation",
+                    summary=phrasing.fit(
+                        f"{name} is not on the PATH on {machine.this_machine(session)}; use {alt} instead"
+                    ),
+                    content=f"`{_command_text(step)}` failed: {line}\nWhat worked: `{alt}` for the same job.",
+                    why=f"No {name} here ({count}x), while {alt} worked in the same session.",
+                    how_to_apply=f"Call {alt}, not {name}, on this machine.",
+                    signals=["error"],
+                    scope="global",
+                    weight=2.4,
+                    promotion=VERIFIED_FIX,
+                )
+            )
             continue
-        out.append(Candidate(
-            kind="pattern" if count >= 2 else "observation",
-            summary=phrasing.fit(f"{name} is not installed or not on the PATH on {machine.this_machine(session)} (no {name} binary found)"),
-            content=f"`{_command_text(step)}` failed: {line}" + (f" ({count}x)" if count > 1 else ""),
-            why=f"The shell could not find {name}, and nothing later in the session ran it.",
-            how_to_apply=f"Check for {name} before relying on it here, or install it.",
-            signals=["error"], scope="global", weight=1.6,
-        ))
+        out.append(
+            Candidate(
+                kind="pattern" if count >= 2 else "observation",
+                summary=phrasing.fit(
+                    f"{name} is not installed or not on the PATH on {machine.this_machine(session)} (no {name} "
+                    f"binary found)"
+                ),
+                content=f"`{_command_text(step)}` failed: {line}" + (f" ({count}x)" if count > 1 else ""),
+                why=f"The shell could not find {name}, and nothing later in the session ran it.",
+                how_to_apply=f"Check for {name} before relying on it here, or install it.",
+                signals=["error"],
+                scope="global",
+                weight=1.6,
+            )
+        )
     return out
 
 
-_PERSISTS_PATH = re.compile(r"SetEnvironmentVariable\(\s*['\"]Path['\"][^)]*['\"](?:User|Machine)['\"]|\bsetx\s+PATH\b"
-                            r"|export\s+PATH=.*>>\s*~?/?\S*(?:bashrc|zshrc|profile)\b", re.I)
+_PERSISTS_PATH = re.compile(
+    r"SetEnvironmentVariable\(\s*['\"]Path['\"][^)]*['\"](?:User|Machine)['\"]|\bsetx\s+PATH\b"
+    r"|export\s+PATH=.*>>\s*~?/?\S*(?:bashrc|zshrc|profile)\b",
+    re.I,
+)
 
 
 def _path_persisted(session: Session) -> bool:
@@ -636,25 +762,39 @@ def _path_persisted(session: Session) -> bool:
 def _user_says_installed(session: Session, name: str) -> bool:
     """Did the user say the program is installed (as an app, a PWA, somewhere else)? Their word beats a lookup."""
     said = re.compile(rf"\b{re.escape(name)}\b[^.?!\n]{{0,40}}?\b(?:is|are|'s)\s+(?:already\s+)?installed\b", re.I)
-    return any(s.kind == "prompt" and (m := said.search(s.text)) and not re.search(r"\bnot\b", m.group(0), re.I)
-               for s in session.steps)
+    return any(
+        s.kind == "prompt" and (m := said.search(s.text)) and not re.search(r"\bnot\b", m.group(0), re.I)
+        for s in session.steps
+    )
 
 
 def _probed_absent(session: Session, index: int, name: str, found: list[str]) -> Candidate:
     """A program a call tried to run that a later lookup (``which``) confirmed is not there."""
     step = session.steps[index]
-    line = next((" ".join(m.group(0).split()) for p in _MISSING for m in p.finditer(_error_text(step))
-                 if name in m.group(0).lower()), _line(step))
+    line = next(
+        (
+            " ".join(m.group(0).split())
+            for p in _MISSING
+            for m in p.finditer(_error_text(step))
+            if name in m.group(0).lower()
+        ),
+        _line(step),
+    )
     others = [n for n in found if n != name]
     return Candidate(
         kind="observation",
-        summary=phrasing.fit(f"{name} is not installed on {machine.this_machine(session)}"
-                             + (f"; `which` found {', '.join(others[:2])} but no {name}" if others else "")),
+        summary=phrasing.fit(
+            f"{name} is not installed on {machine.this_machine(session)}"
+            + (f"; `which` found {', '.join(others[:2])} but no {name}" if others else "")
+        ),
         content=f"`{_command_text(step)}` said: {line}\nA later lookup found no {name}"
-                + (f" (it found {', '.join(others)})." if others else "."),
+        + (f" (it found {', '.join(others)})." if others else "."),
         why=f"The call's output said {name} could not be run, and `which` then found no {name}.",
-        how_to_apply=f"Do not plan on {name} here" + (f"; {others[0]} is available." if others else "; install it first."),
-        signals=["error"], scope="global", weight=1.8,
+        how_to_apply=f"Do not plan on {name} here"
+        + (f"; {others[0]} is available." if others else "; install it first."),
+        signals=["error"],
+        scope="global",
+        weight=1.8,
     )
 
 
@@ -672,27 +812,40 @@ def missing_module_rule(session: Session) -> list[Candidate]:
             continue  # a file of the project that was not there yet, not a package
         done.add(module)
         found = verified_fix(session, index)
-        if found is None or _run_differently(session, [i for i in failures(session)
-                                                       if _MODULE.search(_error_text(session.steps[i]))]):
+        if found is None or _run_differently(
+            session, [i for i in failures(session) if _MODULE.search(_error_text(session.steps[i]))]
+        ):
             continue  # no fix, or the same call run differently (PYTHONPATH=src) got past it: not a missing package
         fix_index, between = found
-        installed = [c.text for i in between for c in i.commands if is_install(c) and any(
-            module.split("/")[0] in n for n in installed_names(c))]
+        installed = [
+            c.text
+            for i in between
+            for c in i.commands
+            if is_install(c) and any(module.split("/")[0] in n for n in installed_names(c))
+        ]
         name = _name(session, index)
         gist = phrasing.error_name(_line(step))
         if installed:
             summary = phrasing.fit(f"{module} must be installed here first (`{installed[-1][:60]}`)")
         else:
-            summary = phrasing.fit(f"{module} is not installed in this project: importing it fails"
-                                   + (f" ({gist})" if gist else ""))
-        out.append(Candidate(
-            kind="observation", summary=summary,
-            content=f"`{_command_text(step)}` failed: {_line(step)}\n{name} passed later: `{_command_text(session.steps[fix_index])}`",
-            why=f"{module} is missing here; {name} passed once the session " + ("installed it." if installed
-                                                                                  else "worked around it."),
-            how_to_apply=f"Install {module} before importing it, or do without it as the session did.",
-            signals=["error"], scope="project", weight=1.8, promotion=VERIFIED_FIX if installed else "",
-        ))
+            summary = phrasing.fit(
+                f"{module} is not installed in this project: importing it fails" + (f" ({gist})" if gist else "")
+            )
+        out.append(
+            Candidate(
+                kind="observation",
+                summary=summary,
+                content=f"`{_command_text(step)}` failed: {_line(step)}\n{name} passed later: "
+                f"`{_command_text(session.steps[fix_index])}`",
+                why=f"{module} is missing here; {name} passed once the session "
+                + ("installed it." if installed else "worked around it."),
+                how_to_apply=f"Install {module} before importing it, or do without it as the session did.",
+                signals=["error"],
+                scope="project",
+                weight=1.8,
+                promotion=VERIFIED_FIX if installed else "",
+            )
+        )
     return out
 
 
@@ -719,15 +872,24 @@ def interactive_rule(session: Session) -> list[Candidate]:
             continue
         last = _command_text(calls[-1])
         questions = list(dict.fromkeys(c.asked for c in calls))
-        out.append(Candidate(
-            kind="pattern",
-            summary=phrasing.fit(f"{prog} stops at interactive prompts ({len(calls)}x); pass every answer as a flag up front"),
-            content=(f"In the agent's shell nobody answers {prog}'s questions: "
-                     + "; ".join(f"'{q[:80]}'" for q in questions[:3]) + f".\nWhat the session ended with: `{last}`"),
-            why=f"{prog} waited for input {len(calls)} times in one session.",
-            how_to_apply=f"Pass {prog} every answer as a flag (or pipe them in) so it never stops to ask.",
-            signals=["error"], scope="global", weight=2.0,
-        ))
+        out.append(
+            Candidate(
+                kind="pattern",
+                summary=phrasing.fit(
+                    f"{prog} stops at interactive prompts ({len(calls)}x); pass every answer as a flag up front"
+                ),
+                content=(
+                    f"In the agent's shell nobody answers {prog}'s questions: "
+                    + "; ".join(f"'{q[:80]}'" for q in questions[:3])
+                    + f".\nWhat the session ended with: `{last}`"
+                ),
+                why=f"{prog} waited for input {len(calls)} times in one session.",
+                how_to_apply=f"Pass {prog} every answer as a flag (or pipe them in) so it never stops to ask.",
+                signals=["error"],
+                scope="global",
+                weight=2.0,
+            )
+        )
     return out
 
 
@@ -740,8 +902,11 @@ def error_clusters(steps: list[Step]) -> Counter:
     return counts
 
 
-_REQUIREMENT = re.compile(r"\b(?:not on an? [\w-]+|must be|should be|requires?|needs? to|only (?:works|allowed|supported)"
-                          r"|expected (?:to|a|an)|is not a|not a [\w-]+ (?:repository|branch|directory))\b", re.I)
+_REQUIREMENT = re.compile(
+    r"\b(?:not on an? [\w-]+|must be|should be|requires?|needs? to|only (?:works|allowed|supported)"
+    r"|expected (?:to|a|an)|is not a|not a [\w-]+ (?:repository|branch|directory))\b",
+    re.I,
+)
 
 
 def stated_requirement_rule(session: Session) -> list[Candidate]:
@@ -761,20 +926,27 @@ def stated_requirement_rule(session: Session) -> list[Candidate]:
             continue
         name = _name(session, index)
         text = re.sub(r"^(?:error|fatal|ERROR)\s*:\s*", "", stated)
-        out.append(Candidate(
-            kind="observation", summary=phrasing.fit(f"{name} fails when \"{_gist(text, 70)}\": meet that first"),
-            content=f"`{_command_text(step)}` failed: {stated}\nIt passed later in the session: "
-                    f"`{_command_text(session.steps[found[0]])}`",
-            why="The error itself said what it needs, and the same call passed once that was true.",
-            how_to_apply=f"Before running {name}, make sure of what the error asked for.",
-            signals=["error"], scope="project", weight=1.5,
-        ))
+        out.append(
+            Candidate(
+                kind="observation",
+                summary=phrasing.fit(f'{name} fails when "{_gist(text, 70)}": meet that first'),
+                content=f"`{_command_text(step)}` failed: {stated}\nIt passed later in the session: "
+                f"`{_command_text(session.steps[found[0]])}`",
+                why="The error itself said what it needs, and the same call passed once that was true.",
+                how_to_apply=f"Before running {name}, make sure of what the error asked for.",
+                signals=["error"],
+                scope="project",
+                weight=1.5,
+            )
+        )
     return out
 
 
-_NO_DNS = re.compile(r"getaddrinfo (?:ENOTFOUND|EAI_AGAIN)\s*([\w.-]*)|Could not resolve host(?:name)?:?\s*([\w.-]*)"
-                     r"|Temporary failure in name resolution|Name or service not known|nodename nor servname provided",
-                     re.I)
+_NO_DNS = re.compile(
+    r"getaddrinfo (?:ENOTFOUND|EAI_AGAIN)\s*([\w.-]*)|Could not resolve host(?:name)?:?\s*([\w.-]*)"
+    r"|Temporary failure in name resolution|Name or service not known|nodename nor servname provided",
+    re.I,
+)
 
 
 def offline_sandbox_rule(session: Session) -> list[Candidate]:
@@ -782,7 +954,8 @@ def offline_sandbox_rule(session: Session) -> list[Candidate]:
 
     Sandboxed agents (Codex's workspace sandbox, for one) have no network unless a call is escalated; a session shows
     it runs sandboxed when some call was escalated. Without that, a failed lookup may be a passing outage: no memory.
-    A later successful call with the same intent (escalated or not) is a fix other rules state, or says it was transient.
+    A later successful call with the same intent (escalated or not) is a fix other rules state, or says it was
+    transient.
     """
     if not any(s.kind == "action" and s.escalated for s in session.steps):
         return []
@@ -800,26 +973,39 @@ def offline_sandbox_rule(session: Session) -> list[Candidate]:
         done.add(name)
         host = next((g for g in match.groups() if g), "")
         gist = f"its host{' ' + host if host else ''} did not resolve"
-        out.append(Candidate(
-            kind="observation",
-            summary=phrasing.fit(f"{name} has no network access in the agent's sandbox here ({gist})"),
-            content=f"`{_command_text(step)}` failed: {_line(step)}\nNothing later in the session ran it successfully.",
-            why="The session runs sandboxed (other calls needed escalated permissions) and this network call could not "
+        out.append(
+            Candidate(
+                kind="observation",
+                summary=phrasing.fit(f"{name} has no network access in the agent's sandbox here ({gist})"),
+                content=f"`{_command_text(step)}` failed: {_line(step)}\nNothing later in the session ran it "
+                f"successfully.",
+                why="The session runs sandboxed (other calls needed escalated permissions) and this network call "
+                "could not "
                 "resolve its host.",
-            how_to_apply=f"Run {name} network calls with escalated permissions, or ask the user to run them.",
-            signals=["error"], scope="global", weight=1.6,
-        ))
+                how_to_apply=f"Run {name} network calls with escalated permissions, or ask the user to run them.",
+                signals=["error"],
+                scope="global",
+                weight=1.6,
+            )
+        )
     return out
 
 
 # Errors that name a Python feature the interpreter is too old for: (pattern, "older than", what fails, what works)
 _OLD_PYTHON = (
-    (re.compile(r"future feature annotations is not defined"), "3.7",
-     "`from __future__ import annotations`", "typing's Optional/Tuple"),
-    (re.compile(r"'type' object is not subscriptable"), "3.9",
-     "tuple[...]/list[...] hints", "typing's Tuple/List"),
-    (re.compile(r"unsupported operand type\(s\) for \|: 'type' and '(?:NoneType|type)'"), "3.10",
-     "`X | None` annotations", "typing's Optional/Union"),
+    (
+        re.compile(r"future feature annotations is not defined"),
+        "3.7",
+        "`from __future__ import annotations`",
+        "typing's Optional/Tuple",
+    ),
+    (re.compile(r"'type' object is not subscriptable"), "3.9", "tuple[...]/list[...] hints", "typing's Tuple/List"),
+    (
+        re.compile(r"unsupported operand type\(s\) for \|: 'type' and '(?:NoneType|type)'"),
+        "3.10",
+        "`X | None` annotations",
+        "typing's Optional/Union",
+    ),
 )
 
 
@@ -838,21 +1024,26 @@ def old_python_rule(session: Session) -> list[Candidate]:
     out = []
     for program, (bound, fails, works, index) in found.items():
         step = session.steps[index]
-        out.append(Candidate(
-            kind="observation",
-            summary=phrasing.fit(f"`{program}` here predates Python {bound}: {fails} fails; use {works}"),
-            content=f"`{_command_text(step)}` failed: {_line(step)}",
-            why=f"The error names a feature Python {bound} brought, so this interpreter predates it.",
-            how_to_apply=f"Write code for `{program}` without features newer than its version, or call a newer "
-                         "interpreter if the machine has one.",
-            signals=["error"], scope="global", weight=1.8,
-        ))
+        out.append(
+            Candidate(
+                kind="observation",
+                summary=phrasing.fit(f"`{program}` here predates Python {bound}: {fails} fails; use {works}"),
+                content=f"`{_command_text(step)}` failed: {_line(step)}",
+                why=f"The error names a feature Python {bound} brought, so this interpreter predates it.",
+                how_to_apply=f"Write code for `{program}` without features newer than its version, or call a newer "
+                "interpreter if the machine has one.",
+                signals=["error"],
+                scope="global",
+                weight=1.8,
+            )
+        )
     return out
 
 
 _NPM_SCRIPT = re.compile(r"^> [\w@/.-]+@[\w.+-]+ ([\w:.-]+)\r?\n> (.+)$", re.M)
-_HOOK_SAYS = re.compile(r"husky - (pre-commit|commit-msg|pre-push)\b|\b(lint-staged)\b|^[\w .()/-]{3,}?\.{4,}(?:Failed|Passed)$",
-                        re.M)
+_HOOK_SAYS = re.compile(
+    r"husky - (pre-commit|commit-msg|pre-push)\b|\b(lint-staged)\b|^[\w .()/-]{3,}?\.{4,}(?:Failed|Passed)$", re.M
+)
 
 
 def commit_hook_rule(session: Session) -> list[Candidate]:
@@ -869,17 +1060,28 @@ def commit_hook_rule(session: Session) -> list[Candidate]:
             runs = f"`npm run {script.group(1)}` ({phrasing.fit(script.group(2).strip(), 60)})"
             check = f"npm run {script.group(1)}"
         elif hook:
-            runs = "a husky hook" if hook.group(1) else "lint-staged" if hook.group(2) else "the pre-commit framework's hooks"
+            runs = (
+                "a husky hook"
+                if hook.group(1)
+                else "lint-staged"
+                if hook.group(2)
+                else "the pre-commit framework's hooks"
+            )
             check = "those checks"
         else:
             continue
         step = session.steps[index]
-        return [Candidate(
-            kind="observation",
-            summary=phrasing.fit(f"git commit runs {runs} as a hook here; make {check} pass before committing"),
-            content=f"`{_command_text(step)}` failed in its hook: {_line(step)}",
-            why="The commit's own output shows a hook running the project's checks, and the commit failed with them.",
-            how_to_apply=f"Run {check} and fix what it reports (in tests too) before `git commit`.",
-            signals=["error"], scope="project", weight=1.9,
-        )]
+        return [
+            Candidate(
+                kind="observation",
+                summary=phrasing.fit(f"git commit runs {runs} as a hook here; make {check} pass before committing"),
+                content=f"`{_command_text(step)}` failed in its hook: {_line(step)}",
+                why="The commit's own output shows a hook running the project's checks, and the commit failed with "
+                "them.",
+                how_to_apply=f"Run {check} and fix what it reports (in tests too) before `git commit`.",
+                signals=["error"],
+                scope="project",
+                weight=1.9,
+            )
+        ]
     return []

@@ -94,9 +94,11 @@ def absent_by_probe(session: Session, start: int, name: str) -> tuple[int, list[
 
 
 # "/tmp/x.log: Permission denied", "cannot create /var/log/x: Read-only file system"
-_REFUSED = re.compile(r"(?P<path>/(?:[\w.@+-]+/)*[\w.@+-]+):\s+(?:Permission denied|Read-only file system)"
-                      r"|cannot (?:create|open|touch|write)[^/\n]{0,30}(?P<path2>/(?:[\w.@+-]+/)*[\w.@+-]+)[^\n]*?"
-                      r"(?:Permission denied|Read-only file system)")
+_REFUSED = re.compile(
+    r"(?P<path>/(?:[\w.@+-]+/)*[\w.@+-]+):\s+(?:Permission denied|Read-only file system)"
+    r"|cannot (?:create|open|touch|write)[^/\n]{0,30}(?P<path2>/(?:[\w.@+-]+/)*[\w.@+-]+)[^\n]*?"
+    r"(?:Permission denied|Read-only file system)"
+)
 _SYSTEM_DIRS = ("/tmp", "/var/tmp", "/var", "/opt", "/usr", "/etc", "/srv", "/mnt", "/run")
 
 
@@ -137,22 +139,34 @@ def unwritable_place_rule(session: Session) -> list[Candidate]:
             if filename in text and folder + "/" not in text and programs & session.intent(j).programs:
                 done.add(folder)
                 where = this_machine(session)
-                out.append(Candidate(
-                    kind="observation",
-                    summary=phrasing.fit(f"{folder} is not writable on {where}; keep logs and temp files in the project"),
-                    content=(f"Writing {folder}/{filename} failed: {_line(step)}\n"
-                             f"What worked: `{_gist(_segment_with(text, filename))}` (writing {filename} elsewhere)"),
-                    why=f"{folder} refused the write, and the session's next try wrote the file in another place.",
-                    how_to_apply=f"Do not write to {folder} here; put logs and scratch files in the project folder.",
-                    signals=["error"], scope="global", weight=2.2, promotion=VERIFIED_FIX,
-                ))
+                out.append(
+                    Candidate(
+                        kind="observation",
+                        summary=phrasing.fit(
+                            f"{folder} is not writable on {where}; keep logs and temp files in the project"
+                        ),
+                        content=(
+                            f"Writing {folder}/{filename} failed: {_line(step)}\n"
+                            f"What worked: `{_gist(_segment_with(text, filename))}` (writing {filename} elsewhere)"
+                        ),
+                        why=f"{folder} refused the write, and the session's next try wrote the file in another place.",
+                        how_to_apply=f"Do not write to {folder} here; put logs and scratch files in the project "
+                        f"folder.",
+                        signals=["error"],
+                        scope="global",
+                        weight=2.2,
+                        promotion=VERIFIED_FIX,
+                    )
+                )
                 break
     return out
 
 
 def _line(step: Step) -> str:
     line = next((e.get("line", "") for e in step.errors if _REFUSED.search(e.get("line", ""))), "")
-    line = re.sub(r"^\S*/(?:ba|z|da)?sh: (?:line \d+: )?", "", line)  # "/usr/bin/bash: line 1: /tmp/x: ..." -> "/tmp/x: ..."
+    line = re.sub(
+        r"^\S*/(?:ba|z|da)?sh: (?:line \d+: )?", "", line
+    )  # "/usr/bin/bash: line 1: /tmp/x: ..." -> "/tmp/x: ..."
     return " ".join(line.split())[:160]
 
 

@@ -34,20 +34,33 @@ _CAUSE = re.compile(
     r"(?:run|called|invoked|started|built|installed|set|passed|used))\b"
     r"|\bonly works (?:with|when|if|from|in|on)\b"
     r"|\bdoes(?:n't| not) (?:support|accept|allow)\b"
-    r"|\b(?:is|are|was|were)(?:n't| not) (?:supported|allowed|installed|available|on (?:the )?PATH|writable|being served)\b",
+    r"|\b(?:is|are|was|were)(?:n't| not) (?:supported|allowed|installed|available|on (?:the )?PATH|writable|being "
+    r"served)\b",
     re.I,
 )
-_BECAUSE = re.compile(r"\bbecause\b|\bsince\b(?= the\b)|, so (?:the |you|it)|\bfound it\b|\bis missing\b"
-                      r"|\b(?:was|were) (?:removed|renamed|deleted|never)\b|\bno longer exists?\b", re.I)
-_FIX_REQUEST = re.compile(r"^(?:please\s+|can you\s+|now\s+)?(?:fix|check|debug|investigate|troubleshoot|look into)\b", re.I)
-_FIXED = re.compile(r"^(?:I\s+)?(?:fixed|added|updated|switched|changed|moved|removed|replaced|wired|adjusted)\b"
-                    r"(?=[^.]*(?:`|\b\w+\.\w{1,5}\b|\b(?:so|to|because|instead)\b))", re.I)
+_BECAUSE = re.compile(
+    r"\bbecause\b|\bsince\b(?= the\b)|, so (?:the |you|it)|\bfound it\b|\bis missing\b"
+    r"|\b(?:was|were) (?:removed|renamed|deleted|never)\b|\bno longer exists?\b",
+    re.I,
+)
+_FIX_REQUEST = re.compile(
+    r"^(?:please\s+|can you\s+|now\s+)?(?:fix|check|debug|investigate|troubleshoot|look into)\b", re.I
+)
+_FIXED = re.compile(
+    r"^(?:I\s+)?(?:fixed|added|updated|switched|changed|moved|removed|replaced|wired|adjusted)\b"
+    r"(?=[^.]*(?:`|\b\w+\.\w{1,5}\b|\b(?:so|to|because|instead)\b))",
+    re.I,
+)
 _PLAN = re.compile(r"^(?:let me|let's|i'll|i will|now\b|next\b|first\b|i need to|i should)", re.I)
-_HEDGE = re.compile(r"\b(?:might|may|maybe|perhaps|possibly|probably|could be|not sure|i think|seems like|likely)\b", re.I)
-_SLIP_LIKE = re.compile(r"\b(?:old_string|old text|exact text|string to replace|not (?:been )?read yet|parameter|persist\w*)\b",
-                        re.I)
+_HEDGE = re.compile(
+    r"\b(?:might|may|maybe|perhaps|possibly|probably|could be|not sure|i think|seems like|likely)\b", re.I
+)
+_SLIP_LIKE = re.compile(
+    r"\b(?:old_string|old text|exact text|string to replace|not (?:been )?read yet|parameter|persist\w*)\b", re.I
+)
 _PROBLEM = re.compile(
-    r"\b(?:(?:isn'?t|aren'?t|is not|are not|not)\s+(?:working|showing|loading|rendering)|is broken|doesn'?t work|does not work"
+    r"\b(?:(?:isn'?t|aren'?t|is not|are not|not)\s+(?:working|showing|loading|rendering)|is broken|doesn'?t "
+    r"work|does not work"
     r"|i (?:don'?t|do not|can'?t|cannot) see|(?:getting|seeing) (?:this|an?|these|all these) errors?|i'?m getting"
     r"|still (?:broken|failing)"
     r"|fails? to|crash(?:es|ed)?|just (?:text|black|blank|white))\b",
@@ -148,14 +161,21 @@ def diagnosis_rule(session: Session) -> list[Candidate]:
         seen.add(cause.lower())
         main = session.intent(i).main
         subject = main.name() if main is not None else step.tool
-        out.append(Candidate(
-            kind="observation", summary=phrasing.fit(f"{subject} ({name}): {cause}"),
-            content=(f"`{step.input[:150]}` failed: {error[:300]}\nThe agent's diagnosis: {sentence[:400]}\n"
-                     f"Changed: {', '.join(edited[:4])}; then `{steps[fix_index].input[:120]}` passed."),
-            why="A failure the agent explained, fixed by a change, and proved by the same call passing afterwards.",
-            how_to_apply=f"When {name} shows up again, check this cause first.",
-            signals=["error"], scope="project", weight=1.7,
-        ))
+        out.append(
+            Candidate(
+                kind="observation",
+                summary=phrasing.fit(f"{subject} ({name}): {cause}"),
+                content=(
+                    f"`{step.input[:150]}` failed: {error[:300]}\nThe agent's diagnosis: {sentence[:400]}\n"
+                    f"Changed: {', '.join(edited[:4])}; then `{steps[fix_index].input[:120]}` passed."
+                ),
+                why="A failure the agent explained, fixed by a change, and proved by the same call passing afterwards.",
+                how_to_apply=f"When {name} shows up again, check this cause first.",
+                signals=["error"],
+                scope="project",
+                weight=1.7,
+            )
+        )
     return out
 
 
@@ -169,14 +189,19 @@ _CAUSE_LEAD = re.compile(
 )
 
 
-_AGENT_I = re.compile(r"^I(?:'ve| have)?\s+(?=(?:fixed|updated|changed|added|removed|moved|made|switched|replaced|"
-                      r"rewrote|wired|set|kept)\b)")
+_AGENT_I = re.compile(
+    r"^I(?:'ve| have)?\s+(?=(?:fixed|updated|changed|added|removed|moved|made|switched|replaced|"
+    r"rewrote|wired|set|kept)\b)"
+)
 
 
 # "Those 404s are because X", "The Keycloak error is because X": the pointer goes, the cause stays
-_POINTER_BECAUSE = re.compile(r"^(?:(?:those|these|this|that|it)(?:\s+[\w.“”\"'…-]+){0,3}?|the [\w .“”\"'…-]{1,40}?)\s+"
-                              r"(?:is|are|was|were|happens?|happened)"
-                              r"\s+(?:only\s+)?because\s+(?:of\s+)?", re.I)
+_POINTER_BECAUSE = re.compile(
+    r"^(?:(?:those|these|this|that|it)(?:\s+[\w.“”\"'…-]+){0,3}?|the [\w .“”\"'…-]{1,40}?)\s+"
+    r"(?:is|are|was|were|happens?|happened)"
+    r"\s+(?:only\s+)?because\s+(?:of\s+)?",
+    re.I,
+)
 
 
 def _cause(sentence: str) -> str:
@@ -204,8 +229,10 @@ def _pasted(prompt: str) -> str:
 
 
 _INLINE_ERROR = re.compile(
-    r"\berror TS\d+:[^\n]{5,240}|\b(?:Uncaught\s+)?[A-Z][a-zA-Z]+(?:Error|Exception):\s[^\n]{3,240}|\bnpm ERR![^\n]{5,200}"
-    r"|Cannot find module '[^']+'|\bnet::ERR_[A-Z_]+[^\n]{0,120}|\b(?:ENOENT|EADDRINUSE|ECONNREFUSED|EACCES)\b[^\n]{0,160}"
+    r"\berror TS\d+:[^\n]{5,240}|\b(?:Uncaught\s+)?[A-Z][a-zA-Z]+(?:Error|Exception):\s[^\n]{3,240}|\bnpm "
+    r"ERR![^\n]{5,200}"
+    r"|Cannot find module '[^']+'|\bnet::ERR_[A-Z_]+[^\n]{0,120}"
+    r"|\b(?:ENOENT|EADDRINUSE|ECONNREFUSED|EACCES)\b[^\n]{0,160}"
     r"|\b(?:ERROR|FATAL)\b[^\n]{10,200}"  # a log line's level word, mid-line
     r"|\b(?:reason|error|err|message)[\"']?\s*[:=]\s*[\"'](?P<msg>[^\"'\n]{4,80})[\"']"  # a log's quoted error message
 )
@@ -239,17 +266,22 @@ def reported_problem_rule(session: Session) -> list[Candidate]:
             continue
         if following and key and any(k == key for j, k, _e in reports if j == following[0]):
             continue  # reported again right after: this attempt did not fix it
-        if following and (steps[following[0]].after_interrupt or any(
-                f.get("feedback") == "correction" for f in steps[following[0]].feedback)):
+        if following and (
+            steps[following[0]].after_interrupt
+            or any(f.get("feedback") == "correction" for f in steps[following[0]].feedback)
+        ):
             continue
         said = "\n".join(s.said_after for s in steps[i:end] if s.said_after)
         answer = steps[i].answer or ""
         repeats = len(by_cluster.get(key, [])) if key else 1
         # one report needs a stated cause; a pattern may also be stated by its fix ("Added X to the import map")
         asked_fix = bool(_FIX_REQUEST.match(steps[i].text))
-        sentence = (stated_cause(said) or stated_cause(answer, because=True)
-                    or (stated_cause(said, because=True) if asked_fix else "")
-                    or (stated_cause(answer, fixes=True) if repeats >= 2 or asked_fix else ""))
+        sentence = (
+            stated_cause(said)
+            or stated_cause(answer, because=True)
+            or (stated_cause(said, because=True) if asked_fix else "")
+            or (stated_cause(answer, fixes=True) if repeats >= 2 or asked_fix else "")
+        )
         source = said if sentence and sentence in said else answer
         if not sentence or sentence.lower() in done:
             continue
@@ -264,40 +296,64 @@ def reported_problem_rule(session: Session) -> list[Candidate]:
         fixed = f" (fixed in {edited[0].rsplit('/', 1)[-1]})" if len(edited) == 1 else ""
         tries = [(f"{lead}: {cause}{fixed}", fixed), (f"{lead}: {cause}", "")] if lead else []
         tries += [(f"{cause}{fixed}", fixed), (cause, "")]
-        summary = next((s for s, tail in ((phrasing.fit(t), tail) for t, tail in tries if t.strip())
-                        if readable(s) and cause[:16] in s and s.endswith(tail)), "")  # the cause must survive
+        summary = next(
+            (
+                s
+                for s, tail in ((phrasing.fit(t), tail) for t, tail in tries if t.strip())
+                if readable(s) and cause[:16] in s and s.endswith(tail)
+            ),
+            "",
+        )  # the cause must survive
         if not summary:
             continue
         follow = [f for f in [_after(source, sentence)] if f]
-        out.append(Candidate(
-            kind="pattern" if repeats >= 2 else "observation", summary=summary,
-            content=(f"The user reported{f' ({repeats} times)' if repeats >= 2 else ''}: {error}\n"
-                     f"The agent: {sentence[:300]}" + (f" {follow[0][:200]}" if follow else "")
-                     + f"\nChanged: {', '.join(edited[:4])}"),
-            why="The user reported this; the agent changed the named files and the user moved on without reporting it again.",
-            how_to_apply="When this shows up again, look at the same place first.",
-            signals=["error"], scope="project", weight=1.9 if repeats >= 2 else 1.4,
-        ))
+        out.append(
+            Candidate(
+                kind="pattern" if repeats >= 2 else "observation",
+                summary=summary,
+                content=(
+                    f"The user reported{f' ({repeats} times)' if repeats >= 2 else ''}: {error}\n"
+                    f"The agent: {sentence[:300]}"
+                    + (f" {follow[0][:200]}" if follow else "")
+                    + f"\nChanged: {', '.join(edited[:4])}"
+                ),
+                why="The user reported this; the agent changed the named files and the user moved on without "
+                "reporting it again.",
+                how_to_apply="When this shows up again, look at the same place first.",
+                signals=["error"],
+                scope="project",
+                weight=1.9 if repeats >= 2 else 1.4,
+            )
+        )
     return out
 
 
-_HOW_QUESTION = re.compile(r"^(?:(?:so|ok(?:ay)?|and|but)[,\s]+)*(?:(?:if|when)\b[^?]{0,60}?\s)?"
-                           r"(?:how (?:do|can|am|should|would) i|how to|why (?:is|are|does|do|did|isn'?t|aren'?t|doesn'?t|are you)"
-                           r"|where (?:do|does|is|are))\b", re.I)
+_HOW_QUESTION = re.compile(
+    r"^(?:(?:so|ok(?:ay)?|and|but)[,\s]+)*(?:(?:if|when)\b[^?]{0,60}?\s)?"
+    r"(?:how (?:do|can|am|should|would) i|how to|why (?:is|are|does|do|did|isn'?t|aren'?t|doesn'?t|are you)"
+    r"|where (?:do|does|is|are))\b",
+    re.I,
+)
 _CODE_LINE = re.compile(r"```[\w-]*\n\s*([^\n`]{3,80})\n")
 _INLINE_COMMAND = re.compile(r"`((?:[a-z][\w.-]*)(?: (?:--?[\w-]+|[\w./:=-]+)){1,4})`")
 
 
-_HOW_TO = re.compile(r"^(?P<lead>.*?)\bhow (?:do|can|could|should|would|am|are) (?:i|we)\s+(?:be\s+)?"
-                     r"(?:(?:supposed|suposed|able|meant) to\s+)?(?P<goal>.{6,})$|^(?P<lead2>.*?)\bhow to\s+(?P<goal2>.{6,})$", re.I)
+_HOW_TO = re.compile(
+    r"^(?P<lead>.*?)\bhow (?:do|can|could|should|would|am|are) (?:i|we)\s+(?:be\s+)?"
+    r"(?:(?:supposed|suposed|able|meant) to\s+)?(?P<goal>.{6,})$|^(?P<lead2>.*?)\bhow to\s+(?P<goal2>.{6,})$",
+    re.I,
+)
 
 
 def _as_goal(question: str) -> str:
-    """"so if i close you how am i supposed to pick back up" -> "To pick back up, if I close you": a heading, not a quote."""
+    """ "so if i close you how am i supposed to pick back up" -> "To pick back up, if I close you": a heading, not
+    a quote."""
     match = _HOW_TO.match(question)
     if not match:
         return phrasing._cap(question)
-    lead = re.sub(r"^(?:(?:so|ok(?:ay)?|and|but)[,\s]+)+", "", (match["lead"] or match["lead2"] or "").strip(" ,"), flags=re.I)
+    lead = re.sub(
+        r"^(?:(?:so|ok(?:ay)?|and|but)[,\s]+)+", "", (match["lead"] or match["lead2"] or "").strip(" ,"), flags=re.I
+    )
     goal = (match["goal"] or match["goal2"]).strip(" ,")
     text = f"To {goal}" + (f", {lead}" if re.match(r"(?:if|when)\b", lead, re.I) else "")
     return re.sub(r"\bi\b", "I", text)
@@ -313,19 +369,24 @@ def answered_question_rule(session: Session) -> list[Candidate]:
         code = _CODE_LINE.search(answer) or _INLINE_COMMAND.search(answer[:600])
         if not code or re.search(r"[|;&<>]|\$\(", code.group(1)) or _sentences(answer)[:1] == [answer.strip()]:
             continue  # no single command to remember
-        following = next((s for s in session.steps[i + 1:] if s.kind == "prompt"), None)
-        if following is not None and (following.after_interrupt or any(
-                f.get("feedback") == "correction" for f in following.feedback)):
+        following = next((s for s in session.steps[i + 1 :] if s.kind == "prompt"), None)
+        if following is not None and (
+            following.after_interrupt or any(f.get("feedback") == "correction" for f in following.feedback)
+        ):
             continue
         question = " ".join(step.text.split()).rstrip("?")
         first = next((s for s in _sentences(answer) if len(s) >= 20 and not s.endswith(":")), "")
         command = code.group(1).strip()
-        out.append(Candidate(
-            kind="observation", summary=phrasing.fit(f"{_as_goal(question)}: `{command}`"),
-            content=f"The user asked: \"{question}\"\nThe agent answered: {first[:300]}\nCommand: `{command}`",
-            why="The user asked how to do this; the agent's answer gave the command.",
-            how_to_apply="Offer the same command when the question comes up again.",
-            signals=["question"], scope="global" if not re.search(r"[\w-]+\.\w{1,5}\b|/", command) else "project",
-            weight=1.2,
-        ))
+        out.append(
+            Candidate(
+                kind="observation",
+                summary=phrasing.fit(f"{_as_goal(question)}: `{command}`"),
+                content=f'The user asked: "{question}"\nThe agent answered: {first[:300]}\nCommand: `{command}`',
+                why="The user asked how to do this; the agent's answer gave the command.",
+                how_to_apply="Offer the same command when the question comes up again.",
+                signals=["question"],
+                scope="global" if not re.search(r"[\w-]+\.\w{1,5}\b|/", command) else "project",
+                weight=1.2,
+            )
+        )
     return out

@@ -19,8 +19,16 @@ MAX_ENTRIES = 4  # more lines added to an ignore file than this: a template, not
 
 _IGNORE_ASKED = re.compile(r"\b(?:git)?ignored?\b|\bgit-?ignore\b|\bkeep (?:it|them|\S+) out of git\b", re.I)
 _DELETE_ASKED = re.compile(r"\b(?:delete|remove|rm|get rid of|drop)\b|删除|删掉|삭제|удали", re.I)
-_MANIFESTS = ("package.json", "pyproject.toml", "requirements.txt", "requirements-dev.txt", "cargo.toml", "go.mod",
-              "gemfile", "composer.json")
+_MANIFESTS = (
+    "package.json",
+    "pyproject.toml",
+    "requirements.txt",
+    "requirements-dev.txt",
+    "cargo.toml",
+    "go.mod",
+    "gemfile",
+    "composer.json",
+)
 _NPM_DEP = re.compile(r'^\s*"(@?[\w.-]+(?:/[\w.-]+)?)"\s*:\s*"(?:[\^~>=<]*\d|workspace:|latest|\*)', re.M)
 _PY_DEP = re.compile(r'^\s*"?([A-Za-z][\w.-]+)(?:\[[\w,.-]+\])?\s*(?:[<>=~!]=?|\^)', re.M)
 
@@ -53,7 +61,7 @@ def _added_to(step, name: str) -> str:
     out, current = [], ""
     for line in text.splitlines():
         if line.startswith("*** File: "):
-            current = line[len("*** File: "):].strip().replace("\\", "/").rsplit("/", 1)[-1].lower()
+            current = line[len("*** File: ") :].strip().replace("\\", "/").rsplit("/", 1)[-1].lower()
         elif current == name:
             out.append(line)
     return "\n".join(out)
@@ -77,20 +85,28 @@ def ignored_by_request_rule(session: Session) -> list[Candidate]:
         for j in actions:
             if not _edited(session, j, (".gitignore",)):
                 continue
-            entries = [e.strip() for e in _added_to(session.steps[j], ".gitignore").splitlines()
-                       if e.strip() and not e.strip().startswith("#")]
+            entries = [
+                e.strip()
+                for e in _added_to(session.steps[j], ".gitignore").splitlines()
+                if e.strip() and not e.strip().startswith("#")
+            ]
             if not 0 < len(entries) <= MAX_ENTRIES or any(len(e) > 60 for e in entries):
                 continue
             listed = ", ".join(entries)
-            out.append(Candidate(
-                kind="decision",
-                summary=phrasing.fit(f"{listed} {'is' if len(entries) == 1 else 'are'} git-ignored in this project"
-                                     f" (the user asked)"),
-                content=f"The user said: \"{_quote(prompt)}\"\nAdded to .gitignore: {listed}",
-                why="The user asked for it, and the agent added it to .gitignore in the same turn.",
-                how_to_apply=f"Keep {listed} out of commits; do not un-ignore it.",
-                signals=["rule"], scope="project", weight=1.4,
-            ))
+            out.append(
+                Candidate(
+                    kind="decision",
+                    summary=phrasing.fit(
+                        f"{listed} {'is' if len(entries) == 1 else 'are'} git-ignored in this project (the user asked)"
+                    ),
+                    content=f'The user said: "{_quote(prompt)}"\nAdded to .gitignore: {listed}',
+                    why="The user asked for it, and the agent added it to .gitignore in the same turn.",
+                    how_to_apply=f"Keep {listed} out of commits; do not un-ignore it.",
+                    signals=["rule"],
+                    scope="project",
+                    weight=1.4,
+                )
+            )
             break
     return out
 
@@ -105,8 +121,11 @@ def _dependencies(session: Session, j: int) -> list[tuple[str, str]]:
         found += [(name, manifest) for name in pattern.findall(text)]
     for command in session.intent(j).commands:
         if is_install(command):
-            found += [(re.sub(r"(?<=.)@[^/]*$|[<>=~!].*$", "", name), command.program)
-                      for name in installed_names(command) if not name.startswith("-")]
+            found += [
+                (re.sub(r"(?<=.)@[^/]*$|[<>=~!].*$", "", name), command.program)
+                for name in installed_names(command)
+                if not name.startswith("-")
+            ]
     return found
 
 
@@ -134,14 +153,18 @@ def dependency_by_request_rule(session: Session) -> list[Candidate]:
                 seen.add(package)
                 via = f"added to {where}" if "." in where else f"installed with {where}"
                 did = f"added it to {where}" if "." in where else f"installed it with {where}"
-                out.append(Candidate(
-                    kind="decision",
-                    summary=phrasing.fit(f"The project uses {package} ({via} at the user's request)"),
-                    content=f"The user said: \"{_quote(prompt)}\"\nThe agent then {did}.",
-                    why="The user named the package, and the agent added it to the project in the same turn.",
-                    how_to_apply=f"Keep using {package} for this; do not swap it for an alternative unasked.",
-                    signals=["rule"], scope="project", weight=1.5,
-                ))
+                out.append(
+                    Candidate(
+                        kind="decision",
+                        summary=phrasing.fit(f"The project uses {package} ({via} at the user's request)"),
+                        content=f'The user said: "{_quote(prompt)}"\nThe agent then {did}.',
+                        why="The user named the package, and the agent added it to the project in the same turn.",
+                        how_to_apply=f"Keep using {package} for this; do not swap it for an alternative unasked.",
+                        signals=["rule"],
+                        scope="project",
+                        weight=1.5,
+                    )
+                )
     return out
 
 
@@ -165,13 +188,20 @@ def deleted_by_request_rule(session: Session) -> list[Candidate]:
                     base = target.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1]
                     if len(base) < 4 or base.lower() not in prompt.lower():
                         continue
-                    out.append(Candidate(
-                        kind="decision",
-                        summary=phrasing.fit(f"{target.rstrip('/')} was deleted at the user's request; do not recreate it"),
-                        content=f"The user said: \"{_quote(prompt)}\"\nThe agent ran: `{command.text[:160]}`",
-                        why="The user asked for this folder to go, by name, and the agent removed it in the same turn.",
-                        how_to_apply="Treat it as removed on purpose: do not restore or recreate it.",
-                        signals=["rule"], scope="project", weight=1.3,
-                    ))
+                    out.append(
+                        Candidate(
+                            kind="decision",
+                            summary=phrasing.fit(
+                                f"{target.rstrip('/')} was deleted at the user's request; do not recreate it"
+                            ),
+                            content=f'The user said: "{_quote(prompt)}"\nThe agent ran: `{command.text[:160]}`',
+                            why="The user asked for this folder to go, by name, and the agent removed it in the "
+                            "same turn.",
+                            how_to_apply="Treat it as removed on purpose: do not restore or recreate it.",
+                            signals=["rule"],
+                            scope="project",
+                            weight=1.3,
+                        )
+                    )
                     break
     return out

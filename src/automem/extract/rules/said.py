@@ -22,22 +22,31 @@ from automem.schema import INSTRUCTION, Candidate
 
 DOCUMENT_CHARS = 1200  # a prompt longer than this is a pasted spec or document
 
-_PROFANITY = re.compile(r"\b(?:fucking|fuckoing|fucked|fuck|shit|shitty|damn|omfg|wtf|my dude|dude|jesus|fucking hell)\b[,!]*\s*",
-                        re.I)
+_PROFANITY = re.compile(
+    r"\b(?:fucking|fuckoing|fucked|fuck|shit|shitty|damn|omfg|wtf|my dude|dude|jesus|fucking hell)\b[,!]*\s*", re.I
+)
 _VAGUE = re.compile(
     r"\b(?:do|undo|set|fix|use|make|keep|change|put|try|revert|remove|delete|move|copy)\s+(?:that|this|it|them|those)\b"
     r"(?!\s+(?:file|folder|directory|function|method|class|component|test|page|button|script|command|module|package|repo"
     r"|config|branch|dependency|api|endpoint|flag|option|setting|theme|color|image|directive|rule)s?\b)"
-    r"|\b(?:should|must|to) be (?:that|this|it)\b|\bas is\b|\bsame as (?:that|this|before|above)\b|\blike (?:that|this)\b"
+    r"|\b(?:should|must|to) be (?:that|this|it)\b|\bas is\b|\bsame as (?:that|this|before|above)\b|\blike "
+    r"(?:that|this)\b"
     r"|\b(?:that|this) (?:file|one|thing|part|bit|stuff)\b|\b(?:these|those) (?:files|ones|things|parts|changes)\b"
     r"|\b(?:that|this|it|them|those|these)\s*[.!]?$",
     re.I,
 )
-_ERRORISH = re.compile(r"\b\w*(?:Error|Exception)\b:?|\bUncaught\b|\bTraceback\b|\berror TS\d+|\bERR_[A-Z_]+|\bexit code\b"
-                       r"|\bfailed to\b|\bnpm ERR", re.I)
-_HEDGE = re.compile(r"\b(?:maybe|perhaps|probably|i guess|not sure|real quick|for now|for the moment|let me|let's)\b", re.I)
+_ERRORISH = re.compile(
+    r"\b\w*(?:Error|Exception)\b:?|\bUncaught\b|\bTraceback\b|\berror TS\d+|\bERR_[A-Z_]+|\bexit code\b"
+    r"|\bfailed to\b|\bnpm ERR",
+    re.I,
+)
+_HEDGE = re.compile(
+    r"\b(?:maybe|perhaps|probably|i guess|not sure|real quick|for now|for the moment|let me|let's)\b", re.I
+)
 _OPINION = re.compile(r"\bi (?:have a feeling|think|guess|suppose|feel|assume|would assume|believe)\b", re.I)
-_RESTRICTED = re.compile(r"\b(?:not|never|no longer|only|always|instead|rather than|n't|NEVER|NOT)\b|\byou (?:must|have to|need to)\b")
+_RESTRICTED = re.compile(
+    r"\b(?:not|never|no longer|only|always|instead|rather than|n't|NEVER|NOT)\b|\byou (?:must|have to|need to)\b"
+)
 
 
 def _clean(sentence: str) -> str:
@@ -82,18 +91,21 @@ def _summary(d: Directive) -> str:
         return phrasing.fit(f"Talk to the user in {language_request(d.sentence)}; they asked for it")
     clean = _clean(d.sentence)
     habit = re.match(r"^(as (?:with|for|in) [^,]+|as (?:always|usual)),\s*(?:let'?s\s+|we\s+)?(.+)$", clean, re.I)
-    if d.cue == "habit" and habit:  # "As with all projects, let's start with X" -> "Start with X (as with all projects)"
+    if (
+        d.cue == "habit" and habit
+    ):  # "As with all projects, let's start with X" -> "Start with X (as with all projects)"
         clean = f"{habit.group(2)[:1].upper()}{habit.group(2)[1:]} ({habit.group(1).lower()})"
     rule = _RULE_CLAUSE.search(clean)
     if rule and len(clean) > phrasing.LIMIT:
-        clean = phrasing._cap(clean[rule.end():])  # "... doesn't adhere to the invariant that X must Y" -> "X must Y"
+        clean = phrasing._cap(clean[rule.end() :])  # "... doesn't adhere to the invariant that X must Y" -> "X must Y"
     if d.language != "en":
         return phrasing.fit(clean)
     return phrasing.preference(clean) if d.kind == "preference" else phrasing.imperative(clean)
 
 
 def _context_before(text: str, sentence: str) -> str:
-    """The sentence just before a directive that points back at it ("... maps for connections. I want all of that ...")."""
+    """The sentence just before a directive that points back at it ("... maps for connections. I want all of
+    that ...")."""
     text = " ".join(text.split())
     at = text.find(sentence)
     if at <= 0 or not re.search(r"\b(?:that|this|those|these|it|them)\b", sentence, re.I):
@@ -107,7 +119,7 @@ def _list_context(text: str, sentence: str) -> str:
     """For a rule given as an item of a list, the prompt's first sentence: what the list is about."""
     text = " ".join(text.split())
     at = text.find(sentence)
-    if at <= 0 or not re.search(r"(?:^|\s)[-*]\s+$", text[max(0, at - 4):at]):
+    if at <= 0 or not re.search(r"(?:^|\s)[-*]\s+$", text[max(0, at - 4) : at]):
         return ""
     first = re.split(r"(?<=[.!?:])\s+", text.strip(), maxsplit=1)[0]
     return first if 12 <= len(first) <= 240 and sentence not in first else ""
@@ -130,14 +142,18 @@ def _changed_after(session: Session, index: int) -> list[str]:
             written = (step.raw or step.input).replace("\\", "/")
             for target in intent.targets:
                 at = written.lower().find(target)
-                path = written[at:at + len(target)] if at >= 0 else target  # as the call wrote it (targets are lowered)
+                path = (
+                    written[at : at + len(target)] if at >= 0 else target
+                )  # as the call wrote it (targets are lowered)
                 if path not in files:
                     files.append(path)
     return files
 
 
-_GENERIC_FOLDER = frozenset("src lib app apps source sources scripts script docs doc test tests packages package "
-                            "components pages utils skills repos home users".split())
+_GENERIC_FOLDER = frozenset(
+    "src lib app apps source sources scripts script docs doc test tests packages package "
+    "components pages utils skills repos home users".split()
+)
 
 
 def _subject_of(files: list[str]) -> str:
@@ -156,19 +172,21 @@ def _subject_of(files: list[str]) -> str:
 
 
 def _with_subject(summary: str, subject: str) -> str:
-    """ "这个改为整个.claude目录" -> "sync-work: 改为整个.claude目录": a leading pronoun replaced by what the turn changed."""
+    """ "这个改为整个.claude目录" -> "sync-work: 改为整个.claude目录": a leading pronoun replaced by what the turn
+    changed."""
     from automem.extract.usable import _PRONOUN_START, _PRONOUN_START_CJK
 
     for pattern in (_PRONOUN_START_CJK, _PRONOUN_START):
         match = pattern.match(summary)
         if match:
-            rest = summary[match.end():].lstrip(" ,:")
+            rest = summary[match.end() :].lstrip(" ,:")
             return phrasing.fit(f"{subject}: {rest}") if len(rest) >= 4 else summary
     return summary
 
 
 def _sole_request(prompt: str, sentence: str) -> bool:
     """Is the instruction (nearly) all the prompt says, so that what the agent did next was doing it?"""
+
     def words(text: str) -> int:
         return len(re.findall(r"\w+", text)) + len(re.findall(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]", text))
 
@@ -191,8 +209,12 @@ def lasting(d: Directive) -> bool:
     """
     if d.cue == "change":
         return False
-    if d.cue == "sequence" and re.match(r"^\W*(?:please\s+)?(?:update|change|make|set up|configure)\b", d.sentence, re.I):
-        return False  # "Update the skill to run X before tests": an edit to a file this turn, which holds it from now on
+    if d.cue == "sequence" and re.match(
+        r"^\W*(?:please\s+)?(?:update|change|make|set up|configure)\b", d.sentence, re.I
+    ):
+        return (
+            False  # "Update the skill to run X before tests": an edit to a file this turn, which holds it from now on
+        )
     return d.cue in _STRONG_CUES or d.language != "en" or bool(_LASTING.search(d.sentence))
 
 
@@ -219,29 +241,46 @@ def directive_rule(session: Session) -> list[Candidate]:
             if applied and (subject := _subject_of(changed)):
                 summary = _with_subject(summary, subject)
             terms = english_terms(d.sentence) if d.language != "en" else []
-            content = (f"The user said: \"{d.sentence}\""
-                       + (f"\nIn English terms: {', '.join(terms)}" if terms else "")
-                       + (f"\nJust before: \"{context}\"" if context else "")
-                       + (f"\nApplied to: {applied}" if applied else "")
-                       + (f"\nThe agent then: {done}" if done else ""))
+            content = (
+                f'The user said: "{d.sentence}"'
+                + (f"\nIn English terms: {', '.join(terms)}" if terms else "")
+                + (f'\nJust before: "{context}"' if context else "")
+                + (f"\nApplied to: {applied}" if applied else "")
+                + (f"\nThe agent then: {done}" if done else "")
+            )
             standing = lasting(d)
             language = " (in another language)" if d.language != "en" else ""
-            out.append(Candidate(
-                kind=d.kind, summary=summary, content=content,
-                why=(f"The user said this to the agent as a rule{language}." if standing else
-                     f"The user asked for this in one turn{language}; not yet a standing rule."),
-                how_to_apply=("Follow it in later sessions" + (" of this project." if d.scope == "project" else " everywhere."))
-                if standing else "It describes how this was left; follow it as a rule only once the user says it again.",
-                signals=["rule" if d.kind == "decision" else "preference"], scope=d.scope,
-                weight=2.6 if d.cue in _STRONG_CUES and d.cue != "sequence" else 2.0,
-                promotion=INSTRUCTION if standing else "",
-            ))
+            out.append(
+                Candidate(
+                    kind=d.kind,
+                    summary=summary,
+                    content=content,
+                    why=(
+                        f"The user said this to the agent as a rule{language}."
+                        if standing
+                        else f"The user asked for this in one turn{language}; not yet a standing rule."
+                    ),
+                    how_to_apply=(
+                        "Follow it in later sessions"
+                        + (" of this project." if d.scope == "project" else " everywhere.")
+                    )
+                    if standing
+                    else "It describes how this was left; follow it as a rule only once the user says it again.",
+                    signals=["rule" if d.kind == "decision" else "preference"],
+                    scope=d.scope,
+                    weight=2.6 if d.cue in _STRONG_CUES and d.cue != "sequence" else 2.0,
+                    promotion=INSTRUCTION if standing else "",
+                )
+            )
     return _latest_stands(out)
 
 
 _USES = re.compile(r"\b(?:use|using|run|prefer|switch to|stick (?:to|with)|go with)\s+([\w.@/+-]+)", re.I)
-_AVOIDS = re.compile(r"(?:,\s*|\s)(?:not|instead of|rather than|over)\s+([\w.@/+-]+)"
-                     r"|\b(?:never|don'?t|do not|stop|avoid)\s+(?:use\s+|using\s+|run(?:ning)?\s+)?([\w.@/+-]+)", re.I)
+_AVOIDS = re.compile(
+    r"(?:,\s*|\s)(?:not|instead of|rather than|over)\s+([\w.@/+-]+)"
+    r"|\b(?:never|don'?t|do not|stop|avoid)\s+(?:use\s+|using\s+|run(?:ning)?\s+)?([\w.@/+-]+)",
+    re.I,
+)
 
 
 def _latest_stands(found: list[Candidate]) -> list[Candidate]:
@@ -263,7 +302,7 @@ def _what_was_rejected(step: Step) -> str:
 
     if step.tool.lower() == "exitplanmode":
         title = re.search(r"#\s*([^\n\\#]{4,60})", step.input)
-        return f"the plan \"{title.group(1).strip()}\"" if title else "the plan"
+        return f'the plan "{title.group(1).strip()}"' if title else "the plan"
     intent = intent_of(step.tool, step.input)
     if intent.targets:
         return f"{step.tool} of {intent.targets[0].rsplit('/', 1)[-1]}"
@@ -299,27 +338,35 @@ def rejection_rule(session: Session) -> list[Candidate]:
         what = _what_was_rejected(step)
         vague = bool(_VAGUE.search(feedback))  # "set that as ..." points into the rejected call: a candidate only
         summary = phrasing.fit(f"On {what}, the user said: {feedback}") if vague else phrasing.imperative(feedback)
-        out.append(Candidate(
-            kind="decision", summary=summary,
-            content=f"The user rejected {what} and said: \"{feedback}\"\nRejected call: {step.tool} {_call_gist(step.input)}",
-            why="The user stopped the agent's call and said what to do instead.",
-            how_to_apply="Follow the user's choice when the same step comes up again.",
-            signals=["correction"], scope=scope_of(feedback, "decision"), weight=2.5,
-            promotion=INSTRUCTION if not vague and _standing(feedback) else "",
-        ))
+        out.append(
+            Candidate(
+                kind="decision",
+                summary=summary,
+                content=f'The user rejected {what} and said: "{feedback}"\nRejected call: {step.tool} '
+                f"{_call_gist(step.input)}",
+                why="The user stopped the agent's call and said what to do instead.",
+                how_to_apply="Follow the user's choice when the same step comes up again.",
+                signals=["correction"],
+                scope=scope_of(feedback, "decision"),
+                weight=2.5,
+                promotion=INSTRUCTION if not vague and _standing(feedback) else "",
+            )
+        )
     return out
 
 
 def _standing(feedback: str) -> bool:
     """Does a rejection's feedback state a rule ("use X, not Y", "never ..."), not only this step's choice
     ("Super shift alt t should open btop")?"""
-    return bool(_LASTING.search(feedback)) or any(lasting(d) for d in directives(feedback, limit=2)
-                                                  if d.cue not in ("must", "want", "default"))
+    return bool(_LASTING.search(feedback)) or any(
+        lasting(d) for d in directives(feedback, limit=2) if d.cue not in ("must", "want", "default")
+    )
 
 
 _FACT_SHAPE = re.compile(r"\b(?:is|are|was|were|isn'?t|aren'?t|lives?|located|installed|uses?|runs?|not)\b", re.I)
-_NOT_A_FACT = re.compile(r"^(?:why|what|how|when|where|who|which|is|are|does|do|did|can|could|would|will|please|ok|yes|no)\b",
-                         re.I)
+_NOT_A_FACT = re.compile(
+    r"^(?:why|what|how|when|where|who|which|is|are|does|do|did|can|could|would|will|please|ok|yes|no)\b", re.I
+)
 
 
 def correction_rule(session: Session) -> list[Candidate]:
@@ -333,13 +380,19 @@ def correction_rule(session: Session) -> list[Candidate]:
             continue
         if _VAGUE.search(text) or _ERRORISH.search(text) or directives(text):
             continue  # a directive is the directive rule's; a pointer to "that" means nothing later
-        out.append(Candidate(
-            kind="observation", summary=phrasing.fit(text),
-            content=f"The user stopped the agent and said: \"{text}\"",
-            why="The user interrupted the agent to correct its course with this fact.",
-            how_to_apply="Start from this fact instead of rediscovering it.",
-            signals=["correction"], scope="project", weight=2.2, promotion=INSTRUCTION,
-        ))
+        out.append(
+            Candidate(
+                kind="observation",
+                summary=phrasing.fit(text),
+                content=f'The user stopped the agent and said: "{text}"',
+                why="The user interrupted the agent to correct its course with this fact.",
+                how_to_apply="Start from this fact instead of rediscovering it.",
+                signals=["correction"],
+                scope="project",
+                weight=2.2,
+                promotion=INSTRUCTION,
+            )
+        )
     return out
 
 
@@ -382,17 +435,21 @@ def _pointed_place(session: Session, index: int) -> str:
         later = session.steps[j]
         if later.kind != "action":
             break
-        went = session.intent(j).cwd or next((next(iter(c.positional), "") for c in session.intent(j).commands
-                                               if c.program.lower() in _GOES_TO), "")
+        went = session.intent(j).cwd or next(
+            (next(iter(c.positional), "") for c in session.intent(j).commands if c.program.lower() in _GOES_TO), ""
+        )
         if went and went.rstrip("/\\").lower().endswith(name):
-            spelled = re.search(rf"(?:[A-Za-z]:[\\/]|~|/)[^\s;'\"|&]*?{re.escape(name)}(?![\w-])",
-                                later.raw or later.input, re.I)  # as written (the parsed form loses backslashes)
+            spelled = re.search(
+                rf"(?:[A-Za-z]:[\\/]|~|/)[^\s;'\"|&]*?{re.escape(name)}(?![\w-])", later.raw or later.input, re.I
+            )  # as written (the parsed form loses backslashes)
             return spelled.group(0) if spelled else went
     return ""
 
 
-_HOME_DOTFILE = re.compile(r"(^|\s)(\.(?:config|local|ssh|cache|aws|kube|gnupg|docker)/|\.(?:bashrc|zshrc|profile|gitconfig"
-                           r"|npmrc|bash_profile)\b)")
+_HOME_DOTFILE = re.compile(
+    r"(^|\s)(\.(?:config|local|ssh|cache|aws|kube|gnupg|docker)/|\.(?:bashrc|zshrc|profile|gitconfig"
+    r"|npmrc|bash_profile)\b)"
+)
 
 
 def location_rule(session: Session) -> list[Candidate]:
@@ -406,13 +463,20 @@ def location_rule(session: Session) -> list[Candidate]:
         pointed = _pointed_place(session, index)
         if pointed:
             name = re.split(r"[/\\]", pointed.rstrip("/\\"))[-1]
-            out.append(Candidate(
-                kind="observation", summary=phrasing.fit(f"{name} is at {pointed}, not where the agent starts"),
-                content=f"The user stopped the agent and said: \"{_clean(step.text)}\"\nThe agent then: went to {pointed}",
-                why="The agent was looking in the wrong folder; the user said where this is.",
-                how_to_apply=f"Go to {pointed} first instead of searching from the start folder.",
-                signals=["correction"], scope="project", weight=1.9, promotion=INSTRUCTION,
-            ))
+            out.append(
+                Candidate(
+                    kind="observation",
+                    summary=phrasing.fit(f"{name} is at {pointed}, not where the agent starts"),
+                    content=f'The user stopped the agent and said: "{_clean(step.text)}"\nThe agent then: went to '
+                    f"{pointed}",
+                    why="The agent was looking in the wrong folder; the user said where this is.",
+                    how_to_apply=f"Go to {pointed} first instead of searching from the start folder.",
+                    signals=["correction"],
+                    scope="project",
+                    weight=1.9,
+                    promotion=INSTRUCTION,
+                )
+            )
             continue
         for sentence in sentences(step.text):
             if sentence.endswith("?") or not 12 <= len(sentence) <= 240:
@@ -422,12 +486,19 @@ def location_rule(session: Session) -> list[Candidate]:
                 continue
             place = _HOME_DOTFILE.sub(r"\1~/\2", place)  # ".config/hypr/x.conf" is the home's, wherever the agent is
             summary = phrasing.location(_clean(place)) or phrasing.fit(_clean(place))
-            out.append(Candidate(
-                kind="observation", summary=summary, content=f"The user said: \"{_clean(sentence)}\"",
-                why="The user said where this lives; the agent did not know.",
-                how_to_apply="Look there first instead of searching.",
-                signals=["correction"], scope="project", weight=1.9, promotion=INSTRUCTION,
-            ))
+            out.append(
+                Candidate(
+                    kind="observation",
+                    summary=summary,
+                    content=f'The user said: "{_clean(sentence)}"',
+                    why="The user said where this lives; the agent did not know.",
+                    how_to_apply="Look there first instead of searching.",
+                    signals=["correction"],
+                    scope="project",
+                    weight=1.9,
+                    promotion=INSTRUCTION,
+                )
+            )
             break
     return out
 
@@ -441,20 +512,29 @@ def mapping_rule(session: Session) -> list[Candidate]:
     for step in session.steps:
         if step.kind != "prompt" or "```" in step.text:
             continue
-        lines = [line.strip() for line in step.text.splitlines()
-                 if len(line) <= 300 and ("->" in line or "→" in line or "=>" in line)]
+        lines = [
+            line.strip()
+            for line in step.text.splitlines()
+            if len(line) <= 300 and ("->" in line or "→" in line or "=>" in line)
+        ]
         pairs = [m.groups() for m in map(_MAPPING_LINE.match, lines) if m]
         pairs = [(a.strip(), b.strip()) for a, b in pairs if "/" in a + b or "." in a + b]
         if len(pairs) < 3:
             continue
         arrows = [f"{a} -> {b}" for a, b in pairs]
-        out.append(Candidate(
-            kind="decision", summary=phrasing.listing("The user's layout for files", arrows),
-            content="The user laid out where each part goes:\n" + "\n".join(f"- {arrow}" for arrow in arrows[:20]),
-            why="The user spelled out the mapping line by line: a decision, not a suggestion.",
-            how_to_apply="Put new and moved files where this layout says.",
-            signals=["rule"], scope="project", weight=2.4, promotion=INSTRUCTION,
-        ))
+        out.append(
+            Candidate(
+                kind="decision",
+                summary=phrasing.listing("The user's layout for files", arrows),
+                content="The user laid out where each part goes:\n" + "\n".join(f"- {arrow}" for arrow in arrows[:20]),
+                why="The user spelled out the mapping line by line: a decision, not a suggestion.",
+                how_to_apply="Put new and moved files where this layout says.",
+                signals=["rule"],
+                scope="project",
+                weight=2.4,
+                promotion=INSTRUCTION,
+            )
+        )
     return out
 
 
@@ -473,15 +553,22 @@ def choice_rule(session: Session) -> list[Candidate]:
         if not picked or len(picked) < 12:
             continue
         others = [o for o in step.offered if o != picked]
-        out.append(Candidate(
-            kind="decision",
-            summary=phrasing.fit("Chosen by the user: " + _clean(re.sub(r"^(?:or|and)\s+", "", picked, flags=re.I)).rstrip("?？ ")),
-            content=f"The agent offered {len(step.offered)} options; the user picked: \"{picked}\"\n"
-                    + "Not chosen: " + "; ".join(o[:80] for o in others[:4]),
-            why="The user chose this among the options the agent offered.",
-            how_to_apply="Keep to this choice when the same question comes up.",
-            signals=["rule"], scope="project", weight=1.5,
-        ))
+        out.append(
+            Candidate(
+                kind="decision",
+                summary=phrasing.fit(
+                    "Chosen by the user: " + _clean(re.sub(r"^(?:or|and)\s+", "", picked, flags=re.I)).rstrip("?？ ")
+                ),
+                content=f'The agent offered {len(step.offered)} options; the user picked: "{picked}"\n'
+                + "Not chosen: "
+                + "; ".join(o[:80] for o in others[:4]),
+                why="The user chose this among the options the agent offered.",
+                how_to_apply="Keep to this choice when the same question comes up.",
+                signals=["rule"],
+                scope="project",
+                weight=1.5,
+            )
+        )
     return out
 
 
@@ -494,8 +581,10 @@ _STOP = frozenset(
 )
 _NOISE_TOKEN = re.compile(r"^(?:#?[0-9a-f]{6}|#?[0-9a-f]{3}|\d+[%\w]*)$", re.I)
 _CONTENT_WORD = re.compile(r"[A-Za-z][\w./@-]{3,}")
-_FILLER = frozenset("that this what with have just really think would could should there their about horrible right "
-                    "wrong again actually maybe thing stuff good great nice look looks like doesn't isn't".split())
+_FILLER = frozenset(
+    "that this what with have just really think would could should there their about horrible right "
+    "wrong again actually maybe thing stuff good great nice look looks like doesn't isn't".split()
+)
 
 
 def _informative(sentence: str) -> bool:
@@ -511,7 +600,7 @@ _FILE_TOKEN = re.compile(r"@?[\w.-]*/[\w./-]+|\b[\w-]+\.[a-z]{1,5}\b")
 
 
 def _named_object(clean: str, pair: tuple[str, str], examples: list[str]) -> str:
-    """"Read it in full" becomes "Read the file in full" when the user's other asks named a file in that place."""
+    """ "Read it in full" becomes "Read the file in full" when the user's other asks named a file in that place."""
     pronoun = _OBJECT_PRONOUN.search(clean)
     if not pronoun:
         return clean
@@ -519,15 +608,19 @@ def _named_object(clean: str, pair: tuple[str, str], examples: list[str]) -> str
     named = sum(1 for e in examples if (m := between.search(e)) and _FILE_TOKEN.search(m.group(1)))
     if not named:
         return clean
-    return clean[:pronoun.start()] + "the file" + clean[pronoun.end():]
+    return clean[: pronoun.start()] + "the file" + clean[pronoun.end() :]
 
 
-_CARRY_ON = frozenset("until completed complete completion done finish finished continue proceed remaining next "
-                      "resume".split())
+_CARRY_ON = frozenset(
+    "until completed complete completion done finish finished continue proceed remaining next resume".split()
+)
 
 
-_CARRY_ON_TEXT = re.compile(r"\b(?:until (?:it'?s |it is )?(?:completed?|done|finished)|keep going|carry on"
-                            r"|get (?:this|it|that) (?:resolved|done|fixed|working|finished))\b", re.I)
+_CARRY_ON_TEXT = re.compile(
+    r"\b(?:until (?:it'?s |it is )?(?:completed?|done|finished)|keep going|carry on"
+    r"|get (?:this|it|that) (?:resolved|done|fixed|working|finished))\b",
+    re.I,
+)
 
 
 def _typo_map(spread: Counter) -> dict[str, str]:
@@ -537,7 +630,7 @@ def _typo_map(spread: Counter) -> dict[str, str]:
         if len(word) < 4:
             continue
         for i in range(len(word) - 1):
-            swapped = word[:i] + word[i + 1] + word[i] + word[i + 2:]
+            swapped = word[:i] + word[i + 1] + word[i] + word[i + 2 :]
             if swapped != word and spread.get(swapped, 0) > count:
                 out[word] = swapped
                 break
@@ -595,13 +688,19 @@ def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int
             continue
         if _CARRY_ON & set(pair):
             continue  # "... until completed", "continue with the next": the user driving the task on, not a habit
-        options = [s for s in where[pair] if not _HEDGE.search(s) and not _OPINION.search(s)
-                   and not re.match(r"^(?:if|when|once|so|because)\b|.*\bcould be\b", s, re.I)]
+        options = [
+            s
+            for s in where[pair]
+            if not _HEDGE.search(s)
+            and not _OPINION.search(s)
+            and not re.match(r"^(?:if|when|once|so|because)\b|.*\bcould be\b", s, re.I)
+        ]
         if not options:
             continue
         sentence = min(options, key=len)
-        clause = next((c for c in re.split(r",\s+|;\s+", sentence) if pair[0] in c.lower() and pair[1] in c.lower()),
-                      sentence)
+        clause = next(
+            (c for c in re.split(r",\s+|;\s+", sentence) if pair[0] in c.lower() and pair[1] in c.lower()), sentence
+        )
         clean = _named_object(_clean(clause), pair, options)
         tokens = [t.strip(",.;:!").lower() for t in clean.split()]
         if any(t in topics or _NOISE_TOKEN.match(t) for t in tokens):
@@ -613,27 +712,36 @@ def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int
         if clean.lower() in used or len(clean.split()) < 3 or not _informative(clean) or _VAGUE.search(clean):
             continue
         used.add(clean.lower())
-        out.append(Candidate(
-            kind="preference", summary=phrasing.imperative(clean),
-            content=f"The user asked for \"{pair[0]} … {pair[1]}\" in {n} prompts, e.g.: \"{clean[:300]}\"",
-            why=f"Asked in {n} separate prompts of one session: a habit of this user, not a one-off.",
-            how_to_apply="Do this without being asked.",
-            # the user's words for one task, repeated: a candidate until another session asks for it again
-            signals=["preference"], scope=scope_of(clean, "preference"), weight=2.1,
-        ))
+        out.append(
+            Candidate(
+                kind="preference",
+                summary=phrasing.imperative(clean),
+                content=f'The user asked for "{pair[0]} … {pair[1]}" in {n} prompts, e.g.: "{clean[:300]}"',
+                why=f"Asked in {n} separate prompts of one session: a habit of this user, not a one-off.",
+                how_to_apply="Do this without being asked.",
+                # the user's words for one task, repeated: a candidate until another session asks for it again
+                signals=["preference"],
+                scope=scope_of(clean, "preference"),
+                weight=2.1,
+            )
+        )
     return out
 
 
 _DOC_FILE = re.compile(r"(?<![\w/])[\w./-]*[\w-]\.md\b", re.I)
 _RECORD_VERB = re.compile(
-    r"\b(?:create|add|write|keep|put|update)\b[^.!?]{0,60}?\b(?:plan|code ?map|notes?|docs?|documentation|log|checklist)\b"
+    r"\b(?:create|add|write|keep|put|update)\b[^.!?]{0,60}?\b(?:plan|code "
+    r"?map|notes?|docs?|documentation|log|checklist)\b"
     r"|\b(?:plan|code ?map|notes|checklist)\s+(?:in|to|into)\s+\S+\.md\b",
     re.I,
 )
 
 
-_RECORD_NOUN = re.compile(r"\b(?:(?:implementation|refactor(?:ing)?|project|design|migration|release)\s+)?"
-                          r"(?:plan|code ?map|notes|checklist|log|documentation)\b", re.I)
+_RECORD_NOUN = re.compile(
+    r"\b(?:(?:implementation|refactor(?:ing)?|project|design|migration|release)\s+)?"
+    r"(?:plan|code ?map|notes|checklist|log|documentation)\b",
+    re.I,
+)
 
 
 def _record_summary(clause: str) -> str:
@@ -654,18 +762,35 @@ def doc_file_rule(session: Session) -> list[Candidate]:
         if step.kind != "prompt":
             continue
         for sentence in sentences(step.text):
-            if (not _DOC_FILE.search(sentence) or not _RECORD_VERB.search(sentence) or sentence.endswith("?")
-                    or not 12 <= len(sentence) <= 400 or re.match(r"^(?:why|what|how|is|are|does|do|can)\b", sentence, re.I)):
+            if (
+                not _DOC_FILE.search(sentence)
+                or not _RECORD_VERB.search(sentence)
+                or sentence.endswith("?")
+                or not 12 <= len(sentence) <= 400
+                or re.match(r"^(?:why|what|how|is|are|does|do|can)\b", sentence, re.I)
+            ):
                 continue
-            clause = next((c for c in re.split(r";\s+|,\s+(?:and\s+)?|\)\s*,?\s*and\s+", sentence)
-                           if _DOC_FILE.search(c) and _RECORD_VERB.search(c)), sentence)
-            out.append(Candidate(
-                kind="decision", summary=_record_summary(_clean(clause)),
-                content=f"The user said: \"{_clean(sentence)}\"",
-                why="The user chose the file where this is written down (a plan, a map, notes).",
-                how_to_apply="Keep that file up to date, and read it first when picking the work up again.",
-                signals=["rule"], scope="project", weight=2.0, promotion=INSTRUCTION,
-            ))
+            clause = next(
+                (
+                    c
+                    for c in re.split(r";\s+|,\s+(?:and\s+)?|\)\s*,?\s*and\s+", sentence)
+                    if _DOC_FILE.search(c) and _RECORD_VERB.search(c)
+                ),
+                sentence,
+            )
+            out.append(
+                Candidate(
+                    kind="decision",
+                    summary=_record_summary(_clean(clause)),
+                    content=f'The user said: "{_clean(sentence)}"',
+                    why="The user chose the file where this is written down (a plan, a map, notes).",
+                    how_to_apply="Keep that file up to date, and read it first when picking the work up again.",
+                    signals=["rule"],
+                    scope="project",
+                    weight=2.0,
+                    promotion=INSTRUCTION,
+                )
+            )
             break
     return out
 
@@ -692,11 +817,17 @@ def stack_rule(session: Session) -> list[Candidate]:
         listed = [f"{label}: {value}" for label, value in items]
         if any(c.content.endswith("\n".join(listed[:12])) for c in out):
             continue  # the same list pasted again
-        out.append(Candidate(
-            kind="decision", summary=phrasing.listing("The user's choices", listed),
-            content="The user chose, item by item:\n" + "\n".join(listed[:12]),
-            why="The user listed these choices for the project themselves.",
-            how_to_apply="Build with these choices; ask before swapping one out.",
-            signals=["rule"], scope="project", weight=2.3, promotion=INSTRUCTION,
-        ))
+        out.append(
+            Candidate(
+                kind="decision",
+                summary=phrasing.listing("The user's choices", listed),
+                content="The user chose, item by item:\n" + "\n".join(listed[:12]),
+                why="The user listed these choices for the project themselves.",
+                how_to_apply="Build with these choices; ask before swapping one out.",
+                signals=["rule"],
+                scope="project",
+                weight=2.3,
+                promotion=INSTRUCTION,
+            )
+        )
     return out

@@ -17,8 +17,11 @@ from automem.schema import VERIFIED_FIX, Candidate
 WINDOW = 30
 _LISTERS = frozenset({"ls", "dir", "get-childitem", "gci", "find", "tree", "fd", "du"})
 _TIMED_OUT = re.compile(r"\btimed out\b|\btimeout\b|exit code 124\b", re.I)
-_BOUNDED = re.compile(r"select-object\s+-(?:first|last)\s+\d+|\|\s*head\b|-maxdepth\s+\d+|\btree\b.*-L\s*\d+"
-                      r"|measure-object|\|\s*wc\s+-l|-depth\s+\d+", re.I)
+_BOUNDED = re.compile(
+    r"select-object\s+-(?:first|last)\s+\d+|\|\s*head\b|-maxdepth\s+\d+|\btree\b.*-L\s*\d+"
+    r"|measure-object|\|\s*wc\s+-l|-depth\s+\d+",
+    re.I,
+)
 
 
 def _listing(session: Session, index: int):
@@ -45,19 +48,28 @@ def big_listing_rule(session: Session) -> list[Candidate]:
             if re.search(r"select-object\s+-(?:first|last)|\|\s*head\b", text, re.I) is None:
                 continue  # a count says how big; the lesson needs the bounded listing that worked
             failed = phrasing.fit(listing.text.strip(), 60)
-            bounded = phrasing.fit(" ".join(re.sub(r"^(?:powershell(?:\.exe)?|pwsh)\s+-Command\s+", "", text,
-                                                   flags=re.I).split()), 90)
+            bounded = phrasing.fit(
+                " ".join(re.sub(r"^(?:powershell(?:\.exe)?|pwsh)\s+-Command\s+", "", text, flags=re.I).split()), 90
+            )
             bound = re.search(r"select-object\s+-(?:first|last)\s+\d+|head(?:\s+-n)?\s+\d+|head\b", text, re.I)
             limit = bound.group(0) if bound else "a limit"
             said = next((e.get("line", "") for e in step.errors if _TIMED_OUT.search(e.get("line", ""))), "timed out")
             place = session.intent(index).cwd or next((a for a in listing.positional if not a.startswith("-")), "")
             name = re.split(r"[/\\]", place.rstrip("/\\"))[-1] if place not in ("", ".", "~") else ""
-            return [Candidate(
-                kind="observation",
-                summary=phrasing.fit(f"Listing {name or 'this folder'} in full times out; list it with a limit ({limit})"),
-                content=f"`{failed}` failed: {' '.join(said.split())[:120]}\nWhat worked: `{bounded}`",
-                why="The full listing ran out of time, and the same listing with a limit worked right after.",
-                how_to_apply="Count the entries first and list a bounded number; never list the whole folder at once.",
-                signals=["error"], scope="project", weight=1.9, promotion=VERIFIED_FIX,
-            )]
+            return [
+                Candidate(
+                    kind="observation",
+                    summary=phrasing.fit(
+                        f"Listing {name or 'this folder'} in full times out; list it with a limit ({limit})"
+                    ),
+                    content=f"`{failed}` failed: {' '.join(said.split())[:120]}\nWhat worked: `{bounded}`",
+                    why="The full listing ran out of time, and the same listing with a limit worked right after.",
+                    how_to_apply="Count the entries first and list a bounded number; never list the whole folder at "
+                    "once.",
+                    signals=["error"],
+                    scope="project",
+                    weight=1.9,
+                    promotion=VERIFIED_FIX,
+                )
+            ]
     return []
