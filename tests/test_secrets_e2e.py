@@ -1,6 +1,7 @@
 """No secret reaches disk: a session full of secrets goes through the real hooks and every writer.
 
-One case of every secret type in shared/corpus/secrets (read at run time) is put
+One case of every secret type in shared/corpus/secrets (read at run time) and in tests/data/secrets_extra.jsonl
+(the red team's shapes: lower-case passwords, tokens as URL users, encoded forms) is put
 into a prompt, a Bash command and its failing output; the hooks run as real
 subprocesses with Claude Code payload shapes, then the store writes a memory
 and an index text holding all of them. Afterwards every file under
@@ -26,8 +27,12 @@ SESSION = "e2e-secrets-0001"
 pytestmark = pytest.mark.skipif(not CORPUS.exists(), reason="shared/corpus/secrets is not there")
 
 
+EXTRA = Path(__file__).parent / "data" / "secrets_extra.jsonl"  # the red team's shapes, and more vendor kinds
+
+
 def one_case_per_type() -> list[dict]:
     cases = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    cases += [json.loads(line) for line in EXTRA.read_text(encoding="utf-8").splitlines() if line.strip()]
     by_type: dict[str, list[dict]] = {}
     for case in cases:
         if not case["negative"]:
