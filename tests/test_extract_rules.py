@@ -1018,3 +1018,13 @@ def test_a_rule_in_another_language_carries_english_terms_for_searches():
     assert english_terms("Use pnpm, not npm") == []
     [cand] = _run(said.directive_rule, [_prompt("以后提交前必须先运行测试")])
     assert "In English terms: commit, test" in cand.content
+
+
+def test_a_layout_keeps_a_file_the_user_moved_elsewhere_later():
+    layout = _prompt(
+        "no, that's horrible.\n\ntools -> core/tools\ntui -> modes/interactive/components\n"
+        "changelog.ts, config.ts, fuzzy.ts -> utils"
+    )
+    steps = [layout, _ok("git mv a b"), _prompt("move @packages/coding-agent/src/utils/config.ts to src/")]
+    [cand] = _run(said.mapping_rule, steps)
+    assert "- changelog.ts, fuzzy.ts -> utils\n- config.ts -> src/" in cand.content

@@ -509,7 +509,7 @@ _MAPPING_LINE = re.compile(r"^(?:[-*]\s+)?(\S[\w./@, -]{0,99}?)\s*(?:->|→|=>)\
 def mapping_rule(session: Session) -> list[Candidate]:
     """Three or more "a -> b" lines typed by the user: where things go (a layout, a renaming)."""
     out = []
-    for step in session.steps:
+    for index, step in enumerate(session.steps):
         if step.kind != "prompt" or "```" in step.text:
             continue
         lines = [
@@ -517,11 +517,11 @@ def mapping_rule(session: Session) -> list[Candidate]:
             for line in step.text.splitlines()
             if len(line) <= 300 and ("->" in line or "→" in line or "=>" in line)
         ]
-        pairs = [m.groups() for m in map(_MAPPING_LINE.match, lines) if m]
-        pairs = [(a.strip(), b.strip()) for a, b in pairs if "/" in a + b or "." in a + b]
+        found = [(m.group(1), m.group(2)) for m in map(_MAPPING_LINE.match, lines) if m]
+        pairs = [(a.strip(), b.strip()) for a, b in found if "/" in a + b or "." in a + b]
         if len(pairs) < 3:
             continue
-        arrows = [f"{a} -> {b}" for a, b in pairs]
+        arrows = [f"{a} -> {b}" for a, b in _moved_later(session, index, pairs)]
         out.append(
             Candidate(
                 kind="decision",
@@ -536,6 +536,29 @@ def mapping_rule(session: Session) -> list[Candidate]:
             )
         )
     return out
+
+
+_MOVE = re.compile(r"^\W*(?:now\s+|then\s+|please\s+)?move\s+@?(\S+?)\s+(?:back\s+)?(?:in)?to\s+@?(\S+?)[.!]?$", re.I)
+
+
+def _moved_later(session: Session, index: int, pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The layout as it ended: a later "move utils/config.ts to src/" takes config.ts out of its item and gives
+    it its own line (later evidence wins)."""
+    pairs = list(pairs)
+    for step in session.steps[index + 1 :]:
+        if step.kind != "prompt":
+            continue
+        move = _MOVE.match(" ".join(step.text.split()))
+        if not move:
+            continue
+        name = move.group(1).rstrip("/").rsplit("/", 1)[-1]
+        for i, (left, right) in enumerate(pairs):
+            items = [item.strip() for item in left.split(",")]
+            if name in items:
+                rest = ", ".join(item for item in items if item != name)
+                pairs[i : i + 1] = ([(rest, right)] if rest else []) + [(name, move.group(2).rstrip("/") + "/")]
+                break
+    return pairs
 
 
 def choice_rule(session: Session) -> list[Candidate]:
