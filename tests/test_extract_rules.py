@@ -912,6 +912,7 @@ def test_a_request_repeated_with_a_typo_counts_and_a_complaint_is_not_a_request(
         _prompt("read src/theme.ts in full, then the selectors"),
         _prompt("you broke it. reda the full file"),
         _prompt("ok, read it in full"),
+        _prompt("read the docs first"),
         _prompt("the colors are too intense"),
         _prompt("now the colors are too intense"),
         _prompt("again the colors are too intense"),
@@ -1028,3 +1029,44 @@ def test_a_layout_keeps_a_file_the_user_moved_elsewhere_later():
     steps = [layout, _ok("git mv a b"), _prompt("move @packages/coding-agent/src/utils/config.ts to src/")]
     [cand] = _run(said.mapping_rule, steps)
     assert "- changelog.ts, fuzzy.ts -> utils\n- config.ts -> src/" in cand.content
+
+
+def test_what_a_review_found_the_new_rules_must_not_store():
+    from automem.extract.rules import machine, requests, slow
+    from automem.extract.steps import added_text
+
+    # two real words a letter-swap apart are not a typo of each other
+    forms = [_prompt("fix the login form validation please")] * 3 + [_prompt("from here, from there, from now")]
+    assert [c.summary for c in _run(said.repeated_request_rule, forms)] == ["Fix the login form validation please"]
+    # an article is not the tool a later rule avoids
+    rules = [_prompt("Always use the staging database for tests."), _prompt("Never use the prod credentials here.")]
+    assert len(_run(said.directive_rule, rules)) == 2
+    # small talk after "as always" is no habit
+    assert (
+        _run(said.directive_rule, [_prompt("As always, thanks!"), _prompt("As for all the tests, they are flaky")])
+        == []
+    )
+    # a lookup whose output a pipe cut says nothing of the names it does not show
+    hidden = _ok(
+        "nohup rg x > o.log 2>&1 & cat o.log",
+        result_head="nohup: failed to run command 'rg': No such file or directory",
+    )
+    cut = _ok("which python3 node rg | head -1", result_head="/usr/bin/python3\n")
+    assert _run(errors.missing_command_rule, [hidden, cut]) == []
+    # a bounded listing of another folder is not the fix of a listing that timed out
+    assert (
+        _run(
+            slow.big_listing_rule,
+            [_fail("find / -name foo", "Command timed out after 60 seconds"), _ok("ls src | head -20")],
+        )
+        == []
+    )
+    # a project's own dotfolder stays the project's
+    place = _run(said.location_rule, [_prompt("The project settings are in .config/app.yml for this repo")])
+    assert place and "~/" not in place[0].summary
+    # "dist" is not named by "distinct"; "ignore the lint warnings" is not about git
+    assert _run(requests.deleted_by_request_rule, [_prompt("remove the distinct rows"), _ok("rm -rf dist")]) == []
+    patch = "*** Begin Patch\n*** Update File: .gitignore\n@@\n+coverage/\n*** End Patch"
+    lint = [_prompt("ignore the lint warnings"), _ok(patch, tool="apply_patch", added=added_text(patch))]
+    assert _run(requests.ignored_by_request_rule, lint) == []
+    assert machine.machine_label("") == ""

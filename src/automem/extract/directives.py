@@ -42,9 +42,9 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
         "habit",
         "preference",
         re.compile(  # "As with all software projects, start with the README": a standing habit
-            r"^"
-            + _OPENERS
-            + r"(?:as (?:with|for|in) (?:all|every|any|most) [^,.;!?]{2,40},|as (?:always|usual),)\s*\S",
+            r"^" + _OPENERS + r"(?:as (?:with|in) (?:all|every|any|most) [^,.;!?]{2,40},|as (?:always|usual),)\s*"
+            r"(?:let'?s\s+|please\s+)?(?:start|begin|use|run|keep|read|check|write|put|follow|commit|test|add|make"
+            r"|open|ask|always|never|don'?t|do)\b",
             re.I,
         ),
     ),

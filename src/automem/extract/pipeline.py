@@ -195,6 +195,7 @@ def _store(
     emitted = set(state.get("emitted", []))
     existing = _existing(project, home)
     deduper = Deduper([_compared(m) for m in existing])
+    weights: dict[str, float] = {}  # path -> weight of the candidates stored by this pass
     for cand in found:
         key = _fingerprint(cand)
         if key in emitted:
@@ -217,8 +218,14 @@ def _store(
                 reinforce(known, now_iso())
                 _index(known, home)
                 result.reinforced.append(known)
-            elif known.path is not None and known.state == "candidate" and known.is_automatic:
-                # the same session said it again: the later, clearer statement wins (and promotes it if a rule now)
+            elif (
+                known.path is not None
+                and known.state == "candidate"
+                and known.is_automatic
+                and (cand.promotion or cand.weight >= weights.get(str(known.path), 0.0))
+            ):
+                # the same session said it again: the later, clearer statement wins (and promotes it if a rule now);
+                # within one pass the candidates come strongest first, so a weaker one never replaces a stronger
                 known.summary, known.content = memory.summary, memory.content
                 known.why, known.how_to_apply, known.rule = memory.why, memory.how_to_apply, memory.rule
                 if cand.promotion:
@@ -234,6 +241,7 @@ def _store(
         existing.append(memory)
         deduper.add(_compared(memory))
         result.stored.append(memory)
+        weights[str(memory.path)] = cand.weight
     state["emitted"] = sorted(emitted)
     _finish_state(state_path, state, session_clusters, prior, clusters_path)
     return result

@@ -58,8 +58,9 @@ def generalize(text: str, project_root: str = "") -> str:
 
 
 def _home(match: re.Match) -> str:
-    """``~`` for a POSIX home; ``%USERPROFILE%`` for a Windows one, where ``~`` in a PATH entry or a quoted
-    PowerShell string is taken literally (a command written with it would silently do the wrong thing)."""
+    """``~`` for a POSIX home; ``%USERPROFILE%`` for a Windows one: ``~`` there reads as a real folder name, while
+    ``%USERPROFILE%`` is the placeholder Windows users know to fill in (no shell expands it everywhere: cmd does,
+    PowerShell does not, so a stored command is text to adapt, not to paste)."""
     return "%USERPROFILE%" if match.group(0)[1:2] == ":" else "~"
 
 

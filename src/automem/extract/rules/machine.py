@@ -15,6 +15,7 @@ from automem.extract.steps import Step
 from automem.schema import VERIFIED_FIX, Candidate
 
 WINDOW = 12  # steps after a refused write in which the same job must have written elsewhere
+HEAD_CAP = 300  # a step keeps this much of a call's output (extract/steps.py): a longer one was cut
 
 PROBES = frozenset({"which", "where", "where.exe", "command", "type", "whereis", "get-command"})
 _NAME = re.compile(r"[A-Za-z][\w.+-]{0,40}")
@@ -72,9 +73,12 @@ def probe_shows(step: Step, intent, name: str) -> bool | None:
     if name in found:
         return True
     missing = {m.lower() for m in _WHICH_NO.findall(text)}
-    if name in missing or any_path:
+    if name in missing:
         return False
-    return None
+    probe = next((c.program for c in intent.commands if c.program.lower() in PROBES), "which")
+    piped = re.search(rf"\b{re.escape(probe)}\b[^\n;&|]*\|", step.raw or step.input or "", re.I)
+    cut = len(text) >= HEAD_CAP or piped
+    return False if any_path and not cut else None  # a cut output may have dropped the name's line
 
 
 def absent_by_probe(session: Session, start: int, name: str) -> tuple[int, list[str]] | None:

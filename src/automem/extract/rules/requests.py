@@ -17,7 +17,8 @@ from automem.schema import Candidate
 
 MAX_ENTRIES = 4  # more lines added to an ignore file than this: a template, not what the user asked for
 
-_IGNORE_ASKED = re.compile(r"\b(?:git)?ignored?\b|\bgit-?ignore\b|\bkeep (?:it|them|\S+) out of git\b", re.I)
+_IGNORE_ASKED = re.compile(r"\bignored?\b|\bgit-?ignored?\b|\bkeep (?:it|them|\S+) out of git\b", re.I)
+_GIT_WORD = re.compile(r"\bgit-?ignored?\b|\.gitignore\b|\bgit\b", re.I)
 _DELETE_ASKED = re.compile(r"\b(?:delete|remove|rm|get rid of|drop)\b|删除|删掉|삭제|удали", re.I)
 _MANIFESTS = (
     "package.json",
@@ -80,8 +81,9 @@ def ignored_by_request_rule(session: Session) -> list[Candidate]:
     out: list[Candidate] = []
     for index, actions in _turns(session):
         prompt = session.steps[index].text
-        if not _IGNORE_ASKED.search(prompt) or len(prompt) > 400:
-            continue
+        before = next((s.text for s in reversed(session.steps[:index]) if s.kind == "prompt"), "")
+        if not _IGNORE_ASKED.search(prompt) or len(prompt) > 400 or not _GIT_WORD.search(prompt + "\n" + before[:400]):
+            continue  # "ignore the lint warnings" is not about git
         for j in actions:
             if not _edited(session, j, (".gitignore",)):
                 continue
@@ -186,7 +188,9 @@ def deleted_by_request_rule(session: Session) -> list[Candidate]:
                     continue
                 for target in command.positional:
                     base = target.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1]
-                    if len(base) < 4 or base.lower() not in prompt.lower():
+                    if len(base) < 4 or not re.search(
+                        rf"(?<![\w.-]){re.escape(base.lower())}(?![\w-])", prompt.lower()
+                    ):
                         continue
                     out.append(
                         Candidate(

@@ -275,10 +275,11 @@ def directive_rule(session: Session) -> list[Candidate]:
     return _latest_stands(out)
 
 
-_USES = re.compile(r"\b(?:use|using|run|prefer|switch to|stick (?:to|with)|go with)\s+([\w.@/+-]+)", re.I)
+_DET = r"(?:(?:the|a|an|my|our|your|this|that)\s+)?"
+_USES = re.compile(r"\b(?:use|using|run|prefer|switch to|stick (?:to|with)|go with)\s+" + _DET + r"([\w.@/+-]+)", re.I)
 _AVOIDS = re.compile(
-    r"(?:,\s*|\s)(?:not|instead of|rather than|over)\s+([\w.@/+-]+)"
-    r"|\b(?:never|don'?t|do not|stop|avoid)\s+(?:use\s+|using\s+|run(?:ning)?\s+)?([\w.@/+-]+)",
+    r"(?:,\s*|\s)(?:not|instead of|rather than|over)\s+" + _DET + r"([\w.@/+-]+)"
+    r"|\b(?:never|don'?t|do not|stop|avoid)\s+(?:use\s+|using\s+|run(?:ning)?\s+)" + _DET + r"([\w.@/+-]+)",
     re.I,
 )
 
@@ -446,6 +447,7 @@ def _pointed_place(session: Session, index: int) -> str:
     return ""
 
 
+_ABOUT_PROJECT = re.compile(r"\b(?:this|the|our)\s+(?:repo|repository|project|codebase|app)\b|\bin here\b", re.I)
 _HOME_DOTFILE = re.compile(
     r"(^|\s)(\.(?:config|local|ssh|cache|aws|kube|gnupg|docker)/|\.(?:bashrc|zshrc|profile|gitconfig"
     r"|npmrc|bash_profile)\b)"
@@ -484,7 +486,8 @@ def location_rule(session: Session) -> list[Candidate]:
             place = location_statement(sentence)
             if not place:
                 continue
-            place = _HOME_DOTFILE.sub(r"\1~/\2", place)  # ".config/hypr/x.conf" is the home's, wherever the agent is
+            if not _ABOUT_PROJECT.search(sentence):  # ".config/hypr/x.conf" is the home's, wherever the agent is
+                place = _HOME_DOTFILE.sub(r"\1~/\2", place)
             summary = phrasing.location(_clean(place)) or phrasing.fit(_clean(place))
             out.append(
                 Candidate(
@@ -646,15 +649,19 @@ _CARRY_ON_TEXT = re.compile(
 )
 
 
+_SHELL_PROMPT = re.compile(r"^\s*(?:[➜❯λ$%#>]\s|\S+@\S+[:~]|\S+\s+git:\()")  # a pasted terminal line, not a request
+
+
 def _typo_map(spread: Counter) -> dict[str, str]:
-    """Words typed with two neighbouring letters swapped ("reda", "remoev") -> the word the user types more often."""
+    """Words typed once with two neighbouring letters swapped ("reda", "remoev") -> the word the user types in
+    three prompts or more; two real words a swap apart ("form", "from") are both typed more than once."""
     out: dict[str, str] = {}
     for word, count in spread.items():
         if len(word) < 4:
             continue
         for i in range(len(word) - 1):
             swapped = word[:i] + word[i + 1] + word[i] + word[i + 2 :]
-            if swapped != word and spread.get(swapped, 0) > count:
+            if swapped != word and count == 1 and spread.get(swapped, 0) >= 3:  # "form"/"from": both typed often
                 out[word] = swapped
                 break
     return out
@@ -667,7 +674,13 @@ _ASKS = re.compile(r"\b(?:should|must|need|needs|want|wants|has to|have to|pleas
 def _untypo(sentence: str, typed: dict[str, str]) -> str:
     if not typed:
         return sentence
-    return re.sub(r"[A-Za-z][a-z'-]+", lambda m: typed.get(m.group(0).lower(), m.group(0)), sentence)
+
+    def fixed(match: re.Match) -> str:
+        word = match.group(0)
+        right = typed.get(word.lower(), word)
+        return right[:1].upper() + right[1:] if word[:1].isupper() else right
+
+    return re.sub(r"[A-Za-z][a-z'-]+", fixed, sentence)
 
 
 def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int = 2) -> list[Candidate]:
@@ -717,6 +730,7 @@ def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int
             if not _HEDGE.search(s)
             and not _OPINION.search(s)
             and not re.match(r"^(?:if|when|once|so|because)\b|.*\bcould be\b", s, re.I)
+            and not _SHELL_PROMPT.match(s)
         ]
         if not options:
             continue

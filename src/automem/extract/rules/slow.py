@@ -28,6 +28,17 @@ def _listing(session: Session, index: int):
     return next((c for c in session.intent(index).commands if c.program.lower() in _LISTERS), None)
 
 
+def _place(session: Session, index: int) -> str:
+    """The folder a listing call lists: its own target, else the folder it ran in (case and slashes folded)."""
+    listing = _listing(session, index)
+    target = (
+        next((a for a in listing.positional if not a.startswith("-") and not a.startswith("|")), "") if listing else ""
+    )
+    if target in ("", "."):
+        target = session.intent(index).cwd or "."
+    return target.replace("\\", "/").rstrip("/").lower() or "/"
+
+
 def _error_text(step) -> str:
     return " ".join(e.get("line", "") for e in step.errors) + " " + (step.result_head or "")
 
@@ -45,6 +56,11 @@ def big_listing_rule(session: Session) -> list[Candidate]:
             text = later.raw or later.input
             if later.kind != "action" or not later.ok or _listing(session, j) is None or not _BOUNDED.search(text):
                 continue
+            here, there = _place(session, index), _place(session, j)
+            went = bool(session.intent(index).cwd) and here not in ("/", "~")
+            if there != here and not (there == "." and went):
+                continue  # a bounded listing of another folder says nothing about this one (the folder the failed call
+                # went to is the one later calls run in when they name none)
             if re.search(r"select-object\s+-(?:first|last)|\|\s*head\b", text, re.I) is None:
                 continue  # a count says how big; the lesson needs the bounded listing that worked
             failed = phrasing.fit(listing.text.strip(), 60)
@@ -54,7 +70,7 @@ def big_listing_rule(session: Session) -> list[Candidate]:
             bound = re.search(r"select-object\s+-(?:first|last)\s+\d+|head(?:\s+-n)?\s+\d+|head\b", text, re.I)
             limit = bound.group(0) if bound else "a limit"
             said = next((e.get("line", "") for e in step.errors if _TIMED_OUT.search(e.get("line", ""))), "timed out")
-            place = session.intent(index).cwd or next((a for a in listing.positional if not a.startswith("-")), "")
+            place = _place(session, index)
             name = re.split(r"[/\\]", place.rstrip("/\\"))[-1] if place not in ("", ".", "~") else ""
             return [
                 Candidate(
