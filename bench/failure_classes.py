@@ -35,7 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus" / "transcripts"
 
 _LOOK = re.compile(
-    r"What worked: `(?:sed -n|grep|rg|ls|cat|head|tail|wc|git status|git diff|pwd|find)\b|What worked: `\w{1,8}`"
+    r"What worked: `(?:sed -n|grep|rg|ls|cat|head|tail|wc|git status|git diff|pwd|find)\b"
+    r"|What worked: `\w{1,8}`(?! for the same job)"  # a cut fragment ("Write C"); not a program run instead
 )
 _WHENEVER = re.compile(r"^Whenever\b|do what worked", re.I)
 _USER_HOME = re.compile(
