@@ -1070,3 +1070,10 @@ def test_what_a_review_found_the_new_rules_must_not_store():
     lint = [_prompt("ignore the lint warnings"), _ok(patch, tool="apply_patch", added=added_text(patch))]
     assert _run(requests.ignored_by_request_rule, lint) == []
     assert machine.machine_label("") == ""
+
+
+def test_english_terms_find_a_russian_stem_only_at_a_words_start():
+    from automem.extract.glossary import english_terms
+
+    assert english_terms("не трогай диалог") == []  # "лог" inside "диалог" is no log
+    assert english_terms("удали лог перед коммитом") == ["delete", "log", "commit"]

@@ -153,9 +153,20 @@ MAX_TERMS = 8
 def english_terms(text: str) -> list[str]:
     """The English words for the developer terms ``text`` uses, in the order they appear, at most a few."""
     lowered = (text or "").lower()
-    found = sorted((lowered.find(term), english) for term, english in _TERMS.items() if term in lowered)
+    found = sorted((at, english) for term, english in _TERMS.items() if (at := _find(lowered, term)) >= 0)
     out: list[str] = []
     for _, english in found:
         if english not in out:
             out.append(english)
     return out[:MAX_TERMS]
+
+
+def _find(text: str, term: str) -> int:
+    """Where ``term`` starts in ``text``, -1 if nowhere; a Cyrillic stem only at a word's start ("лог" is not in
+    "диалог"), CJK terms anywhere (those scripts write words without spaces)."""
+    if not ("\u0400" <= term[0] <= "\u04ff"):
+        return text.find(term)
+    import re
+
+    match = re.search(rf"(?<![\u0400-\u04ff]){re.escape(term)}", text)
+    return match.start() if match else -1

@@ -262,12 +262,9 @@ def _contradicted(cand: Candidate, existing: list[Memory]) -> bool:
     missing = _NOT_INSTALLED.match(cand.summary)
     if not missing:
         return False
-    said = re.compile(
-        rf"\b{re.escape(missing.group(1))}\b[^.?!]{{0,40}}?\b(?:is|are)\s+(?:already\s+)?installed\b", re.I
-    )
-    return any(
-        said.search(m.summary) and " not " not in f" {m.summary.lower()} " for m in existing if not _forgotten(m)
-    )
+    from automem.extract.rules.errors import says_installed
+
+    return any(says_installed(m.summary, missing.group(1)) for m in existing if not _forgotten(m))
 
 
 def _compared(memory: Memory) -> str:

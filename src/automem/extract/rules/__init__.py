@@ -146,5 +146,5 @@ def merge_escalations(found: list[Candidate]) -> list[Candidate]:
         promotion=first.promotion,
         rule=first.rule,
     )
-    gone = {id(c) for c, _ in escalated}
-    return [merged if id(c) == id(first) else c for c in found if id(c) not in gone or id(c) == id(first)]
+    gone = {id(c) for c, _ in escalated[1:]}
+    return [merged if c is first else c for c in found if id(c) not in gone]

@@ -759,13 +759,15 @@ def _path_persisted(session: Session) -> bool:
     return any(s.kind == "action" and s.ok and _PERSISTS_PATH.search(s.raw or s.input) for s in session.steps)
 
 
+def says_installed(text: str, name: str) -> bool:
+    """Does ``text`` say the program is installed ("Teams is installed as a pwa"), not that it is not?"""
+    said = re.search(rf"\b{re.escape(name)}\b[^.?!\n]{{0,40}}?\b(?:is|are|'s)\s+(?:already\s+)?installed\b", text, re.I)
+    return said is not None and not re.search(r"\bnot\b", said.group(0), re.I)
+
+
 def _user_says_installed(session: Session, name: str) -> bool:
     """Did the user say the program is installed (as an app, a PWA, somewhere else)? Their word beats a lookup."""
-    said = re.compile(rf"\b{re.escape(name)}\b[^.?!\n]{{0,40}}?\b(?:is|are|'s)\s+(?:already\s+)?installed\b", re.I)
-    return any(
-        s.kind == "prompt" and (m := said.search(s.text)) and not re.search(r"\bnot\b", m.group(0), re.I)
-        for s in session.steps
-    )
+    return any(s.kind == "prompt" and says_installed(s.text, name) for s in session.steps)
 
 
 def _probed_absent(session: Session, index: int, name: str, found: list[str]) -> Candidate:
