@@ -1077,3 +1077,14 @@ def test_english_terms_find_a_russian_stem_only_at_a_words_start():
 
     assert english_terms("не трогай диалог") == []  # "лог" inside "диалог" is no log
     assert english_terms("удали лог перед коммитом") == ["delete", "log", "commit"]
+
+
+def test_a_listing_lesson_names_the_folder_as_written():
+    from automem.extract.rules import slow
+
+    timed_out = _fail(
+        "powershell.exe -Command Set-Location C:\\Users\\ana\\VAULT; Get-ChildItem -Force",
+        "exit code 124: command timed out after 10034 milliseconds",
+    )
+    [cand] = _run(slow.big_listing_rule, [timed_out, _ok("Get-ChildItem -Force | Select-Object -First 30 Name")])
+    assert cand.summary.startswith("Listing VAULT in full times out")

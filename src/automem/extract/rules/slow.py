@@ -29,14 +29,14 @@ def _listing(session: Session, index: int):
 
 
 def _place(session: Session, index: int) -> str:
-    """The folder a listing call lists: its own target, else the folder it ran in (case and slashes folded)."""
+    """The folder a listing call lists: its own target, else the folder it ran in (slashes folded)."""
     listing = _listing(session, index)
     target = (
         next((a for a in listing.positional if not a.startswith("-") and not a.startswith("|")), "") if listing else ""
     )
     if target in ("", "."):
         target = session.intent(index).cwd or "."
-    return target.replace("\\", "/").rstrip("/").lower() or "/"
+    return target.replace("\\", "/").rstrip("/") or "/"
 
 
 def _error_text(step) -> str:
@@ -58,7 +58,7 @@ def big_listing_rule(session: Session) -> list[Candidate]:
                 continue
             here, there = _place(session, index), _place(session, j)
             went = bool(session.intent(index).cwd) and here not in ("/", "~")
-            if there != here and not (there == "." and went):
+            if there.lower() != here.lower() and not (there == "." and went):
                 continue  # a bounded listing of another folder says nothing about this one (the folder the failed call
                 # went to is the one later calls run in when they name none)
             if re.search(r"select-object\s+-(?:first|last)|\|\s*head\b", text, re.I) is None:
