@@ -59,6 +59,8 @@ class PassReport:
     projects: set[str] = field(default_factory=set)
     per_harness: dict[str, int] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
+    # the project each cwd seen in this pass belongs to (finding a checkout's root walks up the folders)
+    cwd_projects: dict[str, Project] = field(default_factory=dict, repr=False, compare=False)
 
     def as_dict(self) -> dict:
         return {
@@ -377,7 +379,10 @@ def _bank_turn(home: Home, conn: Connection, turn: Turn, now: float, report: Pas
         if _alive(state.reservation_owner(conn, key)):
             return False  # another live pass holds it
         state.take_over(conn, key, me, now)  # the pass that reserved it was killed before it could finish
-    project = home.project_for_cwd(turn.cwd or "")
+    cwd = turn.cwd or ""
+    project = report.cwd_projects.get(cwd)
+    if project is None:
+        project = report.cwd_projects[cwd] = home.project_for_cwd(cwd)
     entry = render(turn)
     from automem.store import remove, write_markdown
 
@@ -390,7 +395,7 @@ def _bank_turn(home: Home, conn: Connection, turn: Turn, now: float, report: Pas
         remove(project.dir / row[0], home=home)  # rewritten in place: one entry per key
     elif row is None and target.exists():
         _unindex(home, conn, target)
-    write_markdown(target, entry.text)
+    write_markdown(target, entry.text, redacted_parts=True)  # render redacted every part it took from the turn
     _index(home, conn, target)
     if turn.todos or turn.plan:
         write_state(project, turn, write_markdown)

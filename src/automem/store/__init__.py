@@ -45,11 +45,25 @@ class StoreError(ValueError):
     """A write the store refuses (a path outside AUTOMEM_HOME)."""
 
 
+# the texts the full pass gave back lately: the pass is idempotent, so indexing a file the store has just written
+# (its text one of these) needs no second pass
+_LATELY_CLEAN: dict[int, str] = {}
+_LATELY_KEPT = 8
+
+
 def redacted(text: str) -> str:
     """The full pass (detect-secrets + the shared rule table); idempotent."""
     from automem.redact.full import redact
 
-    return redact(text)
+    out = redact(text)
+    _remember_clean(out)
+    return out
+
+
+def _remember_clean(text: str) -> None:
+    if len(_LATELY_CLEAN) >= _LATELY_KEPT:
+        _LATELY_CLEAN.pop(next(iter(_LATELY_CLEAN)))
+    _LATELY_CLEAN[hash(text)] = text
 
 
 def inside_home(path: Path | str, home: Home | None = None) -> Path:
@@ -66,21 +80,31 @@ def inside_home(path: Path | str, home: Home | None = None) -> Path:
     return target
 
 
-def write_markdown(path: Path | str, text: str, *, home: Home | None = None) -> Path:
+def write_markdown(path: Path | str, text: str, *, home: Home | None = None, redacted_parts: bool = False) -> Path:
     """Redact text with the full pass, drop terminal escapes and control characters (a tool's output may carry
-    an OSC clipboard write or a clear-screen), and write it atomically (mode 0600) under AUTOMEM_HOME."""
+    an OSC clipboard write or a clear-screen), and write it atomically (mode 0600) under AUTOMEM_HOME.
+
+    ``redacted_parts``: the caller has already put every text in it that came from outside through the full pass,
+    control characters dropped first (``redact_many`` over a bank entry's fields): it is written as it is."""
     if not isinstance(text, str):
         raise TypeError(f"write_markdown needs text, not {type(text).__name__}")
     from automem.controls import strip_controls
 
     target = inside_home(path, home)
-    atomic_write_text(target, redacted(strip_controls(text)))
+    if redacted_parts:
+        text = strip_controls(text)
+        _remember_clean(text)
+    else:
+        text = redacted(strip_controls(text))
+    atomic_write_text(target, text)
     return target
 
 
 def clean_for_index(text: str) -> str:
-    """What index/ stores in index.db: the same full pass as the tree."""
-    return redacted(text) if text else text
+    """What index/ stores in index.db: the same full pass as the tree (done already for a text it just gave)."""
+    if not text or _LATELY_CLEAN.get(hash(text)) == text:
+        return text
+    return redacted(text)
 
 
 def clean_for_model(text: str) -> str:
