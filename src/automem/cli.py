@@ -704,7 +704,7 @@ def mcp() -> None:
     serve()
 
 
-# ---------------------------------------------------------------- job memory (seed 000): run / journal
+# ---------------------------------------------------------------- job memory: run / journal
 
 
 @cli.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
@@ -737,7 +737,7 @@ def run(job_id, agent, task, command) -> None:
 
 @cli.group()
 def journal() -> None:
-    """The job journal: projects/<slug>/journal/<YYYY-MM-DD>.md (seed 000 format)."""
+    """The job journal: projects/<slug>/journal/<YYYY-MM-DD>.md, one entry per job."""
 
 
 @journal.command("add")
