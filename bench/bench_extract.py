@@ -1,4 +1,4 @@
-"""Benchmarks for issue 7 (printed as figures and ratios, never asserted).
+"""Benchmarks of the Stop hook, the extractor and dedupe (printed as figures and ratios, never asserted).
 
 1. Stop hook, whole process, against the floor: a Python process that only parses the payload
    (budget: <= 2x; the extraction itself is detached).

@@ -222,3 +222,40 @@ def test_remember_dedupes_a_candidate_becomes_the_users_and_a_repeat_adds_nothin
     assert len(list(project.memories_dir.glob("*.md"))) == 1
     other = invoke("remember", "Deploys", "go", "through", "staging", "first")
     assert other["outcome"] == "stored" and len(list(project.memories_dir.glob("*.md"))) == 2
+
+
+def test_the_cli_the_mcp_tool_and_the_python_api_store_through_one_deduped_path(work):
+    """A lesson the agent banked over MCP, then written by hand from Python and the CLI, stays one file."""
+    from automem import Memory as Api
+    from automem import mcp_server
+
+    home, project = work
+    lesson = "Run the migrations with alembic upgrade head before the integration tests"
+    banked = mcp_server.bank(type="pattern", summary=lesson, content=lesson + ".")
+    assert banked["status"] == "stored"
+    by_hand = Api(home.root).remember(lesson + ".", type="pattern")
+    assert (by_hand.outcome, by_hand.id) == ("kept", banked["id"])  # the agent's record is the user's now
+    assert invoke("remember", lesson, "--type", "pattern")["outcome"] == "exists"
+    assert mcp_server.bank(type="pattern", summary=lesson, content=lesson + ".")["status"] == "exists"
+    assert Api(home.root).remember(lesson, type="pattern").outcome == "exists"
+    assert len(list(project.memories_dir.glob("*.md"))) == 1
+
+
+def test_only_the_deduped_path_and_the_extractor_save_a_memory():
+    """``store.memories.save`` (a new file, or an existing one rewritten) is called by audit.py, whose new memories
+    go through ``store_deduped``, and by the extractor, which dedupes a whole session at once."""
+    import ast
+
+    package = Path(__file__).resolve().parents[1] / "src" / "automem"
+    callers = set()
+    for path in package.rglob("*.py"):
+        rel = path.relative_to(package).as_posix()
+        if rel.startswith("store/"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                func = node.func
+                name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+                if name == "save":
+                    callers.add(rel)
+    assert callers == {"audit.py", "extract/pipeline.py"}

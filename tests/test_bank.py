@@ -288,7 +288,7 @@ def test_watch_stops_on_sigterm(env):
 
 
 def test_trivial_turns_are_not_banked(env):
-    """No tool call and a result under 200 characters: a chat line, not a working session (seed 002)."""
+    """No tool call and a result under 200 characters: a chat line, not a working session."""
     trivial = [
         t for h, r in READERS.items() for p in r.discover() for t in r.read_turns(p) if t.finished and is_trivial(t)
     ]
@@ -319,7 +319,7 @@ def test_reenabled_harness_banks_last_30_days_not_the_time_it_was_off(env):
 
 
 def test_antigravity_entry_rewritten_in_place(tmp_path, monkeypatch):
-    """One entry per conversation; a new step count rewrites the same entry instead of adding one (seed 002)."""
+    """One entry per conversation; a new step count rewrites the same entry instead of adding one."""
     fixtures = Path(__file__).resolve().parent / "fixtures" / "antigravity"
     user = tmp_path / "user"
     data = user / ".gemini" / "antigravity-cli"

@@ -1,4 +1,4 @@
-"""Bank entry rendering: seed 002's format, its caps, and names that are a pure function of the turn."""
+"""Bank entry rendering: the bank's Markdown format, its caps, and names that are a pure function of the turn."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The job journal: seed 000's entry format, job ids, redaction and caps, pruning, hand edits, the brief reading it."""
+"""The job journal: its entry format, job ids, redaction and caps, pruning, hand edits, the brief reading it."""
 
 from __future__ import annotations
 

@@ -13,6 +13,7 @@ import sys
 import click
 
 from automem import __version__
+from automem.schema import SEARCH_TYPES, TYPES
 
 
 def _fail(message: str) -> None:
@@ -376,7 +377,7 @@ def _recall_hit_line(hit) -> str:
 @click.option(
     "--type",
     "type_",
-    type=click.Choice(["pattern", "decision", "preference", "observation", "memory", "bank", "journal", "main"]),
+    type=click.Choice(SEARCH_TYPES),
     help="Only this memory type or kind of file.",
 )
 @click.option("--since", help="Only what was written or seen since: 7d, 12h, 2w or an ISO date.")
@@ -455,7 +456,7 @@ def reindex(as_json) -> None:
 
 @cli.command()
 @click.option("--since", default=None, help="Only memories written or seen since: 7d, 12h, 2w or an ISO date.")
-@click.option("--type", "type_", type=click.Choice(["pattern", "decision", "preference", "observation"]))
+@click.option("--type", "type_", type=click.Choice(TYPES))
 @click.option("--all", "all_projects", is_flag=True, help="Every project, not just this one and _global.")
 @click.option("--status", type=click.Choice(["candidate", "promoted"]), help="Only candidates, or only promoted ones.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
@@ -585,7 +586,7 @@ def why(memory_id, as_json) -> None:
     "type_",
     default="observation",
     show_default=True,
-    type=click.Choice(["pattern", "decision", "preference", "observation"]),
+    type=click.Choice(TYPES),
 )
 @click.option("--summary", help="A one-line summary (default: the first line of TEXT).")
 @click.option("--global", "is_global", is_flag=True, help="Applies everywhere (stored under _global).")
@@ -703,7 +704,7 @@ def mcp() -> None:
     serve()
 
 
-# ---------------------------------------------------------------- job memory (seed 000): run / journal
+# ---------------------------------------------------------------- job memory: run / journal
 
 
 @cli.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
@@ -736,7 +737,7 @@ def run(job_id, agent, task, command) -> None:
 
 @cli.group()
 def journal() -> None:
-    """The job journal: projects/<slug>/journal/<YYYY-MM-DD>.md (seed 000 format)."""
+    """The job journal: projects/<slug>/journal/<YYYY-MM-DD>.md, one entry per job."""
 
 
 @journal.command("add")

@@ -175,7 +175,7 @@ class Project(namedtuple("Project", "home slug root")):
 
 
 def file_safe_iso(iso: str) -> str:
-    """``2026-08-28T10:30:00.000Z`` -> ``2026-08-28T10-30-00-000Z`` (seed 002's file names)."""
+    """``2026-08-28T10:30:00.000Z`` -> ``2026-08-28T10-30-00-000Z`` (the bank's and the memories' file names)."""
     return iso.replace(":", "-").replace(".", "-")
 
 

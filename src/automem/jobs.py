@@ -1,4 +1,4 @@
-"""Job memory (seed 000): run a headless agent job with recent memory in, a journal entry out.
+"""Job memory: run a headless agent job with recent memory in, a journal entry out.
 
 ``run_job(["claude", "-p", "{memory}Fix the tests", "--output-format", "json"])``:
 
@@ -7,11 +7,11 @@
 2. it goes where ``{memory}`` stands in the arguments, or, with no placeholder, first on the
    agent's stdin followed by whatever the user piped in (a terminal stdin is not forwarded then);
    with no memory the command runs unchanged (``{memory}`` becomes "", stdin is inherited);
-3. the agent's stdout and stderr pass through as they come, and its exit code is ours
-   (a signal becomes 128+N, a missing command 127, one that cannot be executed 126), even when
-   the journal cannot be written (one line on stderr, the reason in automem.log); SIGINT, SIGTERM
-   and SIGHUP sent to us reach the agent (a Ctrl-C at the terminal reaches it once, not twice);
-   a closed stdin, stdout or stderr is /dev/null;
+3. ``supervise.run`` runs the agent: its stdout and stderr pass through as they come, and its
+   exit code is ours (a signal becomes 128+N, a missing command 127, one that cannot be executed
+   126), even when the journal cannot be written (one line on stderr, the reason in automem.log);
+   SIGINT, SIGTERM and SIGHUP sent to us reach the agent (a Ctrl-C at the terminal reaches it once,
+   not twice); a closed stdin, stdout or stderr is /dev/null;
 4. a journal entry is appended: status, duration and cost from ``--output-format json`` output
    (a ``{"type": "result", ...}`` object, alone or as the last line of stream-json), else the exit
    code and the measured time; ``Learned:`` / ``Errors:`` lines the agent prints are kept;
@@ -30,23 +30,16 @@ import json
 import os
 import re
 import shlex
-import signal
-import subprocess
-import sys
-import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, BinaryIO
+from typing import BinaryIO
 
+from automem import supervise
 from automem.home import Home, Project
 from automem.journal import Entry
 
 PLACEHOLDER = "{memory}"
-STDOUT_KEEP = 4 * 1024 * 1024  # the tail of stdout kept for parsing (a json result is one object)
-STDERR_KEEP = 64 * 1024
 ERROR_LINES = 5
-CHUNK = 65536
 
 _LEARNED = re.compile(r"^\s*(?:[-*]\s*)?(?:\*\*)?learned(?:\*\*)?\s*:(?:\*\*)?\s*(.+)$", re.I | re.M)
 _ERRORS = re.compile(r"^\s*(?:[-*]\s*)?(?:\*\*)?errors?(?:\*\*)?\s*:(?:\*\*)?\s*(.+)$", re.I | re.M)
@@ -93,60 +86,6 @@ def place_memory(command: list[str], block: str) -> tuple[list[str], bool]:
 # ---------------------------------------------------------------- the run
 
 
-class _Tee(threading.Thread):
-    """Copy a child's pipe to our stream as it comes, keeping the tail for parsing."""
-
-    def __init__(self, source: IO[bytes] | None, sink: BinaryIO | None, keep: int) -> None:
-        super().__init__(daemon=True)
-        self.source, self.sink, self.keep = source, sink, keep
-        self.data = bytearray()
-
-    def run(self) -> None:
-        if self.source is None:
-            return  # a child started without this pipe
-        fd = self.source.fileno()
-        while True:
-            try:
-                chunk = os.read(fd, CHUNK)
-            except OSError:
-                break
-            if not chunk:
-                break
-            if self.sink is not None:
-                try:
-                    self.sink.write(chunk)
-                    self.sink.flush()
-                except (OSError, ValueError):
-                    self.sink = None  # our reader went away; keep draining so the agent never blocks
-            self.data += chunk
-            if len(self.data) > self.keep * 2:
-                del self.data[: len(self.data) - self.keep]
-
-    def text(self) -> str:
-        return bytes(self.data[-self.keep :]).decode("utf-8", "replace")
-
-
-def _feed(pipe: BinaryIO, head: bytes, user_stdin: BinaryIO | None) -> None:
-    """The memory block, then the user's piped stdin, then EOF (an agent that stops reading is fine)."""
-    try:
-        pipe.write(head)
-        pipe.flush()
-        if user_stdin is not None:
-            while True:
-                chunk = user_stdin.read(CHUNK) if not hasattr(user_stdin, "read1") else user_stdin.read1(CHUNK)
-                if not chunk:
-                    break
-                pipe.write(chunk)
-                pipe.flush()
-    except (BrokenPipeError, OSError, ValueError):
-        pass
-    finally:
-        try:
-            pipe.close()
-        except OSError:
-            pass
-
-
 def run_job(
     command: list[str],
     *,
@@ -167,16 +106,7 @@ def run_job(
     home = home or Home.current()
     cwd = cwd or os.getcwd()
     project = home.project_for_cwd(cwd)
-    # a closed stdin is not passed on as it is: fd 0 may since have been reused by a file we opened
-    child_stdin = _std_stream("stdin") if stdin is None and sys.stdin is None else None
-    stdin = stdin if stdin is not None else child_stdin if child_stdin is not None else _std_stream("stdin")
-    stdout = stdout if stdout is not None else _std_stream("stdout")
-    stderr = stderr if stderr is not None else _std_stream("stderr")
-    if stdin_is_tty is None:
-        try:
-            stdin_is_tty = os.isatty(stdin.fileno())
-        except (OSError, ValueError, AttributeError):
-            stdin_is_tty = False
+    streams = supervise.Streams.current(stdin, stdout, stderr, stdin_is_tty)
 
     try:
         block = memory_block(home, project)
@@ -186,156 +116,31 @@ def run_job(
     argv, placed = place_memory(command, block)
     head = b"" if placed or not block else (block + "\n\n").encode("utf-8")
 
-    started = time.monotonic()
-    code, out_text, err_text, spawn_error, stopped = _spawn(
-        argv, cwd, head, stdin, stdin_is_tty, stdout, stderr, child_stdin=child_stdin
-    )
-    measured = time.monotonic() - started
+    run = supervise.run(argv, cwd=cwd, streams=streams, head=head)
 
     entry = summarize(
-        command, code, out_text, err_text, measured, agent=agent, task=task, spawn_error=spawn_error, stopped=stopped
+        command,
+        run.exit_code,
+        run.stdout,
+        run.stderr,
+        run.seconds,
+        agent=agent,
+        task=task,
+        spawn_error=run.spawn_error,
+        stopped=run.stopped,
     )
     entry.job_id = job_id or ""
-    outcome = JobOutcome(exit_code=code, entry=entry, injected=bool(block))
+    outcome = JobOutcome(exit_code=run.exit_code, entry=entry, injected=bool(block))
     try:
         outcome.entry = record(home, project, entry, command=command, cwd=cwd, extract=extract, outcome=outcome)
         outcome.journaled = True
     except Exception as exc:  # noqa: BLE001 - the agent's exit code is the job's result; the journal is extra
         _log(home, f"journal write failed: {type(exc).__name__}: {exc}")
-        _write(
-            stderr,
+        supervise.write(
+            streams.stderr,
             f"automem run: the job was not journaled ({type(exc).__name__}: {exc}); the agent's exit code is kept\n",
         )
     return outcome
-
-
-def _std_stream(name: str) -> BinaryIO:
-    """sys.stdin/stdout/stderr as bytes; one that was closed (``<&-``, ``>&-``: Python sets it to None)
-    becomes /dev/null, in ``sys`` too, so that nothing after the job (the CLI's last words) trips on it."""
-    stream = getattr(sys, name)
-    if stream is None:
-        stream = open(os.devnull, "r" if name == "stdin" else "w", encoding="utf-8")  # noqa: SIM115
-        setattr(sys, name, stream)
-    return getattr(stream, "buffer", stream)
-
-
-def _spawn(
-    argv, cwd, head: bytes, user_stdin, stdin_is_tty, stdout, stderr, child_stdin=None
-) -> tuple[int, str, str, str, bool]:
-    """(exit code, stdout tail, stderr tail, why it could not start, whether we were told to stop it)."""
-    feed_stdin = bool(head)
-    relay = _SignalRelay()
-    try:
-        try:
-            child = subprocess.Popen(
-                argv,
-                cwd=cwd,
-                stdin=subprocess.PIPE if feed_stdin else child_stdin,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-            )
-        except FileNotFoundError:
-            message = f"automem run: command not found: {argv[0]}\n"
-            _write(stderr, message)
-            return 127, "", message, message.strip(), relay.interrupted
-        except PermissionError:
-            message = f"automem run: permission denied: {argv[0]}\n"
-            _write(stderr, message)
-            return 126, "", message, message.strip(), relay.interrupted
-        except OSError as exc:  # no shebang, a binary for another machine (ENOEXEC), ...: 126 like a shell
-            message = f"automem run: cannot execute {argv[0]}: {exc.strerror or exc}\n"
-            _write(stderr, message)
-            return 126, "", message, message.strip(), relay.interrupted
-        relay.attach(child)
-        out, err = _Tee(child.stdout, stdout, STDOUT_KEEP), _Tee(child.stderr, stderr, STDERR_KEEP)
-        out.start()
-        err.start()
-        if feed_stdin:
-            threading.Thread(
-                target=_feed, args=(child.stdin, head, None if stdin_is_tty else user_stdin), daemon=True
-            ).start()
-        rc = child.wait()
-    finally:
-        relay.restore()
-    out.join()
-    err.join()
-    code = rc if rc >= 0 else 128 - rc
-    return code, out.text(), err.text(), "", relay.interrupted
-
-
-class _SignalRelay:
-    """While the agent runs, SIGINT/SIGTERM/SIGHUP sent to us are passed on to it.
-
-    A Ctrl-C typed at the terminal is the exception: the terminal sends it to the whole foreground
-    process group, the agent included, and a second one would make many agents quit at once instead
-    of stopping cleanly. A SIGINT sent to our process alone (``kill -INT``, a supervisor, no
-    terminal) is forwarded. Installed before the agent starts: a signal that arrives first is
-    delivered as soon as the agent exists.
-    """
-
-    SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-
-    def __init__(self) -> None:
-        self.child: subprocess.Popen | None = None
-        self.pending: list[int] = []
-        self.received: list[int] = []
-        self.previous: dict = {}
-        if threading.current_thread() is threading.main_thread():
-            for sig in self.SIGNALS:
-                self.previous[sig] = signal.signal(sig, self._handle)
-
-    @property
-    def interrupted(self) -> bool:
-        return bool(self.received)
-
-    def _handle(self, signum, _frame) -> None:
-        self.received.append(signum)
-        if self.child is None:
-            self.pending.append(signum)  # the agent did not exist to get it from the terminal either
-            return
-        if signum == signal.SIGINT and _terminal_foreground():
-            return  # the terminal sent it to the agent's process group as well
-        self._send(signum)
-
-    def _send(self, signum: int) -> None:
-        if self.child is None:
-            return
-        try:
-            self.child.send_signal(signum)
-        except OSError:
-            pass
-
-    def attach(self, child: subprocess.Popen) -> None:
-        self.child = child
-        for signum in self.pending:
-            self._send(signum)
-        self.pending.clear()
-
-    def restore(self) -> None:
-        for sig, handler in self.previous.items():
-            signal.signal(sig, handler)
-
-
-def _terminal_foreground() -> bool:
-    """Whether our process group is the foreground of our controlling terminal (the agent shares the group)."""
-    try:
-        fd = os.open("/dev/tty", os.O_RDONLY | os.O_NOCTTY)
-    except OSError:
-        return False  # no controlling terminal: nobody sent the agent a Ctrl-C
-    try:
-        return os.tcgetpgrp(fd) == os.getpgrp()
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
-
-
-def _write(stream: BinaryIO, text: str) -> None:
-    try:
-        stream.write(text.encode("utf-8"))
-        stream.flush()
-    except (OSError, ValueError):
-        pass
 
 
 # ---------------------------------------------------------------- what happened
@@ -415,8 +220,7 @@ def summarize(
         duration, cost = measured, None
     status = "completed"
     if failed:
-        stop_codes = (128 + signal.SIGINT, 128 + signal.SIGTERM, 128 + signal.SIGHUP)
-        status = "interrupted" if (stopped and not spawn_error) or code in stop_codes else "failed"
+        status = "interrupted" if (stopped and not spawn_error) or code in supervise.STOP_CODES else "failed"
     plain = [line.strip() for line in _without_reports(text).splitlines() if line.strip()]
     summary = " ".join(plain) if report is not None else (plain[-1] if plain else "")
     if failed and code != 0 and not summary:

@@ -1,4 +1,4 @@
-"""The job journal: ``projects/<slug>/journal/<YYYY-MM-DD>.md``, one file per local day (seed 000).
+"""The job journal: ``projects/<slug>/journal/<YYYY-MM-DD>.md``, one file per local day.
 
 Each job is one entry, appended at the end of the day's file::
 

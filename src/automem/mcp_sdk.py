@@ -23,8 +23,9 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from automem import mcp_server
-from automem.mcp_server import INSTRUCTIONS, MAX_TAGS, MEMORY_TYPES, SEARCH_TYPES, SERVER_NAME
+from automem.mcp_server import INSTRUCTIONS, MAX_TAGS, SERVER_NAME
 from automem.mcp_stdio import TOOLS_FILE
+from automem.schema import SEARCH_TYPES, TYPES
 
 # ---------------------------------------------------------------- argument types (schema + descriptions)
 
@@ -56,7 +57,7 @@ EntryPath = Annotated[
     Field(max_length=4096, description="Or a path of a .md file under AUTOMEM_HOME (absolute or relative to it)."),
 ]
 MemoryType = Annotated[
-    Literal[MEMORY_TYPES],  # type: ignore[valid-type]
+    Literal[TYPES],  # type: ignore[valid-type]
     Field(
         description="pattern (how things work here), decision (a choice made and why), preference (how the user wants "
         "things done), observation (a fact worth knowing)."

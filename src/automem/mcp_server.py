@@ -31,8 +31,6 @@ SNIPPET_CAP = 200
 GET_CAP = 20_000  # characters of one entry memory_get returns
 MAX_TAGS = 10
 TAG_CAP = 40
-SEARCH_TYPES = ("pattern", "decision", "preference", "observation", "memory", "bank", "journal", "main")
-MEMORY_TYPES = ("pattern", "decision", "preference", "observation")
 MORE = "Use memory_get with an id (or path) for the full text."
 
 _CLIENT_SAFE = re.compile(r"[^A-Za-z0-9._-]+")

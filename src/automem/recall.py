@@ -32,14 +32,12 @@ import re
 import time
 
 from automem.index import fts, queries
-from automem.schema import INJECTABLE
+from automem.schema import INJECTABLE, MEMORY_KIND, TEXT_KINDS, TYPES
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing into the hooks
 if TYPE_CHECKING:
     from automem.home import Home
 
-MEMORY_TYPES = ("pattern", "decision", "preference", "observation")
-KIND_TYPES = ("memory", "bank", "journal", "main")
 GLOBAL = "_global"
 POOL = 60
 PARTIAL_FACTOR = 0.6  # a hit that matches only some of the words
@@ -240,9 +238,9 @@ def recall(
 
 
 def _tables_for(type: str | None) -> list[str]:
-    if type in MEMORY_TYPES or type == "memory":
+    if type in TYPES or type == MEMORY_KIND:
         return ["fts_mem"]
-    if type in ("bank", "journal", "main"):
+    if type in TEXT_KINDS:
         return ["fts_text"]
     return ["fts_mem", "fts_text"]
 
@@ -287,9 +285,9 @@ def _wanted(doc: dict, scope, type, since, harness, candidates=False) -> bool:
         return False
     if not candidates and not injectable(doc):
         return False
-    if type in MEMORY_TYPES and doc["type"] != type:
+    if type in TYPES and doc["type"] != type:
         return False
-    if type in ("bank", "journal", "main") and doc["kind"] != type:
+    if type in TEXT_KINDS and doc["kind"] != type:
         return False
     if since is not None and max(doc["created"], doc["last_seen"]) < since:
         return False
@@ -304,8 +302,8 @@ def _filtered(conn, table, expr, scope, type, since, harness, limit, candidates=
         table,
         expr,
         scope=scope,
-        memory_type=type if type in MEMORY_TYPES else None,
-        kind=type if type in ("bank", "journal", "main") else None,
+        memory_type=type if type in TYPES else None,
+        kind=type if type in TEXT_KINDS else None,
         since=since,
         harness=harness,
         limit=limit,

@@ -8,6 +8,10 @@ this module, and that import (with ``inspect``) costs them ~8 ms.
 from __future__ import annotations
 
 TYPES = ("pattern", "decision", "preference", "observation")
+# what else a search may be narrowed to: every memory, or one of the other kinds of file the index holds
+MEMORY_KIND = "memory"
+TEXT_KINDS = ("bank", "journal", "main")
+SEARCH_TYPES = (*TYPES, MEMORY_KIND, *TEXT_KINDS)  # `automem recall --type`, MCP memory_search's `type`
 SUMMARY_CAP = 120
 CONTENT_CAP = 4096
 WHY_CAP = 1024

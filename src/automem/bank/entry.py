@@ -1,4 +1,4 @@
-"""A finished turn as a bank entry: seed 002's Markdown format, caps included.
+"""A finished turn as a bank entry: the bank's Markdown format, caps included.
 
 Rendering is a pure function of the turn, so the same turn always gives the
 same file name and bytes: a pass that dies after writing and before recording
@@ -58,7 +58,7 @@ def title_of(turn: Turn, redacted_prompt: str | None = None) -> str:
 
 
 def render(turn: Turn) -> BankEntry:
-    # an Antigravity entry is one whole conversation, dated by its first prompt (seed 002)
+    # an Antigravity entry is one whole conversation, dated by its first prompt
     first, second = (
         (turn.started_at, turn.ended_at) if turn.harness == "antigravity" else (turn.ended_at, turn.started_at)
     )
@@ -207,5 +207,5 @@ def _shape(value, fields: _Fields):
 
 
 def _iso_ms(value: str) -> str:
-    """``YYYY-MM-DDTHH:MM:SS.mmmZ`` (the seed's ``ts``), or the text as it came when it is no date."""
+    """``YYYY-MM-DDTHH:MM:SS.mmmZ`` (an entry's ``ts``), or the text as it came when it is no date."""
     return iso_utc(value) or value.strip()

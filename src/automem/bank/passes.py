@@ -410,7 +410,7 @@ def _bank_turn(home: Home, conn: Connection, turn: Turn, now: float, report: Pas
 
 
 def is_trivial(turn: Turn) -> bool:
-    """Seed 002's filter: no tool call and a result under 200 characters carries no durable signal.
+    """The trivial-turn filter: no tool call and a result under 200 characters carries no durable signal.
 
     Antigravity entries are whole conversations and always banked.
     """

@@ -7,7 +7,7 @@ prompts. The turn id is the conversation id, so the bank entry keeps its key; ``
 dated by the first prompt (``started_at``). Child conversations and conversations without a
 workspace folder are skipped; ``since`` skips conversations last modified before a backfill window.
 
-No real file was available: the schema below is modelled on the seed's description and kept
+No real file was available: the schema below is modelled on a written description of it and kept
 tolerant (columns are found by name, unknown ones ignored):
 
     conversation_summaries(conversation_id TEXT PRIMARY KEY, title TEXT, first_prompt TEXT,
