@@ -14,6 +14,7 @@ from automem.atomic import atomic_write_text
 from automem.cli import cli
 from automem.home import Home
 from automem.index import fts
+from automem.markdown import split_frontmatter
 from automem.recall import recall
 from automem.store.memories import Memory
 
@@ -138,7 +139,7 @@ def test_reindex_and_drift(tree):
 
 
 def test_frontmatter_reader_handles_hand_edits():
-    meta, body = fts.split_frontmatter(
+    meta, body = split_frontmatter(
         '---\nid: abc\ntype: \'decision\'\ntags: [one, "two"]\nsummary: "quoted: with colon"\nseen: 4\n---\nbody\n'
     )
     assert meta == {
@@ -149,7 +150,7 @@ def test_frontmatter_reader_handles_hand_edits():
         "seen": "4",
     }
     assert body == "body\n"
-    assert fts.split_frontmatter("no frontmatter") == ({}, "no frontmatter")
+    assert split_frontmatter("no frontmatter") == ({}, "no frontmatter")
 
 
 def _edit_in_place(path, old: str, new: str) -> None:

@@ -22,7 +22,7 @@ from automem.home import Home, find_project_root
 from automem.log import tail
 
 CAPTURE_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit")
-DEPENDENCIES = ("click", "yaml", "frontmatter", "detect_secrets", "httpx")
+DEPENDENCIES = ("click", "yaml", "detect_secrets", "httpx")
 SPOOL_WARN_BYTES = 256 * 1024 * 1024  # the extractor consumes the spool; this much means it is not
 LOG_WARN_BYTES = 20 * 1024 * 1024
 TREE_PARTS = ("memories", "bank", "journal")

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from automem.harness.model import Turn, iso_utc
 from automem.home import file_safe_iso, title_slug
-from automem.store.memories import cap, yaml_str
+from automem.markdown import frontmatter_lines
+from automem.store.memories import cap
 
 PROMPT_CAP = 2000
 RESULT_CAP = 4000
@@ -64,22 +65,20 @@ def render(turn: Turn) -> BankEntry:
     tags = sorted({(a.name or "tool").lower()[:40] for a in turn.actions})
     digest = hashlib.sha256(turn.turn_key.encode("utf-8")).hexdigest()[:6]
     file_name = f"{file_safe_iso(ts)}--{title_slug(title, 40)}-{digest}.md"
-    front = [
-        "---",
-        f"id: {yaml_str(file_safe_iso(ts))}",
-        f"ts: {yaml_str(ts)}",
-        f"title: {yaml_str(title)}",
-        "tags:" + ("" if tags else " []"),
-        *[f"  - {yaml_str(tag)}" for tag in tags],
-        f"cwd: {yaml_str(turn.cwd or '')}",
-        f"session_id: {yaml_str(turn.session_id)}",
-        f"harness: {yaml_str(turn.harness)}",
-        f"turn_key: {yaml_str(turn.turn_key)}",
-        f"source: {yaml_str('autobank:' + turn.harness)}",
+    fields: list[tuple[str, object]] = [
+        ("id", file_safe_iso(ts)),
+        ("ts", ts),
+        ("title", title),
+        ("tags", tags),
+        ("cwd", turn.cwd or ""),
+        ("session_id", turn.session_id),
+        ("harness", turn.harness),
+        ("turn_key", turn.turn_key),
+        ("source", "autobank:" + turn.harness),
     ]
     if turn.finish_reason and turn.finish_reason not in ("turn_duration", "task_complete", "stop", "next_prompt"):
-        front.append(f"finish: {yaml_str(turn.finish_reason)}")
-    front.append("---")
+        fields.append(("finish", turn.finish_reason))
+    front = frontmatter_lines(fields)
     from automem.redact.full import redact
 
     actions = [

@@ -221,7 +221,7 @@ def find_transcript(harness: str, session_id: str) -> str | None:
 def _missing_dependencies() -> list[str]:
     import importlib.util
 
-    return [name for name in ("yaml", "frontmatter", "detect_secrets") if importlib.util.find_spec(name) is None]
+    return [name for name in ("yaml", "detect_secrets") if importlib.util.find_spec(name) is None]
 
 
 def _regular_file(path: str) -> bool:

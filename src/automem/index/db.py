@@ -265,13 +265,15 @@ def _rebuild_banked(conn: sqlite3.Connection) -> None:
 
 def recover_banked_keys(conn: sqlite3.Connection, home: Home) -> int:
     """Re-learn which turns are banked from the bank entries themselves (index lost or new)."""
+    from automem.markdown import frontmatter_value
+
     count = 0
     for project in home.projects():
         bank = project.bank_dir
         if not bank.is_dir():
             continue
         for entry in bank.glob("*.md"):
-            key = _frontmatter_value(entry, "turn_key")
+            key = frontmatter_value(entry, "turn_key")
             if key:
                 conn.execute(
                     "INSERT OR IGNORE INTO banked (turn_key, project, file, banked_at) VALUES (?, ?, ?, ?)",
@@ -279,23 +281,3 @@ def recover_banked_keys(conn: sqlite3.Connection, home: Home) -> int:
                 )
                 count += 1
     return count
-
-
-def _frontmatter_value(path: Path, key: str) -> str | None:
-    """A top-level scalar from a Markdown file's frontmatter, read without a YAML parser."""
-    try:
-        with path.open("r", encoding="utf-8", errors="replace") as handle:
-            if handle.readline().strip() != "---":
-                return None
-            for _ in range(200):
-                line = handle.readline()
-                if not line or line.strip() == "---":
-                    return None
-                if line.startswith(key + ":"):
-                    value = line.split(":", 1)[1].strip()
-                    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-                        value = value[1:-1]
-                    return value or None
-    except OSError:
-        return None
-    return None

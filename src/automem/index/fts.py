@@ -17,7 +17,7 @@ is compared file by file. Writers may also call ``index_file``/``remove_file``
 to be searchable at once, and a deep sync (``reindex``) reads everything.
 
 Imports stay light (stdlib, no YAML): the SessionStart and UserPromptSubmit
-hooks use this module. Frontmatter is read by hand; the formats are ours.
+hooks use this module. Frontmatter is read by automem.markdown (stdlib).
 """
 
 from __future__ import annotations
@@ -29,10 +29,11 @@ import sqlite3
 import time
 
 from automem.capture import paths as _paths
+from automem.markdown import INDEX_START, human_part, split_frontmatter  # noqa: F401 - re-exported
+from automem.markdown import sections as _sections_of
 
 KINDS = {"memories": "memory", "bank": "bank", "journal": "journal"}
 MAIN_NAME = "MAIN.md"
-INDEX_START = "<!-- automem:index:start -->"
 TEXT_CAP = 8000  # characters of one column kept in the index
 SNIPPET_CAP = 400
 MEM_WEIGHTS = "8.0, 4.0, 1.0"  # summary, tags, body
@@ -40,8 +41,6 @@ TEXT_WEIGHTS = "8.0, 4.0, 2.0, 1.0, 1.5"  # title, tags, prompt, actions, result
 SYNC_LOCK = "index.sync.lock"
 STATS_KEY = "fts_files:"  # meta key prefix: the file-stat sums of a memories/ or journal/ folder
 RECHECK_SECONDS = 2.0  # one connection re-stats a quiet memories/ or journal/ folder at most this often
-
-_HEADING = re.compile(r"^## (.+)$", re.M)
 
 
 class SyncReport:
@@ -259,7 +258,7 @@ def _text_columns(root: str, row) -> tuple[str, ...] | None:
         except OSError:
             return None
         _meta, md_body = split_frontmatter(text)
-        sections = _sections(md_body)
+        sections = _sections_of(md_body)
         columns = (
             title,
             tags,
@@ -497,7 +496,7 @@ def parse_doc(kind: str, text: str, name: str, mtime: float) -> dict:
         promoted = str(meta.get("promoted") or "")
         doc["promoted"] = promoted if promoted in PROMOTIONS else ""  # a reason this version does not know ranks last
     elif kind == "bank":
-        sections = _sections(body)
+        sections = _sections_of(body)
         doc["title"] = str(meta.get("title") or name[:-3])
         doc["prompt"] = sections.get("Prompt", "")
         doc["actions"] = sections.get("Actions", "")
@@ -518,75 +517,6 @@ def parse_doc(kind: str, text: str, name: str, mtime: float) -> dict:
         doc["prompt"] = human
         doc["snippet"] = " ".join(human.split())[:SNIPPET_CAP]
     return doc
-
-
-def human_part(main_text: str) -> str:
-    """What the person wrote in MAIN.md: everything above automem's index markers."""
-    return main_text.split(INDEX_START, 1)[0].strip()
-
-
-def split_frontmatter(text: str) -> tuple[dict, str]:
-    """(metadata, body) of a Markdown file with simple YAML frontmatter (scalars and lists of scalars)."""
-    if not text.startswith("---"):
-        return {}, text
-    end = text.find("\n---", 3)
-    if end < 0:
-        return {}, text
-    head = text[3:end]
-    body = text[end + 4 :]
-    if body.startswith("\n"):
-        body = body[1:]
-    meta: dict = {}
-    last_key = None
-    for line in head.splitlines():
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        if line.startswith((" ", "\t")) and line.strip().startswith("- ") and last_key:
-            if not isinstance(meta.get(last_key), list):
-                meta[last_key] = []
-            meta[last_key].append(_scalar(line.strip()[2:]))
-            continue
-        if ":" not in line or line.startswith((" ", "\t")):
-            continue
-        key, _, value = line.partition(":")
-        key, value = key.strip(), value.strip()
-        last_key = key
-        if value.startswith("[") and value.endswith("]"):
-            inner = value[1:-1].strip()
-            meta[key] = [_scalar(v) for v in _split_flow(inner)] if inner else []
-        else:
-            meta[key] = _scalar(value) if value else ""
-    return meta, body
-
-
-def _split_flow(inner: str) -> list[str]:
-    if '"' in inner:
-        try:
-            return [str(v) for v in json.loads("[" + inner + "]")]
-        except ValueError:
-            pass
-    return [v.strip() for v in inner.split(",") if v.strip()]
-
-
-def _scalar(value: str):
-    value = value.strip()
-    if len(value) >= 2 and value[0] == '"' and value[-1] == '"':
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value[1:-1]
-    if len(value) >= 2 and value[0] == "'" and value[-1] == "'":
-        return value[1:-1].replace("''", "'")
-    return value
-
-
-def _sections(body: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    matches = list(_HEADING.finditer(body))
-    for i, match in enumerate(matches):
-        end = matches[i + 1].start() if i + 1 < len(matches) else len(body)
-        out[match.group(1).strip()] = body[match.end() : end].strip()
-    return out
 
 
 def iso_epoch(value, default: float) -> float:

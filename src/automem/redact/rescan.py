@@ -153,7 +153,7 @@ def _scrub(home: Home, path: Path, dry_run: bool) -> FileChange | None:
 
 def _scrub_main(text: str, redact) -> str:
     """Only the part automem generates (from its index marker on); the person's part above is theirs."""
-    from automem.index.fts import INDEX_START
+    from automem.markdown import INDEX_START
 
     at = text.find(INDEX_START)
     if at < 0:
@@ -197,12 +197,11 @@ def _is_memory(home: Home, path: Path) -> bool:
 def _memory_name(path: Path, cleaned: str) -> str | None:
     """A memory is named after its summary; when scrubbing changed the file, the name made from the scrubbed
     summary replaces one that may have carried the secret (None when the name stays)."""
-    import frontmatter
-
     from automem.home import title_slug
+    from automem.markdown import load
 
     try:
-        summary = str(frontmatter.loads(cleaned).metadata.get("summary") or "")
+        summary = str(load(cleaned)[0].get("summary") or "")
     except Exception:  # noqa: BLE001 - a file that is not a memory keeps its name
         return None
     stamp, sep, _rest = path.stem.partition("--")
