@@ -182,17 +182,29 @@ def human_part(main_text: str) -> str:
 
 # ---------------------------------------------------------------- YAML's reading (a memory a person may have edited)
 
-_BOUNDARY = re.compile(r"^-{3,}\s*$", re.M)
-# what YAML refuses to read at all (PyYAML's Reader): control characters other than tab, LF, CR and NEL
-_NON_PRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# YAML's patterns, compiled on first use (``_re``): the hooks import this module and never read YAML
+_PATTERNS: dict[str, tuple[str, int]] = {
+    "boundary": (r"^-{3,}\s*$", re.M),
+    # what YAML refuses to read at all (PyYAML's Reader): control characters other than tab, LF, CR and NEL
+    "non_printable": ("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]", 0),
+}
+_COMPILED: dict[str, re.Pattern] = {}
+
+
+def _re(name: str) -> re.Pattern:
+    pattern = _COMPILED.get(name)
+    if pattern is None:
+        pattern = _COMPILED[name] = re.compile(*_PATTERNS[name])
+    return pattern
 
 
 def load(text: str) -> tuple[dict, str]:
     """(metadata, body) of a Markdown file whose frontmatter is YAML (see the module's docstring)."""
     text = text.replace("\r\n", "\n").strip()
-    if not _BOUNDARY.match(text):
+    boundary = _re("boundary")
+    if not boundary.match(text):
         return {}, text
-    parts = _BOUNDARY.split(text, 2)
+    parts = boundary.split(text, 2)
     if len(parts) < 3:
         return {}, text
     data = load_yaml(parts[1])
@@ -201,7 +213,7 @@ def load(text: str) -> tuple[dict, str]:
 
 def load_yaml(head: str):
     """The value of one YAML document of block mappings, block lists and scalars (FrontmatterError otherwise)."""
-    bad = _NON_PRINTABLE.search(head)
+    bad = _re("non_printable").search(head)
     if bad:
         raise FrontmatterError(f"unacceptable character {bad.group()!r}")
     parser = _Block(head.split("\n"))
@@ -213,12 +225,12 @@ def load_yaml(head: str):
         raise FrontmatterError(f"line {parser.pos + 1}: {exc}") from None
 
 
-_NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
+_PATTERNS["null"] = (r"^(?:~|null|Null|NULL|)$", 0)
 _BOOL = {
     **dict.fromkeys(("yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), True),
     **dict.fromkeys(("no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), False),
 }
-_INT = re.compile(
+_PATTERNS["int"] = (
     r"""^(?:[-+]?0b[0-1_]+
     |[-+]?0[0-7_]+
     |[-+]?(?:0|[1-9][0-9_]*)
@@ -226,7 +238,7 @@ _INT = re.compile(
     |[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$""",
     re.X,
 )
-_FLOAT = re.compile(
+_PATTERNS["float"] = (
     r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?
     |\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?
     |[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*
@@ -234,30 +246,30 @@ _FLOAT = re.compile(
     |\.(?:nan|NaN|NAN))$""",
     re.X,
 )
-_TIMESTAMP = re.compile(
+_PATTERNS["timestamp"] = (
     r"""^(?P<year>[0-9][0-9][0-9][0-9])-(?P<month>[0-9][0-9]?)-(?P<day>[0-9][0-9]?)
     (?:(?:[Tt]|[ \t]+)(?P<hour>[0-9][0-9]?):(?P<minute>[0-9][0-9]):(?P<second>[0-9][0-9])
     (?:\.(?P<fraction>[0-9]*))?
     (?:[ \t]*(?P<tz>Z|(?P<tz_sign>[-+])(?P<tz_hour>[0-9][0-9]?)(?::(?P<tz_minute>[0-9][0-9]))?))?)?$""",
     re.X,
 )
-_DATE_ONLY = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
+_PATTERNS["date"] = (r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$", 0)
 
 
 def resolve(plain: str):
     """A plain (unquoted) scalar as YAML 1.1 types it: None, a bool, an int, a float, a date or datetime, a str."""
-    if _NULL.match(plain):
+    if _re("null").match(plain):
         return None
     if plain in _BOOL:
         return _BOOL[plain]
     first = plain[:1]
     if first and first in "-+0123456789.":
-        if _FLOAT.match(plain):
+        if _re("float").match(plain):
             return _float(plain)
-        if first != "." and _INT.match(plain):
+        if first != "." and _re("int").match(plain):
             return _int(plain)
-        match = _TIMESTAMP.match(plain)
-        if match and (match.group("hour") or _DATE_ONLY.match(plain)):
+        match = _re("timestamp").match(plain)
+        if match and (match.group("hour") or _re("date").match(plain)):
             return _timestamp(match)
     return plain
 

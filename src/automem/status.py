@@ -391,7 +391,7 @@ def check_index(home: Home) -> Check:
     if not home.index_db.exists():
         return Check("index", "ok", "index.db not built yet (it builds itself on first use)")
     try:
-        from automem.index.fts import index_drift
+        from automem.index.drift import index_drift
 
         drift = index_drift(home)
     except Exception as exc:  # noqa: BLE001 - a broken index is a finding, not a crash

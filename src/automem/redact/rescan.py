@@ -221,16 +221,18 @@ def _refresh_index(home: Home, changes: list[FileChange]) -> None:
     """index.db gets the rewritten texts, and is compacted so no page keeps the old ones."""
     if not home.index_db.exists() or not changes:
         return
-    from automem.index import fts, queries
+    from automem.index import queries
+    from automem.index.db import open_index
+    from automem.index.upsert import compact, ghosts, index_file, remove_file
 
-    conn = fts.open_index(str(home.root))
+    conn = open_index(str(home.root))
     try:
         for change in changes:
             if change.renamed_to is not None:
-                fts.remove_file(change.path, str(home.root), conn)
-            fts.index_file(change.renamed_to or change.path, str(home.root), conn)
+                remove_file(change.path, str(home.root), conn)
+            index_file(change.renamed_to or change.path, str(home.root), conn)
         # a rewritten bank entry's old words could not be read back from its file: fts_text is made again without them
-        fts.compact(conn, str(home.root), force=fts.ghosts(conn) > 0)
+        compact(conn, str(home.root), force=ghosts(conn) > 0)
         queries.compact(conn)
     finally:
         conn.close()
