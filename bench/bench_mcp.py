@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     from bench_recall import make_tree
 
     from automem.home import find_project_root, project_slug
-    from automem.index import fts
+    from automem.index.sync import reindex
 
     with tempfile.TemporaryDirectory(prefix="automem-bench-mcp-") as tmp:
         root = Path(tmp)
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         slug = project_slug(find_project_root(str(cwd)))
         t = time.perf_counter()
         make_tree(home, slug, args.memories, 0)
-        fts.reindex(str(home))
+        reindex(str(home))
         print(f"tree: {args.memories} memories in {slug}, indexed in {time.perf_counter() - t:.1f}s")
 
         python = str(_venv_bin() / "python")

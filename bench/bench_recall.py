@@ -2,7 +2,7 @@
 
 Run: ``python bench/bench_recall.py [--memories N] [--bank N] [--runs N] [--keep DIR]``.
 It writes a synthetic memory tree (real Markdown files, in automem's formats)
-under a temporary AUTOMEM_HOME, builds the index with ``automem.index.fts.reindex``,
+under a temporary AUTOMEM_HOME, builds the index with ``automem.index.sync.reindex``,
 then times, interleaved run by run:
 
 * the SessionStart hook, whole process (``<venv>/bin/automem hook SessionStart``);
@@ -211,7 +211,8 @@ def add_bank_rows(
     conn, slug: str, start: int, count: int, vocab: list[str], *, seed: int = 9, now: float | None = None
 ) -> None:
     """Index rows for bank entries that have no file (tests: a 100,000-entry index without 100,000 files)."""
-    from automem.index.fts import add_row, parse_doc
+    from automem.index.docs import parse_doc
+    from automem.index.upsert import add_row
 
     now = time.time() if now is None else now
     rng = random.Random(seed)
@@ -292,7 +293,8 @@ def _tree_bytes(home: Path) -> int:
 def run_scale(base: Path, memories: int, bank: int, runs: int) -> dict:
     """One tree: build (or reuse) it, then time the hooks against two floors, interleaved run by run."""
     from automem.home import Home, find_project_root, project_slug
-    from automem.index import fts
+    from automem.index.db import open_index
+    from automem.index.sync import reindex
     from automem.recall import recall
 
     home = base / "home"
@@ -305,7 +307,7 @@ def run_scale(base: Path, memories: int, bank: int, runs: int) -> dict:
         t0 = time.perf_counter()
         make_tree(home, slug, memories, bank)
         t1 = time.perf_counter()
-        report = fts.reindex(str(home))
+        report = reindex(str(home))
         t2 = time.perf_counter()
         print(f"tree written in {t1 - t0:.1f} s; reindex of {report.indexed} files in {t2 - t1:.1f} s")
     db_bytes = sum(p.stat().st_size for p in home.glob("index.db*"))
@@ -353,7 +355,7 @@ def run_scale(base: Path, memories: int, bank: int, runs: int) -> dict:
     brief = json.loads(out_start)["hookSpecificOutput"]["additionalContext"]
     recalled = json.loads(out_prompt)["hookSpecificOutput"]["additionalContext"] if out_prompt.strip() else ""
 
-    conn = fts.open_index(str(home))
+    conn = open_index(str(home))
     queries = [f"{topic} {extra}" for topic in fts_topics() for extra in ("fix", "error", "setup")]
     recall(queries[0], project=slug, home=Home(home), conn=conn)  # warm the page cache
     recall_ms = []

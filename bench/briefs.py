@@ -28,7 +28,8 @@ def main() -> int:
     from automem import brief, consent
     from automem.extract.pipeline import extract
     from automem.home import Home
-    from automem.index import fts
+    from automem.index.db import open_index
+    from automem.index.sync import sync
 
     manifest = json.loads((CORPUS / "manifest.json").read_text())
     users: dict[str, list[str]] = {}
@@ -43,9 +44,9 @@ def main() -> int:
         consent.write(home.root, "yes")
         for rel in files:
             extract(home, transcript=CORPUS / rel, use_model=False)
-        conn = fts.open_index(str(home.root))
+        conn = open_index(str(home.root))
         try:
-            fts.sync(conn, str(home.root), deep=True)
+            sync(conn, str(home.root), deep=True)
             for project in home.projects():
                 text = brief.build(project.slug, home=home, conn=conn).text
                 if text:  # _global: what every project of this user (a new one too) gets

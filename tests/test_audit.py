@@ -10,7 +10,8 @@ from click.testing import CliRunner
 
 from automem.cli import cli
 from automem.home import Home
-from automem.index import fts
+from automem.index.db import open_index
+from automem.index.upsert import index_file
 from automem.recall import recall
 from automem.store.memories import Memory, list_memories, parse
 
@@ -70,7 +71,7 @@ def test_remember_why_keep_forget_round_trip(work):
     assert not auto.path.exists() and Path(gone["trash"]).parent == project.trash_dir
     assert parse(Path(gone["trash"])).id == auto.id
     assert auto.id not in [h.id for h in recall("flaky upload backoff", project=project.slug, sync_first=False)]
-    conn = fts.open_index(str(home.root))
+    conn = open_index(str(home.root))
     assert conn.execute("SELECT count(*) FROM fts_docs WHERE ref = ?", (auto.id,)).fetchone()[0] == 0
     conn.close()
 
@@ -141,7 +142,7 @@ def test_candidates_are_listed_searchable_when_asked_and_promoted_by_keep(work):
     from automem.store.memories import save
 
     save(project, memory)
-    fts.index_file(memory.path, str(home.root))
+    index_file(memory.path, str(home.root))
     listed = invoke("audit", "--status", "candidate")
     assert [m["id"] for m in listed] == [memory.id] and listed[0]["status"] == "candidate"
     assert invoke("audit", "--status", "promoted") == []
@@ -183,7 +184,7 @@ def test_an_unconfirmed_candidate_expires_to_trash_and_may_be_learned_again(work
     )
     for memory in (old, fresh, promoted):
         save(project, memory)
-        fts.index_file(memory.path, str(home.root))
+        index_file(memory.path, str(home.root))
     assert expire_candidates(str(home.root)) == 1
     left = {m.summary for m in list_memories(project)}
     assert left == {fresh.summary, promoted.summary}
@@ -210,7 +211,7 @@ def test_remember_dedupes_a_candidate_becomes_the_users_and_a_repeat_adds_nothin
         rule="directive",
     )
     save(project, found)
-    fts.index_file(found.path, str(home.root))
+    index_file(found.path, str(home.root))
     made = invoke("remember", "Use", "pnpm,", "not", "npm,", "in", "this", "repo", "--type", "preference")
     assert made["outcome"] == "kept" and made["id"] == found.id
     assert len(list(project.memories_dir.glob("*.md"))) == 1

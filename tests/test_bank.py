@@ -94,13 +94,13 @@ def test_entry_format_and_project_files(env):
     run_pass(env)
     entry = next(p for p in bank_entries(env) if "claude-code" in p.read_text())
     text = entry.read_text(encoding="utf-8")
-    import frontmatter
+    from automem.markdown import load
 
-    post = frontmatter.loads(text)
+    post, content = load(text)
     assert post["source"] == "autobank:claude-code" and post["harness"] == "claude-code"
     assert post["turn_key"].startswith("claude-code:44ef5cbf")
     assert post["cwd"] == "/home/vwestberg/Claude"
-    assert "## Prompt" in post.content and "## Actions" in post.content and "## Result" in post.content
+    assert "## Prompt" in content and "## Actions" in content and "## Result" in content
     assert entry.name.startswith(post["id"] + "--")
     project = entry.parent.parent
     main = (project / "MAIN.md").read_text(encoding="utf-8")

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import frontmatter
-
 from automem.bank.entry import PROMPT_CAP, RESULT_CAP, render
 from automem.bank.project_files import INDEX_END, INDEX_START, rebuild_main_md
 from automem.bank.state import write_state
 from automem.harness.model import ToolAction, Turn
 from automem.home import Home
+from automem.markdown import load
 
 
 def make_turn(**fields) -> Turn:
@@ -34,13 +33,13 @@ def make_turn(**fields) -> Turn:
 
 def test_entry_has_the_seed_format():
     entry = render(make_turn())
-    post = frontmatter.loads(entry.text)
+    post, content = load(entry.text)
     assert entry.file_name.startswith("2026-08-28T10-30-00-123Z--fix-the-authentication-bug-")
     assert post["id"] == "2026-08-28T10-30-00-123Z" and post["ts"] == "2026-08-28T10:30:00.123Z"
     assert post["title"] == "Fix the authentication bug"
     assert post["tags"] == ["bash", "write"]
     assert post["turn_key"] == "claude-code:s-1:u-1" and post["source"] == "autobank:claude-code"
-    assert '- bash: {"command":"npm test"}' in post.content and "- write: /src/a.ts" in post.content
+    assert '- bash: {"command":"npm test"}' in content and "- write: /src/a.ts" in content
     assert render(make_turn()) == entry, "same turn, same bytes"
     assert render(make_turn(turn_id="u-2")).file_name != entry.file_name
 

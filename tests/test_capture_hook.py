@@ -427,7 +427,7 @@ def test_hook_output_survives_a_non_utf8_stdout(automem_home, run_hook):
         project,
         Memory(type="preference", summary="Use the 日本語 locale in tests ✅", content="locale ✅", status="promoted"),
     )
-    from automem.index.fts import index_file
+    from automem.index.upsert import index_file
 
     index_file(path, str(home.root))
     env = {**_os.environ, "PYTHONIOENCODING": "cp1252"}

@@ -190,7 +190,8 @@ def test_every_memory_is_born_a_candidate_unless_its_evidence_is_already_enough(
 def briefs(tmp_path_factory) -> dict[str, tuple[str, list[str]]]:
     """Each user's sessions (one origin repository) in a home of their own: the brief every project of theirs gets."""
     from automem import brief as brief_mod
-    from automem.index import fts
+    from automem.index.db import open_index
+    from automem.index.sync import sync
 
     root = tmp_path_factory.mktemp("briefs")
     out: dict[str, tuple[str, list[str]]] = {}
@@ -205,9 +206,9 @@ def briefs(tmp_path_factory) -> dict[str, tuple[str, list[str]]]:
             consent.write(home.root, "yes")
             for rel in files:
                 extract(home, transcript=CORPUS / rel, use_model=False)
-            conn = fts.open_index(str(home.root))
+            conn = open_index(str(home.root))
             try:
-                fts.sync(conn, str(home.root), deep=True)
+                sync(conn, str(home.root), deep=True)
                 for project in home.projects():
                     text = brief_mod.build(project.slug, home=home, conn=conn).text
                     if project.slug != "_global" and text:

@@ -13,7 +13,12 @@ from click.testing import CliRunner
 from automem.atomic import atomic_write_text
 from automem.cli import cli
 from automem.home import Home
-from automem.index import fts
+from automem.index import sync as index_sync
+from automem.index.db import open_index
+from automem.index.drift import index_drift
+from automem.index.sync import reindex, sync
+from automem.index.upsert import GHOST_MIN, compact, ghosts, index_file, remove_file
+from automem.markdown import split_frontmatter
 from automem.recall import recall
 from automem.store.memories import Memory
 
@@ -84,14 +89,14 @@ def test_every_kind_of_file_is_searchable(tree):
 
 def test_writers_index_and_remove_at_once(tree):
     home, project_dir = tree
-    conn = fts.open_index(str(home.root))
-    fts.sync(conn, str(home.root))  # folder state recorded
+    conn = open_index(str(home.root))
+    sync(conn, str(home.root))  # folder state recorded
     memory = put_memory(project_dir, "terraform state lives in s3", "m-tf")
-    assert fts.index_file(memory.path, str(home.root), conn)
+    assert index_file(memory.path, str(home.root), conn)
     assert ids(home, "terraform state", conn=conn, sync_first=False) == ["m-tf"]
-    assert fts.remove_file(memory.path, str(home.root), conn)
+    assert remove_file(memory.path, str(home.root), conn)
     assert ids(home, "terraform state", conn=conn, sync_first=False) == []
-    assert not fts.index_file(home.root / "config.yml", str(home.root), conn)  # not part of the index
+    assert not index_file(home.root / "config.yml", str(home.root), conn)  # not part of the index
     conn.close()
 
 
@@ -126,19 +131,19 @@ def test_reindex_and_drift(tree):
     put_memory(project_dir, "two", "m-two")
     done = CliRunner().invoke(cli, ["reindex", "--json"])
     assert done.exit_code == 0 and json.loads(done.output)["indexed"] == 2
-    assert fts.index_drift(home)["ok"] is True
+    assert index_drift(home)["ok"] is True
     put_memory(project_dir, "three", "m-three")  # written behind the index's back
     gone = sorted((project_dir / "memories").glob("*.md"))[0]
     gone.unlink()
-    drift = fts.index_drift(home)
+    drift = index_drift(home)
     assert (drift["missing"], drift["orphaned"], drift["ok"]) == (1, 1, False)
     assert drift["fix"] == "automem reindex"
     CliRunner().invoke(cli, ["reindex"])
-    assert fts.index_drift(home)["ok"] is True
+    assert index_drift(home)["ok"] is True
 
 
 def test_frontmatter_reader_handles_hand_edits():
-    meta, body = fts.split_frontmatter(
+    meta, body = split_frontmatter(
         '---\nid: abc\ntype: \'decision\'\ntags: [one, "two"]\nsummary: "quoted: with colon"\nseen: 4\n---\nbody\n'
     )
     assert meta == {
@@ -149,7 +154,7 @@ def test_frontmatter_reader_handles_hand_edits():
         "seen": "4",
     }
     assert body == "body\n"
-    assert fts.split_frontmatter("no frontmatter") == ({}, "no frontmatter")
+    assert split_frontmatter("no frontmatter") == ({}, "no frontmatter")
 
 
 def _edit_in_place(path, old: str, new: str) -> None:
@@ -175,14 +180,14 @@ def test_memory_and_journal_edited_in_place_reach_recall_and_brief(tree):
     _edit_in_place(memory.path, "pipenv locks the dependency graph", "uv replaces pipenv for dependency locking")
     _edit_in_place(journal, "wombat", "capybara")
     assert {p: os.stat(p).st_mtime_ns for p in folders} == folders  # nothing renamed: only the files changed
-    assert fts.index_drift(home)["stale"] == 2
+    assert index_drift(home)["stale"] == 2
     assert ids(home, "uv replaces") == ["m-pip"] and ids(home, "capybara") == ["2026-01-03"]
     assert ids(home, "wombat") == []
-    assert fts.index_drift(home)["ok"] is True
-    conn = fts.open_index(str(home.root))
+    assert index_drift(home)["ok"] is True
+    conn = open_index(str(home.root))
     try:
         text = brief.build("proj-1", home=home, conn=conn).text
-        again = fts.sync(conn, str(home.root))
+        again = sync(conn, str(home.root))
     finally:
         conn.close()
     assert "uv replaces pipenv" in text and "pipenv locks" not in text
@@ -192,18 +197,18 @@ def test_memory_and_journal_edited_in_place_reach_recall_and_brief(tree):
 def test_writer_indexed_edit_is_not_read_again(tree):
     home, project_dir = tree
     memory = put_memory(project_dir, "helm charts pin versions", "m-helm")
-    conn = fts.open_index(str(home.root))
+    conn = open_index(str(home.root))
     try:
-        fts.sync(conn, str(home.root))
+        sync(conn, str(home.root))
         time.sleep(0.01)
         _edit_in_place(memory.path, "helm charts pin versions", "helm charts pin every chart version")
-        assert fts.index_file(memory.path, str(home.root), conn)
+        assert index_file(memory.path, str(home.root), conn)
     finally:
         conn.close()
     for _ in range(2):  # fresh connections, as each hook opens its own
-        conn = fts.open_index(str(home.root))
+        conn = open_index(str(home.root))
         try:
-            report = fts.sync(conn, str(home.root))
+            report = sync(conn, str(home.root))
             assert (report.indexed, report.dirs_scanned) == (0, 0)  # the stats moved, but the row matches the file
             assert ids(home, "every chart", conn=conn, sync_first=False) == ["m-helm"]
         finally:
@@ -213,7 +218,7 @@ def test_writer_indexed_edit_is_not_read_again(tree):
 def test_one_connection_restats_a_quiet_folder_only_every_few_seconds(tree, monkeypatch):
     home, project_dir = tree
     memory = put_memory(project_dir, "poetry groups split dev tools", "m-poetry")
-    conn = fts.open_index(str(home.root))
+    conn = open_index(str(home.root))
     try:
         assert ids(home, "poetry groups", conn=conn) == ["m-poetry"]
         time.sleep(0.01)
@@ -224,7 +229,7 @@ def test_one_connection_restats_a_quiet_folder_only_every_few_seconds(tree, monk
         assert ids(home, "hatch environments", conn=conn) == ["m-poetry"]  # the re-listing compared every file
         time.sleep(0.01)
         _edit_in_place(memory.path, "hatch environments", "nox sessions")
-        monkeypatch.setattr(fts, "RECHECK_SECONDS", 0.0)
+        monkeypatch.setattr(index_sync, "RECHECK_SECONDS", 0.0)
         assert ids(home, "nox sessions", conn=conn) == ["m-poetry"]
     finally:
         conn.close()
@@ -278,9 +283,9 @@ def test_per_prompt_recall_finds_a_promoted_memory_among_many_candidates(tree):
     for i in range(40):
         put_memory(project_dir, f"docker compose build cache number {i} fails", f"c-{i}", status="candidate")
     put_memory(project_dir, "docker compose build needs the repo root as context", "p-1")
-    conn = fts.open_index(str(home.root))
+    conn = open_index(str(home.root))
     try:
-        fts.sync(conn, str(home.root), deep=True)
+        sync(conn, str(home.root), deep=True)
         picked = relevant_memories(conn, "why does docker compose build fail", ["proj-1"], set(), 3)
     finally:
         conn.close()
@@ -292,13 +297,13 @@ def test_the_hooks_quick_look_stats_folders_not_files(tree, monkeypatch):
     home, project_dir = tree
     for n in range(200):
         put_memory(project_dir, f"memory number {n} about widgets", f"m-{n}")
-    conn = fts.open_index(str(home.root))
+    conn = open_index(str(home.root))
     try:
-        fts.sync(conn, str(home.root))
+        sync(conn, str(home.root))
         calls = []
         real_stat = os.stat
-        monkeypatch.setattr(fts.os, "stat", lambda *a, **kw: calls.append(a[0]) or real_stat(*a, **kw))
-        report = fts.sync(conn, str(home.root), ["proj-1"], quick=True)
+        monkeypatch.setattr(index_sync.os, "stat", lambda *a, **kw: calls.append(a[0]) or real_stat(*a, **kw))
+        report = sync(conn, str(home.root), ["proj-1"], quick=True)
     finally:
         monkeypatch.undo()
         conn.close()
@@ -310,18 +315,18 @@ def test_the_hooks_quick_look_reads_no_file_in_and_defers_it(tree):
     redaction pass, whose detectors take ~0.1 s to load); the full sync then indexes it."""
     home, project_dir = tree
     put_memory(project_dir, "poetry lock before install", "m-lock")
-    conn = fts.open_index(str(home.root))
+    conn = open_index(str(home.root))
     try:
-        fts.sync(conn, str(home.root))
+        sync(conn, str(home.root))
         time.sleep(0.01)
         memory = Memory(
             type="pattern", summary="tox runs the matrix", content="tox runs the matrix", id="m-tox", status="promoted"
         )
         atomic_write_text(project_dir / "memories" / memory.file_name(), memory.render())  # not indexed by us
-        quick = fts.sync(conn, str(home.root), ["proj-1"], quick=True)
+        quick = sync(conn, str(home.root), ["proj-1"], quick=True)
         assert quick.indexed == 0 and quick.deferred == ["projects/proj-1/memories"]
         assert ids(home, "tox matrix", conn=conn, sync_first=False) == []
-        full = fts.sync(conn, str(home.root), ["proj-1"])
+        full = sync(conn, str(home.root), ["proj-1"])
         assert full.indexed == 1 and ids(home, "tox matrix", conn=conn, sync_first=False) == ["m-tox"]
     finally:
         conn.close()
@@ -339,7 +344,7 @@ def test_in_place_edits_wait_for_the_workers_sweep_while_new_files_are_seen_at_o
     project_dir = home.project_dir(slug)
     (project_dir / "memories").mkdir(parents=True, exist_ok=True)
     memory = put_memory(project_dir, "pipenv locks the dependency graph", "m-pip", type="preference")
-    fts.reindex(str(home.root))
+    reindex(str(home.root))
     payload = {
         "session_id": "s1",
         "cwd": cwd,
@@ -514,7 +519,7 @@ def test_an_index_of_schema_2_is_made_again_smaller_keeping_the_bank_state(tree)
     hits = recall("quokka scheduler", project="proj-1", home=home)
     assert [h.kind for h in hits] == ["bank"]
     assert hits[0].snippet == "The quokka scheduler now batches wombat jobs. It keeps the queue short."
-    drift = fts.index_drift(home)
+    drift = index_drift(home)
     assert drift["ok"] is True and drift["ghosts"] == 0
     db.connect(home).close()  # opened again: nothing more to do
     conn = sqlite3.connect(home.index_db)
@@ -533,7 +538,7 @@ def test_a_hook_leaves_an_old_index_to_the_detached_sync(tree, monkeypatch):
     put_memory(project_dir, "poetry groups split dev tools", "m-poetry")
     _version_2_index(home, project_dir, filler=10)
     started = []
-    monkeypatch.setattr(fts, "sync_detached", lambda root=None: started.append(root))
+    monkeypatch.setattr(index_sync, "sync_detached", lambda root=None: started.append(root))
     assert session_hooks._open_if_present(str(home.root)) is None
     assert started == [str(home.root)]
     conn = sqlite3.connect(home.index_db)
@@ -561,7 +566,7 @@ def test_a_bank_entry_is_read_back_from_its_markdown_and_rewritten_exactly(tree)
     bank = project_dir / "bank"
     name = "2026-01-02T03-04-05-000Z--quokka.md"
     _bank_entry(bank, name, "tune the quokka scheduler", "The quokka scheduler now batches wombat jobs.")
-    fts.reindex(str(home.root))
+    reindex(str(home.root))
     conn = sqlite3.connect(home.index_db)
     assert conn.execute("SELECT body FROM fts_docs WHERE kind = 'bank'").fetchone() == ("",)
     conn.close()
@@ -569,17 +574,17 @@ def test_a_bank_entry_is_read_back_from_its_markdown_and_rewritten_exactly(tree)
     assert [h.snippet for h in hits] == ["The quokka scheduler now batches wombat jobs."]
     assert _vocab_docs(home, "wombat") == 1
 
-    conn = fts.open_index(str(home.root))
+    conn = open_index(str(home.root))
     try:
-        fts.remove_file(bank / name, str(home.root), conn)  # what the bank pass does before it rewrites an entry
+        remove_file(bank / name, str(home.root), conn)  # what the bank pass does before it rewrites an entry
         _bank_entry(bank, name, "tune the quokka scheduler", "The quokka scheduler now batches koala jobs.")
-        fts.index_file(bank / name, str(home.root), conn)
-        assert fts.ghosts(conn) == 0
+        index_file(bank / name, str(home.root), conn)
+        assert ghosts(conn) == 0
     finally:
         conn.close()
     assert _vocab_docs(home, "wombat") == 0 and _vocab_docs(home, "koala") == 1
     assert recall("wombat", project="proj-1", home=home) == []
-    assert fts.index_drift(home)["ok"] is True
+    assert index_drift(home)["ok"] is True
 
 
 def test_a_bank_entry_changed_behind_the_index_leaves_a_ghost_until_compaction(tree):
@@ -594,20 +599,20 @@ def test_a_bank_entry_changed_behind_the_index_leaves_a_ghost_until_compaction(t
             f"tune scheduler number {i}",
             f"The scheduler batch{i} jobs run nightly.",
         )
-    fts.reindex(str(home.root))
+    reindex(str(home.root))
     (bank / "2026-01-02T03-04-00-000Z--t0.md").unlink()
     _bank_entry(bank, "2026-01-02T03-04-01-000Z--t1.md", "tune scheduler number 1", "Now it runs hourly.")
-    conn = fts.open_index(str(home.root))
+    conn = open_index(str(home.root))
     try:
-        fts.sync(conn, str(home.root))  # the deleted entry (bank folders are compared by name)
-        fts.index_file(bank / "2026-01-02T03-04-01-000Z--t1.md", str(home.root), conn)  # the edited one
-        assert fts.ghosts(conn) == 2  # below the share that compacts on its own
+        sync(conn, str(home.root))  # the deleted entry (bank folders are compared by name)
+        index_file(bank / "2026-01-02T03-04-01-000Z--t1.md", str(home.root), conn)  # the edited one
+        assert ghosts(conn) == 2  # below the share that compacts on its own
     finally:
         conn.close()
     assert recall("batch0", project="proj-1", home=home) == []
     assert recall("batch1", project="proj-1", home=home) == []
     assert [h.snippet for h in recall("hourly", project="proj-1", home=home)] == ["Now it runs hourly."]
-    drift = fts.index_drift(home)
+    drift = index_drift(home)
     assert (drift["ghosts"], drift["missing"], drift["stale"], drift["ok"]) == (2, 0, 0, False)
     from automem.status import check_index
 
@@ -615,14 +620,14 @@ def test_a_bank_entry_changed_behind_the_index_leaves_a_ghost_until_compaction(t
     assert check.state == "warn" and "2 search rows of removed text" in check.detail and "reindex" in check.fix
     assert _vocab_docs(home, "batch0") == 1  # still in the inverted index
 
-    conn = fts.open_index(str(home.root))
+    conn = open_index(str(home.root))
     try:
-        assert fts.compact(conn, str(home.root), force=True) == 2
-        assert fts.ghosts(conn) == 0
+        assert compact(conn, str(home.root), force=True) == 2
+        assert ghosts(conn) == 0
     finally:
         conn.close()
     assert _vocab_docs(home, "batch0") == 0 and _vocab_docs(home, "batch1") == 0 and _vocab_docs(home, "batch2") == 1
-    assert fts.index_drift(home)["ok"] is True
+    assert index_drift(home)["ok"] is True
     assert [h.snippet for h in recall("batch2", project="proj-1", home=home)] == [
         "The scheduler batch2 jobs run nightly."
     ]
@@ -631,24 +636,24 @@ def test_a_bank_entry_changed_behind_the_index_leaves_a_ghost_until_compaction(t
 def test_a_full_sync_compacts_once_ghosts_pile_up(tree, monkeypatch):
     home, project_dir = tree
     bank = project_dir / "bank"
-    for i in range(fts.GHOST_MIN + 10):
+    for i in range(GHOST_MIN + 10):
         _bank_entry(
             bank,
             f"2026-01-02T03-{i // 60:02d}-{i % 60:02d}-000Z--t{i}.md",
             f"tune scheduler number {i}",
             f"The scheduler zeta{i} jobs run nightly.",
         )
-    fts.reindex(str(home.root))
-    for entry in sorted(bank.glob("*.md"))[: fts.GHOST_MIN + 5]:
+    reindex(str(home.root))
+    for entry in sorted(bank.glob("*.md"))[: GHOST_MIN + 5]:
         entry.unlink()
-    conn = fts.open_index(str(home.root))
+    conn = open_index(str(home.root))
     try:
-        fts.sync(conn, str(home.root))
-        assert fts.ghosts(conn) == 0
+        sync(conn, str(home.root))
+        assert ghosts(conn) == 0
         assert conn.execute("SELECT count(*) FROM fts_text_docsize").fetchone()[0] == 5
     finally:
         conn.close()
-    assert fts.index_drift(home)["ok"] is True
+    assert index_drift(home)["ok"] is True
 
 
 def test_a_bank_entry_the_full_pass_changed_keeps_its_redacted_text(tree):
@@ -664,7 +669,7 @@ def test_a_bank_entry_the_full_pass_changed_keeps_its_redacted_text(tree):
     bank = project_dir / "bank"
     name = "2026-01-02T03-04-05-000Z--hand.md"
     _bank_entry(bank, name, "deploy the narwhal service", f"Deployed narwhal with token {gh} today.")
-    fts.reindex(str(home.root))
+    reindex(str(home.root))
     conn = sqlite3.connect(home.index_db)
     body = conn.execute("SELECT body FROM fts_docs WHERE kind = 'bank'").fetchone()[0]
     dump = "\n".join(conn.iterdump())
@@ -673,10 +678,10 @@ def test_a_bank_entry_the_full_pass_changed_keeps_its_redacted_text(tree):
     snippet = recall("narwhal", project="proj-1", home=home)[0].snippet
     assert snippet.startswith("Deployed narwhal with token [REDACTED:") and gh not in snippet
     (bank / name).unlink()
-    conn = fts.open_index(str(home.root))
+    conn = open_index(str(home.root))
     try:
-        fts.sync(conn, str(home.root))
-        assert fts.ghosts(conn) == 0  # taken out exactly, from the row's own copy
+        sync(conn, str(home.root))
+        assert ghosts(conn) == 0  # taken out exactly, from the row's own copy
     finally:
         conn.close()
     assert _vocab_docs(home, "narwhal") == 0
@@ -695,6 +700,6 @@ def test_index_db_stays_near_the_size_of_the_markdown(automem_home):
     spec.loader.exec_module(bench)
     home = Home.current().ensure()
     bench.make_tree(home.root, "proj-size", 200, 2000)
-    fts.reindex(str(home.root))
+    reindex(str(home.root))
     db_bytes = sum(p.stat().st_size for p in home.root.glob("index.db*"))
     assert db_bytes <= 1.35 * bench._tree_bytes(home.root)

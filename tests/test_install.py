@@ -407,7 +407,7 @@ def test_plugin_hook_script_runs_without_the_venv(tmp_path):
         cwd=tmp_path,
     )
     assert out.returncode == 0
-    missing = subprocess.run([str(bare / "python3"), "-c", "import frontmatter, detect_secrets"], capture_output=True)
+    missing = subprocess.run([str(bare / "python3"), "-c", "import yaml, detect_secrets"], capture_output=True)
     if missing.returncode != 0:
         log = home / "log" / "automem.log"
         deadline = time.time() + 60

@@ -12,7 +12,8 @@ import pytest
 from automem import brief as brief_mod
 from automem import journal
 from automem.home import Home
-from automem.index import fts
+from automem.index.db import open_index
+from automem.index.sync import reindex
 from automem.journal import Entry
 
 
@@ -123,7 +124,7 @@ def test_pruning_drops_old_days_keeps_recent_ones_and_the_users_own_text(project
     _write_day(project, old, f"# Journal {old}\n" + _job(1) + _job(2))
     mine = "## My notes\nThe batch server moves to rack 4 in March.\n"
     _write_day(project, older, "Kept by hand: do not lose.\n" + _job(1) + mine + _job(2))
-    fts.reindex(str(project.home.root))
+    reindex(str(project.home.root))
 
     journal.append(project, Entry(task="new job"), now=now, retention_days=7)
 
@@ -134,7 +135,7 @@ def test_pruning_drops_old_days_keeps_recent_ones_and_the_users_own_text(project
     left = journal.read_day(project, older)
     assert "Kept by hand: do not lose." in left and mine.strip() in left
     assert "Job #" not in left
-    conn = fts.open_index(str(project.home.root))
+    conn = open_index(str(project.home.root))
     try:
         refs = {r[0] for r in conn.execute("SELECT ref FROM fts_docs WHERE kind = 'journal'")}
     finally:
@@ -186,7 +187,7 @@ def test_the_brief_shows_what_the_journal_writes(project):
         project,
         Entry(task="rebuild the parquet cache", status="failed", agent="claude", errors="MemoryError in loader"),
     )
-    conn = fts.open_index(str(project.home.root))
+    conn = open_index(str(project.home.root))
     try:
         result = brief_mod.build(project.slug, home=project.home, conn=conn)
         hit = conn.execute("SELECT count(*) FROM fts_text WHERE fts_text MATCH 'parquet'").fetchone()[0]

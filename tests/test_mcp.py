@@ -275,7 +275,7 @@ def test_memory_get_by_id_refuses_a_symlink_out_of_the_tree(env, tmp_path):
 def test_memory_bank_restating_a_candidate_promotes_it_without_counting_a_session(automem_home, tmp_path):
     from automem import mcp_server
     from automem.home import Home
-    from automem.index import fts
+    from automem.index.upsert import index_file
     from automem.store.memories import Memory, parse, save
 
     home = Home.current().ensure()
@@ -287,7 +287,7 @@ def test_memory_bank_restating_a_candidate_promotes_it_without_counting_a_sessio
         status="candidate",
     )
     save(project, memory)
-    fts.index_file(memory.path, str(home.root))
+    index_file(memory.path, str(home.root))
     done = mcp_server.bank(
         type="pattern",
         summary="vite build bundles log-server.mjs; keep it outside src",

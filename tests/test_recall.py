@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from automem.cli import cli
 from automem.home import Home
-from automem.index import fts
+from automem.index.sync import reindex
 from automem.recall import linked_projects, recall
 from automem.store.memories import Memory
 
@@ -206,7 +206,7 @@ def test_per_prompt_recall_through_the_real_hook(automem_home, tmp_path, run_hoo
         project_dir,
         Memory(type="preference", summary="Use tabs in the Makefile", content="make needs tabs", id="make-tabs"),
     )
-    fts.reindex(str(home.root))
+    reindex(str(home.root))
     base = {
         "session_id": "sess-recall",
         "cwd": str(work),

@@ -7,7 +7,9 @@ import subprocess
 import sys
 
 from automem.home import Home
-from automem.index import fts
+from automem.index.drift import index_drift
+from automem.index.sync import reindex
+from automem.markdown import INDEX_START
 
 TOKEN = "ghp_" + "Zq8vR2mX4kL9pT1wB6nY3cH7dF5gJ0sA2eQ4"
 PASSWORD = "correcthorsebatterystaple"
@@ -40,7 +42,7 @@ def _stored_raw(home: Home) -> dict:
     )
     main = project / "MAIN.md"
     main.write_text(
-        f"# Project Memory\n\nMy own notes.\n\n{fts.INDEX_START}\n- token {TOKEN}\n<!-- automem:index:end -->\n",
+        f"# Project Memory\n\nMy own notes.\n\n{INDEX_START}\n- token {TOKEN}\n<!-- automem:index:end -->\n",
         encoding="utf-8",
     )
     spool = home.spool_dir / "s1.jsonl"
@@ -52,7 +54,7 @@ def _stored_raw(home: Home) -> dict:
     log = home.log_file
     log.parent.mkdir(parents=True, exist_ok=True)
     log.write_text(f"2026-01-02 hook: failed on DB_PASSWORD={PASSWORD}\n", encoding="utf-8")
-    fts.reindex(str(home.root))
+    reindex(str(home.root))
     return {"memory": memory, "bank": bank, "main": main, "spool": spool, "log": log}
 
 
@@ -83,7 +85,7 @@ def test_rescan_scrubs_every_stored_copy_and_renames_a_memory_named_after_a_secr
     assert not files["memory"].exists() and len(list(files["memory"].parent.glob("*.md"))) == 1
     assert "My own notes." in files["main"].read_text()
     assert json.loads(files["spool"].read_text())["session_id"] == "s1"  # still one JSON object per line
-    assert fts.index_drift(home)["ok"] is True
+    assert index_drift(home)["ok"] is True
 
     assert cli("redact", "--rescan").stdout.strip() == "rescan: changed 0 file(s)"  # idempotent
 

@@ -7,7 +7,7 @@ import os
 import sqlite3
 
 from automem.home import Home
-from automem.index.fts import index_file
+from automem.index.upsert import index_file
 from automem.store.memories import Memory, save
 
 CWD = "/home/dev/work/shop-api"

@@ -260,7 +260,7 @@ def test_doctor_codex_present_but_not_wired(env, tmp_path):
 def test_doctor_reports_index_drift(tmp_path, monkeypatch):
     """The Markdown is the truth: a memory file the index has not seen is drift, and reindex mends it."""
     from automem.home import Home
-    from automem.index.fts import reindex
+    from automem.index.sync import reindex
     from automem.status import check_index
     from automem.store.memories import Memory, save
 

@@ -13,7 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from automem.home import GLOBAL_PROJECT, Home, Project
-from automem.index import fts
+from automem.index.db import open_index
+from automem.index.search import memory_texts
+from automem.index.sync import sync
+from automem.index.upsert import index_file, remove_file
+from automem.isotime import iso_epoch
 from automem.store import memories as store
 
 KEPT_SOURCE = "user"
@@ -50,7 +54,7 @@ def audit(
                 continue
             if type and memory.type != type:
                 continue
-            when = max(fts.iso_epoch(memory.created, 0.0), fts.iso_epoch(memory.last_seen, 0.0))
+            when = max(iso_epoch(memory.created, 0.0), iso_epoch(memory.last_seen, 0.0))
             if since is not None and when < since:
                 continue
             out.append(memory)
@@ -68,7 +72,7 @@ def forget(home: Home, memory_id: str, slug: str | None = None, *, purge: bool =
         where = None
     else:
         where = str(trash(path, _project_of(home, memory).trash_dir, home=home))
-    fts.remove_file(path, str(home.root))
+    remove_file(path, str(home.root))
     return {"id": memory.id, "forgotten": str(path), "trash": where, "purged": purge}
 
 
@@ -82,7 +86,7 @@ def keep(home: Home, memory_id: str, slug: str | None = None) -> dict:
         memory.source = KEPT_SOURCE
         memory.status, memory.promoted, memory.promoted_at = PROMOTED, KEPT, store.now_iso()
         store.save(_project_of(home, memory), memory)
-        fts.index_file(memory.path, str(home.root))
+        index_file(memory.path, str(home.root))
     return {"id": memory.id, "source": memory.source, "was": was, "path": str(memory.path)}
 
 
@@ -181,20 +185,20 @@ def store_deduped(home: Home, target: Project, memory: store.Memory, slugs: list
 
     root = str(home.root)
     slugs = list(dict.fromkeys(slugs))
-    conn = fts.open_index(root)
+    conn = open_index(root)
     try:
         with memory_lock(home):  # concurrent writers (and the extractor) dedupe against each other
-            fts.sync(conn, root, slugs)
-            rows = fts.memory_texts(conn, slugs)
+            sync(conn, root, slugs)
+            rows = memory_texts(conn, slugs)
             deduper = Deduper([f"{title}\n{_content_of(body)}" for _path, title, body in rows])
             match = deduper.duplicate_of(memory.summary + "\n" + memory.content)
             if match is not None:
                 known = store.parse(home.root / rows[match][0])
                 outcome = confirm(known)
-                fts.index_file(known.path, root, conn)
+                index_file(known.path, root, conn)
                 return outcome, known
             store.save(target, memory)
-            fts.index_file(memory.path, root, conn)
+            index_file(memory.path, root, conn)
             return "stored", memory
     finally:
         conn.close()

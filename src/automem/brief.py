@@ -30,7 +30,11 @@ from __future__ import annotations
 import re
 import time
 
-from automem.index import fts, queries
+from automem.index import queries
+from automem.index.db import open_index
+from automem.index.docs import memory_snippet, snippet_of
+from automem.index.sync import sync
+from automem.markdown import human_part
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing into the hooks
 if TYPE_CHECKING:
@@ -163,12 +167,12 @@ def current(home: Home, slug: str, budget_tokens: int | None = None) -> Brief:
     budget = budget_tokens or load(home, strict=False).brief_budget_tokens
     root = str(home.root)
     try:
-        conn = fts.open_index(root)
+        conn = open_index(root)
     except Exception:  # noqa: BLE001 - no usable index: the brief still has MAIN.md and the journal
         conn = None
     try:
         if conn is not None:
-            fts.sync(conn, root, [slug, GLOBAL])
+            sync(conn, root, [slug, GLOBAL])
         return build(slug, home=home, budget_tokens=budget, conn=conn)
     finally:
         if conn is not None:
@@ -309,7 +313,7 @@ def _main_human(project: Project) -> str:
     """MAIN.md's human part, defanged ("" when it is only automem's own boilerplate head)."""
     try:
         with open(project.main_md, encoding="utf-8", errors="replace") as handle:
-            human = fts.human_part(handle.read(200_000))
+            human = human_part(handle.read(200_000))
     except OSError:
         return ""
     if not human or DEFAULT_MAIN_MARKER in human and len(human) < 300:
@@ -352,7 +356,7 @@ def _memory_section(rows: list[tuple], room: int) -> tuple[str, list[str]]:
             break
         if per_type.get(type_, 0) >= PER_TYPE_CAP.get(type_, MAX_MEMORIES):
             continue  # one kind of memory must not crowd out the others
-        line = memory_line(ref, type_, title, fts.memory_snippet(body), seen, project == GLOBAL)
+        line = memory_line(ref, type_, title, memory_snippet(body), seen, project == GLOBAL)
         if used + len(line) + 1 > room:
             continue
         lines.append(line)
@@ -363,9 +367,7 @@ def _memory_section(rows: list[tuple], room: int) -> tuple[str, list[str]]:
         ref, type_, title, body, seen, _last, project = rows[0]
         text_room = room - used - 1 - len(_shortest_line(rows[0]))
         if text_room >= MIN_MEMORY_TEXT:
-            lines.append(
-                memory_line(ref, type_, title, fts.memory_snippet(body), seen, project == GLOBAL, cap=text_room)
-            )
+            lines.append(memory_line(ref, type_, title, memory_snippet(body), seen, project == GLOBAL, cap=text_room))
             ids.append(ref)
     if not lines:
         return "", []
@@ -467,7 +469,7 @@ def _title_section(conn: queries.Connection, slug: str, root: str) -> str:
         title, created = doc["title"], doc["created"]
         text = turn_title(title, "")
         if not text and len(lines) < MAX_TITLES:  # a title that says nothing: the first sentence of the result
-            text = turn_title(title, fts.snippet_of(root, doc))
+            text = turn_title(title, snippet_of(root, doc))
         if text and len(lines) < MAX_TITLES:
             lines.append(f"- {time.strftime('%Y-%m-%d %H:%M', time.gmtime(created))} {text}")
     if not lines:

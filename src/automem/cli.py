@@ -445,9 +445,9 @@ def brief(budget, as_json) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def reindex(as_json) -> None:
     """Rebuild the search index from the Markdown tree (safe any time; the tree is the truth)."""
-    from automem.index import fts
+    from automem.index.sync import reindex
 
-    report = fts.reindex()
+    report = reindex()
     if as_json:
         _echo_json(report.as_dict())
     else:

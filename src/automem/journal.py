@@ -300,12 +300,13 @@ def _index(project: Project, paths: list[Path]) -> None:
     if not paths:
         return
     try:
-        from automem.index import fts
+        from automem.index.db import open_index
+        from automem.index.upsert import index_file
 
-        conn = fts.open_index(str(project.home.root))
+        conn = open_index(str(project.home.root))
         try:
             for path in paths:
-                fts.index_file(path, str(project.home.root), conn=conn)
+                index_file(path, str(project.home.root), conn=conn)
         finally:
             conn.close()
     except Exception as exc:  # noqa: BLE001

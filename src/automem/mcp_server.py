@@ -151,17 +151,19 @@ def get(id: str | None = None, path: str | None = None, *, cwd: str | None = Non
 
 
 def _path_for_id(home: "Home", slug: str, entry_id: str) -> str:
-    from automem.index import fts, queries
+    from automem.index import queries
+    from automem.index.db import open_index
+    from automem.index.sync import sync
     from automem.recall import project_scope
 
     root = str(home.root)
     scope = project_scope(home, slug)
-    conn = fts.open_index(root)
+    conn = open_index(root)
     try:
-        fts.sync(conn, root, scope)
+        sync(conn, root, scope)
         rows = queries.paths_of_ref(conn, entry_id)
         if not rows:  # maybe in a project the scope does not cover and the index has not seen yet
-            fts.sync(conn, root)
+            sync(conn, root)
             rows = queries.paths_of_ref(conn, entry_id)
     finally:
         conn.close()

@@ -31,7 +31,13 @@ import os
 import re
 import time
 
-from automem.index import fts, queries
+from automem.index import queries
+from automem.index.db import open_index
+from automem.index.docs import memory_snippet, snippet_of
+from automem.index.search import docs_by_id, match_expr, prune_common, query_terms, search, search_injectable_memories
+from automem.index.sync import sync
+from automem.isotime import iso_epoch
+from automem.markdown import human_part
 from automem.schema import INJECTABLE, MEMORY_KIND, TEXT_KINDS, TYPES
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing into the hooks
@@ -129,7 +135,7 @@ def _iso(epoch: float) -> str:
 
 def linked_projects(main_text: str) -> list[str]:
     """Slugs named in MAIN.md's human part (``linked:`` lines and a ``## Linked projects`` list)."""
-    human = fts.human_part(main_text)
+    human = human_part(main_text)
     items: list[str] = []
     for match in _LINKED_LINE.finditer(human):
         items += [part.strip() for part in match.group(1).split(",")]
@@ -212,15 +218,15 @@ def recall(
         home = Home.current()
     root = str(home.root)
     now = time.time() if now is None else now
-    terms = fts.query_terms(query)
+    terms = query_terms(query)
     if not terms or limit <= 0:
         return []
     scope = None if all_projects or not project else project_scope(home, project)
     own = conn is None
-    conn = conn or fts.open_index(root)
+    conn = conn or open_index(root)
     try:
         if sync_first:
-            fts.sync(conn, root, scope)
+            sync(conn, root, scope)
         tables = _tables_for(type)
         hits: dict[int, tuple[Hit, dict]] = {}
         for table in tables:
@@ -230,7 +236,7 @@ def recall(
                     hits[rowid] = (hit, doc)
         best = sorted(hits.values(), key=lambda pair: -pair[0].score)[:limit]
         for hit, doc in best:
-            hit.snippet = fts.snippet_of(root, doc)  # made from the text the index keeps once, for the hits shown
+            hit.snippet = snippet_of(root, doc)  # made from the text the index keeps once, for the hits shown
         return [hit for hit, _doc in best]
     finally:
         if own:
@@ -249,13 +255,13 @@ def _ranked(conn, table, terms, scope, type, since, harness, limit, candidates=F
     """(rowid, doc, bm25 relevance >= 0 already folded with the partial-match factor)."""
     out = []
     seen_ids: set[int] = set()
-    terms = fts.prune_common(conn, table, terms)
+    terms = prune_common(conn, table, terms)
     ops = ("AND", "OR") if len(terms) > 1 else ("AND",)
     for op in ops:
-        expr = fts.match_expr(terms, op)
+        expr = match_expr(terms, op)
         factor = 1.0 if op == "AND" else PARTIAL_FACTOR
-        rows = fts.search(conn, table, expr, POOL)
-        docs = fts.docs_by_id(conn, [r[0] for r in rows])
+        rows = search(conn, table, expr, POOL)
+        docs = docs_by_id(conn, [r[0] for r in rows])
         kept = [
             (rid, docs[rid], -score * factor)
             for rid, score in rows
@@ -343,7 +349,7 @@ def parse_since(text: str | None, now: float | None = None) -> float | None:
         return max(0.0, now - min(int(match.group(1)), 10**9) * unit)  # "since forever" is the epoch, not an overflow
     nan = float("nan")
     try:
-        value = fts.iso_epoch(text, nan)
+        value = iso_epoch(text, nan)
     except (OverflowError, OSError, ValueError):
         value = nan
     if value != value:  # NaN: not a date
@@ -377,12 +383,12 @@ def relevant_memories(
     letters, so "tests" meets "testing"). A one-word prompt recalls nothing.
     """
     now = time.time() if now is None else now
-    terms = fts.query_terms(prompt)
+    terms = query_terms(prompt)
     if len(terms) < PROMPT_MIN_TERMS or limit <= 0:
         return []
     need = max(PROMPT_MIN_TERMS, math.ceil(PROMPT_COVERAGE * len(terms)))
-    rows = fts.search_injectable_memories(conn, fts.match_expr(terms, "OR"), PROMPT_POOL)
-    docs = fts.docs_by_id(conn, [r[0] for r in rows])
+    rows = search_injectable_memories(conn, match_expr(terms, "OR"), PROMPT_POOL)
+    docs = docs_by_id(conn, [r[0] for r in rows])
     picked: list[dict] = []
     for rowid, score in rows:
         doc = docs.get(rowid)
@@ -396,7 +402,7 @@ def relevant_memories(
             continue
         doc["relevance"] = -score * boost(doc["seen"], doc["last_seen"], now)
         doc["matched"] = matched
-        doc["snippet"] = fts.memory_snippet(doc["body"])
+        doc["snippet"] = memory_snippet(doc["body"])
         picked.append(doc)
     picked.sort(key=lambda d: -d["relevance"])
     return picked[:limit]

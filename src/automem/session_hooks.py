@@ -195,30 +195,30 @@ def _project_slug(payload: dict, root: str) -> str | None:
 def _open_if_present(root: str):
     """index.db when it is there and current; a missing, broken or older one is made in the background, not in the
     hook (upgrading a big index takes seconds)."""
-    from automem.index import fts
+    from automem.index.db import open_current
+    from automem.index.sync import sync_detached
 
-    conn = fts.open_current(root)
+    conn = open_current(root)
     if conn is None:
-        fts.sync_detached(root)
+        sync_detached(root)
     return conn
 
 
 def _sync_or_defer(conn, root: str, slugs: list[str], kinds: tuple[str, ...] | None = None) -> None:
     """Catch the index up with the tree, or leave that to a detached sync when a writer holds the database
     (a bank pass, a reindex): the memory already indexed is still read and still given."""
-    from automem.index import fts, queries
+    from automem.index import queries
+    from automem.index.sync import sync, sync_detached
 
     try:
-        report = fts.sync(
-            conn, root, slugs, max_new=SYNC_MAX_NEW, max_listing=SYNC_MAX_LISTING, kinds=kinds, quick=True
-        )
+        report = sync(conn, root, slugs, max_new=SYNC_MAX_NEW, max_listing=SYNC_MAX_LISTING, kinds=kinds, quick=True)
     except queries.Busy as exc:
         queries.rollback(conn)
         _log(f"index busy ({exc}); a detached sync catches up")
-        fts.sync_detached(root)
+        sync_detached(root)
         return
     if report.deferred:
-        fts.sync_detached(root)
+        sync_detached(root)
 
 
 def _setting(root: str, dotted: str, default: int) -> int:

@@ -22,7 +22,7 @@ from automem.home import Home, find_project_root
 from automem.log import tail
 
 CAPTURE_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit")
-DEPENDENCIES = ("click", "yaml", "frontmatter", "detect_secrets", "httpx")
+DEPENDENCIES = ("click", "yaml", "detect_secrets", "httpx")
 SPOOL_WARN_BYTES = 256 * 1024 * 1024  # the extractor consumes the spool; this much means it is not
 LOG_WARN_BYTES = 20 * 1024 * 1024
 TREE_PARTS = ("memories", "bank", "journal")
@@ -391,7 +391,7 @@ def check_index(home: Home) -> Check:
     if not home.index_db.exists():
         return Check("index", "ok", "index.db not built yet (it builds itself on first use)")
     try:
-        from automem.index.fts import index_drift
+        from automem.index.drift import index_drift
 
         drift = index_drift(home)
     except Exception as exc:  # noqa: BLE001 - a broken index is a finding, not a crash

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from automem.harness.model import Turn, iso_utc
 from automem.home import file_safe_iso, title_slug
-from automem.store.memories import cap, yaml_str
+from automem.markdown import frontmatter_lines
+from automem.store.memories import cap
 
 PROMPT_CAP = 2000
 RESULT_CAP = 4000
@@ -85,22 +86,20 @@ def render(turn: Turn) -> BankEntry:
     tags = sorted({name[:40] for name in names})
     digest = hashlib.sha256(turn.turn_key.encode("utf-8")).hexdigest()[:6]
     file_name = f"{file_safe_iso(ts)}--{title_slug(title, 40)}-{digest}.md"
-    front = [
-        "---",
-        f"id: {yaml_str(file_safe_iso(ts))}",
-        f"ts: {yaml_str(ts)}",
-        f"title: {yaml_str(title)}",
-        "tags:" + ("" if tags else " []"),
-        *[f"  - {yaml_str(tag)}" for tag in tags],
-        f"cwd: {yaml_str(fields[cwd_at])}",
-        f"session_id: {yaml_str(fields[session_at])}",
-        f"harness: {yaml_str(turn.harness)}",
-        f"turn_key: {yaml_str(fields[key_at])}",
-        f"source: {yaml_str('autobank:' + turn.harness)}",
+    front_fields: list[tuple[str, object]] = [
+        ("id", file_safe_iso(ts)),
+        ("ts", ts),
+        ("title", title),
+        ("tags", tags),
+        ("cwd", fields[cwd_at]),
+        ("session_id", fields[session_at]),
+        ("harness", turn.harness),
+        ("turn_key", fields[key_at]),
+        ("source", "autobank:" + turn.harness),
     ]
     if finish:
-        front.append(f"finish: {yaml_str(fields[finish_at])}")
-    front.append("---")
+        front_fields.append(("finish", fields[finish_at]))
+    front = frontmatter_lines(front_fields)
     actions = [
         f"- {name}: {cap(fields.text_of(shape), ACTION_CAP)}"
         for name, shape in zip(names[:MAX_ACTIONS], inputs, strict=True)

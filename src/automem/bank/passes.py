@@ -326,7 +326,7 @@ def _bank_file(
 def _index(home: Home, conn: Connection, path: Path) -> None:
     """Keep the search index current as we write (the mtime scan would catch it, only later)."""
     try:
-        from automem.index.fts import index_file
+        from automem.index.upsert import index_file
 
         index_file(path, home_root=str(home.root), conn=conn)
     except Exception as exc:  # noqa: BLE001 - the index is derived; `automem reindex` repairs it
@@ -337,7 +337,7 @@ def _unindex(home: Home, conn, path: Path) -> None:
     """Take an entry out of the index before it is rewritten: index.db keeps no copy of a bank entry's text, so
     its words are dropped exactly only while the file still holds them."""
     try:
-        from automem.index.fts import remove_file
+        from automem.index.upsert import remove_file
 
         remove_file(path, home_root=str(home.root), conn=conn)
     except Exception as exc:  # noqa: BLE001 - the index is derived; `automem reindex` repairs it
@@ -352,7 +352,7 @@ def _sweep_temp_files(home: Home, project: Project) -> None:
 
 
 def _turn_time(turn: Turn) -> float:
-    from automem.index.fts import iso_epoch
+    from automem.isotime import iso_epoch
 
     return iso_epoch(turn.ended_at or turn.started_at, time.time())
 

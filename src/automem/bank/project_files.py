@@ -14,9 +14,8 @@ from pathlib import Path
 from typing import Callable
 
 from automem.home import Project
+from automem.markdown import INDEX_END, INDEX_START, read_frontmatter
 
-INDEX_START = "<!-- automem:index:start -->"
-INDEX_END = "<!-- automem:index:end -->"
 INDEX_ROWS = 200
 
 DEFAULT_HEAD = """# Project Memory
@@ -91,33 +90,7 @@ def write_missing_summaries(project: Project, write: Writer, today: str | None =
 
 
 def _title_and_tags(path: Path) -> tuple[str, list[str]]:
-    """Title and tags from an entry's frontmatter, read by hand (fast; the format is ours)."""
-    import json
-
-    title, tags, in_tags = "", [], False
-    try:
-        with path.open("r", encoding="utf-8", errors="replace") as handle:
-            if handle.readline().strip() != "---":
-                return path.stem, []
-            for _ in range(400):
-                line = handle.readline()
-                if not line or line.strip() == "---":
-                    break
-                if in_tags and line.startswith("  - "):
-                    tags.append(_unquote(line[4:].strip(), json))
-                    continue
-                in_tags = line.startswith("tags:") and line.strip() == "tags:"
-                if line.startswith("title:"):
-                    title = _unquote(line[6:].strip(), json)
-    except OSError:
-        pass
-    return title or path.stem, tags
-
-
-def _unquote(value: str, json_module) -> str:
-    if value.startswith('"'):
-        try:
-            return str(json_module.loads(value))
-        except ValueError:
-            return value.strip('"')
-    return value.strip("'")
+    """Title and tags from an entry's frontmatter, read without its body."""
+    meta = read_frontmatter(path, 400) or {}
+    tags = meta.get("tags")
+    return str(meta.get("title") or "") or path.stem, tags if isinstance(tags, list) else []

@@ -7,13 +7,13 @@ so a reader sees how the work state moved.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Callable
 
 from automem.bank.entry import title_of
 from automem.harness.model import Turn
 from automem.home import Project
+from automem.markdown import flow_list, quote
 
 MAX_CHECKPOINTS = 10
 _MARKS = {
@@ -47,11 +47,11 @@ def write_state(project: Project, turn: Turn, write: Callable[[Path, str], objec
     text = "\n".join(
         [
             "---",
-            f"harness: {json.dumps(turn.harness)}",
-            f"session_id: {json.dumps(turn.session_id)}",
-            f"cwd: {json.dumps(turn.cwd or '', ensure_ascii=False)}",
-            f"updated: {json.dumps(when)}",
-            f"kinds: {json.dumps(kinds)}",
+            f"harness: {quote(turn.harness, ascii_only=True)}",
+            f"session_id: {quote(turn.session_id, ascii_only=True)}",
+            f"cwd: {quote(turn.cwd or '')}",
+            f"updated: {quote(when, ascii_only=True)}",
+            f"kinds: {flow_list(kinds)}",
             "---",
             "",
             "## Todos",

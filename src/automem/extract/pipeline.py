@@ -394,7 +394,7 @@ def _to_memory(cand: Candidate, harness: str, session_id: str, family: str = "")
 
 def _index(memory: Memory, home: Home) -> None:
     try:
-        from automem.index.fts import index_file
+        from automem.index.upsert import index_file
 
         if memory.path is not None:
             index_file(memory.path, str(home.root))

@@ -169,14 +169,15 @@ def sweep_index() -> None:
     """A full sync after each round: the hooks only look at folder mtimes, so a memory a person edited in place,
     and the bank folder this round wrote, are caught up here, before the next prompt or session."""
     from automem.capture.paths import automem_home, index_path
-    from automem.index import fts
+    from automem.index.db import open_index
+    from automem.index.sync import sync
 
     root = automem_home()
     if not os.path.exists(index_path(root)):
         return
-    conn = fts.open_index(root)
+    conn = open_index(root)
     try:
-        fts.sync(conn, root)
+        sync(conn, root)
     finally:
         conn.close()
 
@@ -190,7 +191,7 @@ def expire_candidates(home_root: str) -> int:
 
     from automem.config import load
     from automem.home import Home
-    from automem.index.fts import remove_file
+    from automem.index.upsert import remove_file
     from automem.store import memory_lock
     from automem.store.memories import expire_candidates as expire
 
@@ -221,7 +222,7 @@ def find_transcript(harness: str, session_id: str) -> str | None:
 def _missing_dependencies() -> list[str]:
     import importlib.util
 
-    return [name for name in ("yaml", "frontmatter", "detect_secrets") if importlib.util.find_spec(name) is None]
+    return [name for name in ("yaml", "detect_secrets") if importlib.util.find_spec(name) is None]
 
 
 def _regular_file(path: str) -> bool:

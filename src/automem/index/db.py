@@ -62,7 +62,7 @@ CREATE TABLE IF NOT EXISTS fts_dirs (
 );
 """.replace("{banked}", _BANKED)
 
-# Full-text search over the tree (index/fts.py); every row is rebuilt from the Markdown. Each text is kept once:
+# Full-text search over the tree (written by index/upsert.py), rebuilt from the Markdown. Each text is kept once:
 # a memory's summary, tags and body are fts_docs columns that fts_mem reads through the fts_mem_src view (external
 # content); fts_text keeps no text at all (contentless): a bank entry's text is its Markdown file, checked against
 # ``digest`` before it is read back (a file the full redaction pass changed keeps its sections in ``body``), and a
@@ -133,7 +133,33 @@ def connect(home: Home | None = None) -> sqlite3.Connection:
         return conn
 
 
-def open_current(path: str) -> sqlite3.Connection | None:
+def home_str(home_root=None) -> str:
+    """The home's root as a string: the one given, else AUTOMEM_HOME's (index/ takes a root string, for the hooks)."""
+    from automem.capture.paths import automem_home
+
+    return str(home_root or automem_home())
+
+
+def open_index(home_root: str | None = None) -> sqlite3.Connection:
+    """index.db with the FTS tables (a corrupt file is moved aside and rebuilt by ``connect``)."""
+    from pathlib import Path
+
+    from automem.home import Home
+
+    return connect(Home(Path(home_str(home_root))))
+
+
+def open_current(home_root=None) -> sqlite3.Connection | None:
+    """index.db for a hook: None when it is missing, broken or of an older schema (the detached sync mends it)."""
+    import os
+
+    from automem.capture.paths import index_path
+
+    path = index_path(home_str(home_root))
+    return open_current_file(path) if os.path.exists(path) else None
+
+
+def open_current_file(path: str) -> sqlite3.Connection | None:
     """index.db as it is, for a hook: one pragma says whether its schema is current. None when it is not (or is not
     a database): upgrading or rebuilding it takes seconds on a big index, so the detached sync does it."""
     conn = sqlite3.connect(path, timeout=10, isolation_level=None)
@@ -265,13 +291,15 @@ def _rebuild_banked(conn: sqlite3.Connection) -> None:
 
 def recover_banked_keys(conn: sqlite3.Connection, home: Home) -> int:
     """Re-learn which turns are banked from the bank entries themselves (index lost or new)."""
+    from automem.markdown import frontmatter_value
+
     count = 0
     for project in home.projects():
         bank = project.bank_dir
         if not bank.is_dir():
             continue
         for entry in bank.glob("*.md"):
-            key = _frontmatter_value(entry, "turn_key")
+            key = frontmatter_value(entry, "turn_key")
             if key:
                 conn.execute(
                     "INSERT OR IGNORE INTO banked (turn_key, project, file, banked_at) VALUES (?, ?, ?, ?)",
@@ -279,23 +307,3 @@ def recover_banked_keys(conn: sqlite3.Connection, home: Home) -> int:
                 )
                 count += 1
     return count
-
-
-def _frontmatter_value(path: Path, key: str) -> str | None:
-    """A top-level scalar from a Markdown file's frontmatter, read without a YAML parser."""
-    try:
-        with path.open("r", encoding="utf-8", errors="replace") as handle:
-            if handle.readline().strip() != "---":
-                return None
-            for _ in range(200):
-                line = handle.readline()
-                if not line or line.strip() == "---":
-                    return None
-                if line.startswith(key + ":"):
-                    value = line.split(":", 1)[1].strip()
-                    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-                        value = value[1:-1]
-                    return value or None
-    except OSError:
-        return None
-    return None

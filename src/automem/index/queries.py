@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from automem.index.fts import MEM_WEIGHTS, TEXT_WEIGHTS
+from automem.index.search import MEM_WEIGHTS, TEXT_WEIGHTS
 
 Connection = sqlite3.Connection
 DatabaseError = sqlite3.Error
@@ -89,7 +89,7 @@ def memories_of_tier(conn: Connection, project: str, tier: str | None, order: st
 
 
 def newest_bank_entries(conn: Connection, project: str, limit: int) -> list[dict]:
-    """A project's newest bank entries, as rows fts.snippet_of reads (title, created, kind, path, tags, body,
+    """A project's newest bank entries, as rows docs.snippet_of reads (title, created, kind, path, tags, body,
     digest)."""
     cur = conn.execute(
         "SELECT title, created, kind, path, tags, body, digest FROM fts_docs WHERE project = ? AND kind = 'bank' "

@@ -153,7 +153,7 @@ def _scrub(home: Home, path: Path, dry_run: bool) -> FileChange | None:
 
 def _scrub_main(text: str, redact) -> str:
     """Only the part automem generates (from its index marker on); the person's part above is theirs."""
-    from automem.index.fts import INDEX_START
+    from automem.markdown import INDEX_START
 
     at = text.find(INDEX_START)
     if at < 0:
@@ -197,12 +197,11 @@ def _is_memory(home: Home, path: Path) -> bool:
 def _memory_name(path: Path, cleaned: str) -> str | None:
     """A memory is named after its summary; when scrubbing changed the file, the name made from the scrubbed
     summary replaces one that may have carried the secret (None when the name stays)."""
-    import frontmatter
-
     from automem.home import title_slug
+    from automem.markdown import load
 
     try:
-        summary = str(frontmatter.loads(cleaned).metadata.get("summary") or "")
+        summary = str(load(cleaned)[0].get("summary") or "")
     except Exception:  # noqa: BLE001 - a file that is not a memory keeps its name
         return None
     stamp, sep, _rest = path.stem.partition("--")
@@ -222,16 +221,18 @@ def _refresh_index(home: Home, changes: list[FileChange]) -> None:
     """index.db gets the rewritten texts, and is compacted so no page keeps the old ones."""
     if not home.index_db.exists() or not changes:
         return
-    from automem.index import fts, queries
+    from automem.index import queries
+    from automem.index.db import open_index
+    from automem.index.upsert import compact, ghosts, index_file, remove_file
 
-    conn = fts.open_index(str(home.root))
+    conn = open_index(str(home.root))
     try:
         for change in changes:
             if change.renamed_to is not None:
-                fts.remove_file(change.path, str(home.root), conn)
-            fts.index_file(change.renamed_to or change.path, str(home.root), conn)
+                remove_file(change.path, str(home.root), conn)
+            index_file(change.renamed_to or change.path, str(home.root), conn)
         # a rewritten bank entry's old words could not be read back from its file: fts_text is made again without them
-        fts.compact(conn, str(home.root), force=fts.ghosts(conn) > 0)
+        compact(conn, str(home.root), force=ghosts(conn) > 0)
         queries.compact(conn)
     finally:
         conn.close()

@@ -16,14 +16,13 @@ as promoted when it was seen twice or more (reinforced), else as a candidate.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 from automem.home import Project, file_safe_iso, title_slug
+from automem.markdown import frontmatter_lines, load
 from automem.schema import (  # noqa: F401 - TYPES and is_automatic_source are imported from here by others
     CANDIDATE,
     CONTENT_CAP,
@@ -124,26 +123,26 @@ class Memory:
         return f"{file_safe_iso(self.created)}--{title_slug(redacted(self.summary), 50)}.md"
 
     def render(self) -> str:
+        fields: list[tuple[str, object]] = [
+            ("id", self.id),
+            ("type", self.type),
+            ("summary", self.summary),
+            ("tags", list(self.tags)),
+            ("scope", self.scope),
+            ("source", self.source),
+            ("harness", self.harness),
+            ("session_id", self.session_id),
+            ("created", self.created),
+            ("last_seen", self.last_seen),
+            ("seen", int(self.seen)),
+            *([("status", self.status)] if self.status else []),
+            *([("promoted", self.promoted)] if self.promoted else []),
+            *([("promoted_at", self.promoted_at)] if self.promoted_at else []),
+            *([("family", self.family)] if self.family and self.family != self.session_id else []),
+            *([("rule", self.rule)] if self.rule else []),
+        ]
         front = [
-            "---",
-            f"id: {yaml_str(self.id)}",
-            f"type: {yaml_str(self.type)}",
-            f"summary: {yaml_str(self.summary)}",
-            "tags:" + ("" if self.tags else " []"),
-            *[f"  - {yaml_str(tag)}" for tag in self.tags],
-            f"scope: {yaml_str(self.scope)}",
-            f"source: {yaml_str(self.source)}",
-            f"harness: {yaml_str(self.harness)}",
-            f"session_id: {yaml_str(self.session_id)}",
-            f"created: {yaml_str(self.created)}",
-            f"last_seen: {yaml_str(self.last_seen)}",
-            f"seen: {int(self.seen)}",
-            *([f"status: {yaml_str(self.status)}"] if self.status else []),
-            *([f"promoted: {yaml_str(self.promoted)}"] if self.promoted else []),
-            *([f"promoted_at: {yaml_str(self.promoted_at)}"] if self.promoted_at else []),
-            *([f"family: {yaml_str(self.family)}"] if self.family and self.family != self.session_id else []),
-            *([f"rule: {yaml_str(self.rule)}"] if self.rule else []),
-            "---",
+            *frontmatter_lines(fields),
             "",
             self.content.strip(),
             "",
@@ -181,14 +180,11 @@ class Memory:
 
 def parse(path: Path) -> Memory:
     """Read one memory file (raises ValueError with the path when it is not one)."""
-    import frontmatter
-
     try:
-        post = frontmatter.load(str(path))
+        with open(path, "r", encoding="utf-8") as handle:
+            meta, body = load(handle.read())
     except Exception as exc:  # noqa: BLE001 - yaml and io errors alike: say which file
         raise ValueError(f"{path}: not a memory file ({exc})") from None
-    meta: dict[str, Any] = post.metadata
-    body = post.content
     why = how = ""
     if _HOW in body:
         body, how = body.split(_HOW, 1)
@@ -269,11 +265,6 @@ def save_status(memory: Memory) -> Path | None:
 
     write_markdown(memory.path, memory.render())
     return memory.path
-
-
-def yaml_str(value: str) -> str:
-    """A YAML double-quoted scalar (JSON strings are valid YAML), for frontmatter written by hand."""
-    return json.dumps(str(value), ensure_ascii=False)
 
 
 _ID_SAFE = re.compile(r"^[A-Za-z0-9._-]+$")
