@@ -143,6 +143,22 @@ def test_index_lost_banks_nothing_twice(env):
     assert sorted(p.name for p in bank_entries(env)) == before
 
 
+def test_an_entry_a_power_cut_left_empty_is_banked_anew_on_backfill(env):
+    """Entries are written without an fsync apiece (the pass syncs its folders once): one left empty by a power
+    cut comes back when its transcript is read again; the others are not rewritten."""
+    run_pass(env)
+    entries = bank_entries(env)
+    emptied = entries[len(entries) // 2]
+    text = emptied.read_text(encoding="utf-8")
+    emptied.write_bytes(b"")
+    untouched = {p: p.stat().st_mtime_ns for p in entries if p != emptied}
+    backfill(36600, env)  # a wider window: every transcript is read once more
+    report = run_pass(env)
+    assert report.errors == [] and report.banked == 0 and report.rewritten == 1
+    assert emptied.read_text(encoding="utf-8") == text
+    assert {p: p.stat().st_mtime_ns for p in untouched} == untouched
+
+
 def test_appended_while_reading_and_corrupt_line(env):
     home_dir = Path(os.environ["HOME"])
     pi_file = next(home_dir.glob(".pi/agent/sessions/*/*.jsonl"))

@@ -16,7 +16,9 @@ import tempfile
 from pathlib import Path
 
 
-def atomic_write_bytes(path: Path | str, data: bytes, *, mode: int = 0o600) -> None:
+def atomic_write_bytes(path: Path | str, data: bytes, *, mode: int = 0o600, sync: bool = True) -> None:
+    """``sync=False``: no fsync of the file; the caller syncs what it wrote in one go (``sync_folder``), for
+    files it can make again (a bank entry, from its transcript). The rename keeps the write atomic either way."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=TEMP_SUFFIX, dir=str(path.parent))
@@ -24,7 +26,8 @@ def atomic_write_bytes(path: Path | str, data: bytes, *, mode: int = 0o600) -> N
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if sync:
+                os.fsync(handle.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
@@ -88,5 +91,21 @@ def process_alive(pid: int) -> bool:
         return True  # no /proc (macOS): kill(0) said it exists
 
 
-def atomic_write_text(path: Path | str, text: str, *, mode: int = 0o600) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"), mode=mode)
+def atomic_write_text(path: Path | str, text: str, *, mode: int = 0o600, sync: bool = True) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), mode=mode, sync=sync)
+
+
+def sync_folder(folder: Path | str) -> None:
+    """fsync a folder's entries, once, after ``sync=False`` writes into it: the names are then on disk, and the
+    files' bytes follow with the kernel's writeback (seconds). Only for files that can be made again: a power cut
+    in that gap can leave one empty. Best effort: a folder that cannot be opened is skipped."""
+    try:
+        fd = os.open(str(folder), os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

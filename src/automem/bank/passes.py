@@ -59,6 +59,7 @@ class PassReport:
     projects: set[str] = field(default_factory=set)
     per_harness: dict[str, int] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
+    folders: set[str] = field(default_factory=set, repr=False, compare=False)  # written unsynced, synced at the end
     # the project each cwd seen in this pass belongs to (finding a checkout's root walks up the folders)
     cwd_projects: dict[str, Project] = field(default_factory=dict, repr=False, compare=False)
 
@@ -190,6 +191,10 @@ def _one_pass(home, cfg, harnesses, paths, now, budget_bytes, progress, stop, st
                     progress(seen)
             if report.interrupted:
                 break
+        from automem.store import sync_folder
+
+        for folder in sorted(report.folders):
+            sync_folder(folder)
         # every project this pass wrote entries of, and any a killed pass left unfinished
         for slug in sorted(report.projects | state.dirty_projects(conn)):
             project = Project(home=home, slug=slug, root="")
@@ -372,17 +377,14 @@ def _bank_turn(home: Home, conn: Connection, turn: Turn, now: float, report: Pas
     """Bank one finished turn; False only when another live pass holds it (the caller must read it again)."""
     key = turn.turn_key
     row = state.banked(conn, key)
-    if row is not None and (turn.revision is None or row[1] == turn.revision):
+    project = _project(home, report, turn.cwd or "")
+    if row is not None and (turn.revision is None or row[1] == turn.revision) and not _left_empty(project, row[0]):
         return True
     me = f"{os.getpid()}@{now}"
     if not state.reserve(conn, key, me, now, RESERVATION_TTL):
         if _alive(state.reservation_owner(conn, key)):
             return False  # another live pass holds it
         state.take_over(conn, key, me, now)  # the pass that reserved it was killed before it could finish
-    cwd = turn.cwd or ""
-    project = report.cwd_projects.get(cwd)
-    if project is None:
-        project = report.cwd_projects[cwd] = home.project_for_cwd(cwd)
     entry = render(turn)
     from automem.store import remove, write_markdown
 
@@ -395,7 +397,9 @@ def _bank_turn(home: Home, conn: Connection, turn: Turn, now: float, report: Pas
         remove(project.dir / row[0], home=home)  # rewritten in place: one entry per key
     elif row is None and target.exists():
         _unindex(home, conn, target)
-    write_markdown(target, entry.text, redacted_parts=True)  # render redacted every part it took from the turn
+    # render redacted every part it took from the turn; the pass syncs the folder once, at its end
+    write_markdown(target, entry.text, redacted_parts=True, sync=False)
+    report.folders.add(str(target.parent))
     _index(home, conn, target)
     if turn.todos or turn.plan:
         write_state(project, turn, write_markdown)
@@ -407,6 +411,22 @@ def _bank_turn(home: Home, conn: Connection, turn: Turn, now: float, report: Pas
     report.per_harness[turn.harness] = report.per_harness.get(turn.harness, 0) + 1
     report.projects.add(project.slug)
     return True
+
+
+def _project(home: Home, report: PassReport, cwd: str) -> Project:
+    project = report.cwd_projects.get(cwd)
+    if project is None:
+        project = report.cwd_projects[cwd] = home.project_for_cwd(cwd)
+    return project
+
+
+def _left_empty(project: Project, rel: str) -> bool:
+    """Is the banked entry there but empty? Entries are written without an fsync apiece, so a power cut just
+    after a pass can leave one so; reading its transcript again (a backfill) banks it anew."""
+    try:
+        return (project.dir / rel).stat().st_size == 0
+    except (OSError, ValueError):
+        return False
 
 
 def is_trivial(turn: Turn) -> bool:

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from automem.atomic import atomic_write_text
+from automem.atomic import atomic_write_text, sync_folder
 from automem.store.files import FileLock, move, remove, touch, trash, write_file
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing into the hooks
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 __all__ = [
     "StoreError",
     "write_markdown",
+    "sync_folder",
     "clean_for_index",
     "clean_for_model",
     "redacted",
@@ -80,12 +81,15 @@ def inside_home(path: Path | str, home: Home | None = None) -> Path:
     return target
 
 
-def write_markdown(path: Path | str, text: str, *, home: Home | None = None, redacted_parts: bool = False) -> Path:
+def write_markdown(
+    path: Path | str, text: str, *, home: Home | None = None, redacted_parts: bool = False, sync: bool = True
+) -> Path:
     """Redact text with the full pass, drop terminal escapes and control characters (a tool's output may carry
     an OSC clipboard write or a clear-screen), and write it atomically (mode 0600) under AUTOMEM_HOME.
 
     ``redacted_parts``: the caller has already put every text in it that came from outside through the full pass,
-    control characters dropped first (``redact_many`` over a bank entry's fields): it is written as it is."""
+    control characters dropped first (``redact_many`` over a bank entry's fields): it is written as it is.
+    ``sync=False``: no fsync of its own (a bank pass syncs its folders once at the end, ``sync_folder``)."""
     if not isinstance(text, str):
         raise TypeError(f"write_markdown needs text, not {type(text).__name__}")
     from automem.controls import strip_controls
@@ -96,7 +100,7 @@ def write_markdown(path: Path | str, text: str, *, home: Home | None = None, red
         _remember_clean(text)
     else:
         text = redacted(strip_controls(text))
-    atomic_write_text(target, text)
+    atomic_write_text(target, text, sync=sync)
     return target
 
 
