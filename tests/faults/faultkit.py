@@ -227,6 +227,7 @@ def check_tree(automem_home: Path, expected_turns: set[str], expected_memories: 
         *extract.glob("*.lock"),
         *extract.glob("*.worker"),
         *extract.glob("*.next"),
+        *extract.glob("*.again"),
     ]:
         if lock.exists() and _held(lock):
             problems.append(f"{lock.name} is still held")

@@ -39,18 +39,20 @@ def on_stop(payload: dict, harness: str) -> dict | None:
                 # the worker holds the lock from here, the kernel drops it when it dies: with --queue-fd it holds the
                 # place next in line and waits for the claim
                 args += ["--queue-fd" if waits else "--claim-fd", str(fd)]
-            spawn_detached(args)
+            pid = spawn_detached(args)
+            if fd >= 0 and not waits and pid:
+                write_holder(fd, pid)
         finally:
             if fd >= 0:
                 os.close(fd)
     return stop_message(home, session_id)
 
 
-def claim_paths(home: str, session_id: str) -> tuple[str, str]:
-    """(claim, queue): the lock file the running worker of this session holds, and the one the worker waiting to
-    run next holds."""
+def claim_paths(home: str, session_id: str) -> tuple[str, str, str]:
+    """(claim, queue, again): the lock file the session's running worker holds, the one a worker waiting to run
+    next holds, and the mark a Stop leaves for the running worker when it arrives while that one reads."""
     base = os.path.join(extract_state_dir(home), safe_session_id(session_id or "manual"))
-    return base + ".worker", base + ".next"
+    return base + ".worker", base + ".next", base + ".again"
 
 
 NO_CLAIM = -1  # the state folder is unusable: start a worker anyway (better a second one than a lost turn)
@@ -60,29 +62,114 @@ def claim_worker(home: str, session_id: str) -> tuple[int, bool] | None:
     """Single-flight at the hook: how this call may start the session's worker, or None when none is needed.
 
     ``(fd, False)``: fd holds the session's claim (an flock on ``<session>.worker``), the worker started now runs
-    at once. ``(fd, True)``: a worker holds the claim and fd holds the place next in line (an flock on
-    ``<session>.next``): the worker started now waits for the claim (``wait_for_claim``) and then reads everything.
-    ``(NO_CLAIM, False)``: there is no claim to take. None: a worker runs and another waits that has not read yet,
-    so it reads this Stop's turn too.
+    at once. None: a live worker holds the claim; a mark (``<session>.again``) is left and that worker reads once
+    more before it ends, so a burst of any size starts one worker. ``(fd, True)``: the claim's holder cannot be
+    counted on to read again (a killed worker whose threads are still exiting holds it, or a process that is no
+    worker): fd holds the place next in line (an flock on ``<session>.next``), and the worker started now waits
+    for the claim (``wait_for_claim``), then reads everything; None too when one waits so already.
+    ``(NO_CLAIM, False)``: there is no claim to take.
 
-    Both are locks, not files' existence: the worker inherits the fd, so the kernel lets go of it when the worker
-    ends, however it ends (SIGKILL included), and hands the claim to the one waiting. Nothing is asked of the
-    worker holding the claim: one killed, or still tearing down its threads after a SIGKILL, is waited out like
-    one finishing. Both are tried once more when both are held, so a look from outside (``lock_held``) holding
-    one for a moment cannot pass for a worker waiting."""
-    claim, queue = claim_paths(home, session_id)
+    All are locks, not files' existence: the worker inherits the fd, so the kernel lets go of it when the worker
+    ends, however it ends. The claim file names its holder's pid (the hook's own, then the worker's). The mark is
+    left before the claim is tried again, and the worker looks for a mark after it lets the claim go
+    (the worker's rounds): whichever comes second sees the other."""
+    claim, queue, again = claim_paths(home, session_id)
     try:
         os.makedirs(os.path.dirname(claim), mode=0o700, exist_ok=True)
     except OSError:
         return NO_CLAIM, False
-    for _attempt in range(2):
-        for path, waits in ((claim, False), (queue, True)):
-            fd = _try_lock(path)
-            if fd == NO_CLAIM:
+    import time
+
+    deadline = time.monotonic() + HOLDER_WAIT_SECONDS
+    while True:
+        fd = _try_lock(claim)
+        if fd is not None:
+            return (fd, False) if fd == NO_CLAIM else (_claimed(fd), False)
+        if _live_automem_holder(claim):
+            if not leave_mark(again):
                 return NO_CLAIM, False
-            if fd is not None:
-                return _above_stdio(fd), waits
+            fd = _try_lock(claim)  # the worker may have let go just now, before the mark was there
+            if fd is None:
+                return None
+            return (fd, False) if fd == NO_CLAIM else (_claimed(fd), False)
+        if time.monotonic() >= deadline:
+            break
+        time.sleep(0.005)  # a claim just taken names its holder a moment later; one let go is free a moment later
+    fd = _try_lock(queue)
+    if fd == NO_CLAIM:
+        return NO_CLAIM, False
+    if fd is not None:
+        return _above_stdio(fd), True
     return None
+
+
+def _claimed(fd: int) -> int:
+    fd = _above_stdio(fd)
+    write_holder(fd, os.getpid())  # until the worker is spawned and named: a live holder that will hand over
+    return fd
+
+
+def write_holder(fd: int, pid: int) -> None:
+    """Name the claim's holder in its file (the lock is the fd's; the name says who will read a mark)."""
+    try:
+        os.pwrite(fd, f"{pid:<20}".encode("ascii"), 0)  # one write of a fixed width: never read half-written
+    except OSError:
+        pass
+
+
+HOLDER_WAIT_SECONDS = 0.05  # a claim just taken names its holder a moment later
+
+
+def _live_automem_holder(claim: str) -> bool:
+    """Is the claim's holder a live automem process (a worker, or the hook that is starting one)? A killed worker
+    is a zombie until its last thread exits and lets go of the fd; a pid that names nobody, or some other
+    program, is no holder to count on."""
+    try:
+        with open(claim, "rb") as handle:
+            pid = int(handle.read(32).strip() or b"0")
+    except (OSError, ValueError):
+        return False
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return False  # someone else's process: not our worker
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            if handle.read().rsplit(b")", 1)[1].split()[0] in (b"Z", b"X"):
+                return False
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            return b"automem" in handle.read()
+    except FileNotFoundError:
+        return not os.path.isdir("/proc")  # no /proc (macOS): alive is all there is to go by
+    except (OSError, IndexError):
+        return False
+
+
+def leave_mark(path: str) -> bool:
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+        return True
+    except OSError:
+        return False
+
+
+def take_mark(home: str, session_id: str) -> bool:
+    """Consume the session's run-again mark, before reading (a Stop after this leaves a new one)."""
+    try:
+        os.unlink(claim_paths(home, session_id)[2])
+        return True
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True  # cannot tell: reading once more costs less than a lost turn
+
+
+def mark_left(home: str, session_id: str) -> bool:
+    return os.path.exists(claim_paths(home, session_id)[2])
 
 
 def _try_lock(path: str) -> int | None:
@@ -104,6 +191,15 @@ def _try_lock(path: str) -> int | None:
         return NO_CLAIM
 
 
+def retake_claim(home: str, session_id: str) -> int | None:
+    """The claim again, for a worker that let it go and then found a mark: None when another worker took it
+    meanwhile (that one reads for the mark)."""
+    fd = _try_lock(claim_paths(home, session_id)[0])
+    if fd is None or fd == NO_CLAIM:
+        return None
+    return _claimed(fd)
+
+
 def wait_for_claim(home: str, session_id: str, queue_fd: int) -> int:
     """The worker next in line: block until the session's claim is free and take it, then give up the place in
     line (in that order: a Stop finds one of the two held until this worker reads). The claim's fd, or NO_CLAIM
@@ -115,6 +211,7 @@ def wait_for_claim(home: str, session_id: str, queue_fd: int) -> int:
     try:
         fd = os.open(claim, os.O_RDWR | os.O_CREAT, 0o600)
         fcntl.flock(fd, fcntl.LOCK_EX)
+        write_holder(fd, os.getpid())
     except OSError:
         if fd >= 0:
             os.close(fd)
@@ -130,7 +227,7 @@ def wait_for_claim(home: str, session_id: str, queue_fd: int) -> int:
 
 def worker_running(home: str, session_id: str) -> bool:
     """Does a worker of this session run, or wait to run, right now?"""
-    claim, queue = claim_paths(home, session_id)
+    claim, queue, _again = claim_paths(home, session_id)
     return lock_held(queue) or lock_held(claim)  # this order: the one waiting takes the claim before its place goes
 
 
@@ -171,7 +268,7 @@ def _not_a_session(home: str, payload: dict, session_id: str) -> bool:
     return not (spool and os.path.exists(spool))
 
 
-def spawn_detached(args: list[str]) -> None:
+def spawn_detached(args: list[str]) -> int | None:
     """A child in its own session with stdio on /dev/null: it outlives the hook, never its own time limit.
 
     posix_spawn where there is one (no subprocess import, no fork of this process), else subprocess.
@@ -185,20 +282,19 @@ def spawn_detached(args: list[str]) -> None:
             (os.POSIX_SPAWN_OPEN, 2, null, os.O_WRONLY, 0),
         ]
         try:
-            spawn(args[0], args, dict(os.environ), file_actions=actions, setsid=True)
-            return
+            return spawn(args[0], args, dict(os.environ), file_actions=actions, setsid=True)
         except (OSError, TypeError, NotImplementedError):
             pass
     import subprocess
 
-    subprocess.Popen(
+    return subprocess.Popen(
         args,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
         close_fds=False,
-    )  # inheritable fds only: the worker's claim
+    ).pid  # inheritable fds only: the worker's claim
 
 
 def on_subagent_stop(payload: dict, harness: str) -> None:

@@ -3,10 +3,11 @@
 Single-flight per session: the hook takes an flock on ``state/extract/<session>.worker`` before it
 starts a worker and hands the worker that fd (``--claim-fd``), so the claim lasts exactly as long as
 the worker (a SIGKILL lets go of it too); a worker started by hand takes the claim itself. A Stop
-arriving while one runs starts the next one, unless one waits already: it holds an flock on
-``<session>.next`` (``--queue-fd``) and blocks until the kernel lets go of the claim, however the
-worker before it ends (the extraction itself also holds an flock on ``<session>.lock``). A time
-limit ends each, so no process outlives its job.
+arriving while one runs starts none: it leaves a mark (``<session>.again``) and the running worker
+reads once more (the extraction itself also holds an flock on ``<session>.lock``). When the claim's
+holder is no live worker (one killed whose threads still hold the fd), the Stop starts one that holds
+``<session>.next`` (``--queue-fd``) and blocks until the kernel lets go of the claim. A time limit
+ends each round, so no process outlives its job.
 """
 
 from __future__ import annotations
@@ -42,25 +43,65 @@ def main(argv: list[str] | None = None) -> int:
     if not os.path.isdir(automem_home()):
         return 0  # the home is gone (uninstalled, or a throwaway one removed): never create it from here
     global _claim
+    home = automem_home()
     if args.claim_fd is not None:
         _claim = args.claim_fd
     else:
-        from automem.extract.trigger import NO_CLAIM, claim_worker, wait_for_claim
+        from automem.extract.trigger import NO_CLAIM, claim_worker, wait_for_claim, write_holder
 
         claim: tuple[int, bool] | None = (args.queue_fd, True) if args.queue_fd is not None else None
-        if claim is None:  # started by hand: take the session's claim or the place next in line as the hook would
-            claim = claim_worker(automem_home(), args.session)
+        if claim is None:  # started by hand: take the session's claim, or leave a mark, as the hook would
+            claim = claim_worker(home, args.session)
             if claim is None:
-                return 0  # one waits already and reads all there is
+                return 0  # a worker runs and reads once more for the mark, or one waits and reads all there is
         fd, waits = claim
         if waits:
-            fd = wait_for_claim(automem_home(), args.session, fd)
+            fd = wait_for_claim(home, args.session, fd)
             signal.alarm(TIME_LIMIT_SECONDS)  # the wait lasted at most the time limit of the one before
+        elif fd != NO_CLAIM:
+            write_holder(fd, os.getpid())
         _claim = None if fd == NO_CLAIM else fd
     try:
-        return _main(args)
+        return _rounds(args, home)
     finally:
         _release()
+
+
+MAX_ROUNDS = 8  # Stops that keep coming while a worker reads: past this many rounds the mark waits for the next Stop
+LINGER_SECONDS = 0.5  # a burst's later Stops find the claim still held and leave a mark instead of a new worker
+
+
+def _mark_comes(home: str, session_id: str, mark_left) -> bool:
+    """Is there a mark, or does one come within LINGER_SECONDS (the claim still held, nothing read meanwhile)?"""
+    deadline = time.monotonic() + LINGER_SECONDS
+    while not mark_left(home, session_id):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def _rounds(args, home: str) -> int:
+    """Read until no Stop left a mark meanwhile. The mark is taken before each read (a Stop after that leaves a
+    new one), looked for while the claim is held, and once more after it is let go (``claim_worker``'s order)."""
+    global _claim
+    from automem.extract.trigger import mark_left, retake_claim, take_mark
+
+    code = 0
+    for _round in range(MAX_ROUNDS):
+        take_mark(home, args.session)
+        code = _main(args)
+        if _mark_comes(home, args.session, mark_left):
+            signal.alarm(TIME_LIMIT_SECONDS)
+            continue
+        _release()
+        if not mark_left(home, args.session):
+            return code
+        _claim = retake_claim(home, args.session)
+        if _claim is None:
+            return code  # another worker took the claim meanwhile: it reads for the mark
+        signal.alarm(TIME_LIMIT_SECONDS)
+    return code
 
 
 _claim: int | None = None  # the fd holding this session's claim (an flock), while this worker holds it
