@@ -107,3 +107,33 @@ def test_title_skips_template_headings():
     assert title_of(make_turn(prompt="## User Input\n\n```text\nAdd the login page\n```\n")) == "Add the login page"
     assert title_of(make_turn(prompt="## User Input\n\nAdd the login page\n")) == "Add the login page"
     assert title_of(make_turn(prompt="# Only a heading\n")) == "Only a heading"
+
+
+AWS_KEY = "AKIA" + "J7Q2M4X8R5T1W3Y6"
+PEM = (
+    "-----BEGIN RSA PRIVATE KEY-----\n"
+    + "MIIEowIBAAKCAQEA3x9vQ2pL8mK4rT7wY1zN5bH6cJ0dF3gS8aE2uV7iO9pX4qW1\n" * 6
+    + ("-----END RSA PRIVATE KEY-----")
+)
+
+
+def test_every_part_taken_from_the_turn_is_redacted_before_it_is_cut_or_escaped():
+    """The fields go through the full pass together (one scan), and the entry is written as assembled: each part
+    a turn brings must come out redacted, wherever it sits."""
+    turn = make_turn(
+        prompt=f"deploy with {AWS_KEY} please",
+        answer=f"used {AWS_KEY}",
+        cwd=f"/work/{AWS_KEY}",
+        actions=[
+            ToolAction(name="Write", input={"path": "id_rsa", "content": PEM}),  # newlines become \n in JSON
+            ToolAction(name="Bash", input={"env": {AWS_KEY: "x"}}),  # a token as a key
+            ToolAction(name="Bash", input=f"echo \x1b[31m{AWS_KEY[:8]}\x1b[0m{AWS_KEY[8:]}"),  # an escape inside it
+            ToolAction(name="Read", input={"file": "a" * 40_000 + AWS_KEY}),  # past the cap: never shown
+        ],
+        rejections=[f"no, use {AWS_KEY}"],
+    )
+    text = render(turn).text
+    assert AWS_KEY not in text and AWS_KEY[4:] not in text
+    assert "MIIEowIBAAKCAQEA" not in text and "[REDACTED:private-key]" in text
+    assert "\x1b" not in text
+    assert text.count("[REDACTED:") >= 6

@@ -174,7 +174,7 @@ class _Fields:
         if isinstance(shape, _Slot):
             return self._texts[shape]
         if isinstance(shape, dict):
-            return {k: self._filled(v) for k, v in shape.items()}
+            return {self._filled(k): self._filled(v) for k, v in shape.items()}
         if isinstance(shape, list):
             return [self._filled(v) for v in shape]
         return shape
@@ -198,8 +198,8 @@ def _action_input(action, fields: _Fields):
 def _shape(value, fields: _Fields):
     if isinstance(value, str):
         return _Slot(fields.add(value, ACTION_CAP))
-    if isinstance(value, dict):
-        return {k: _shape(v, fields) for k, v in value.items()}
+    if isinstance(value, dict):  # keys too: a mapping may be keyed by a token
+        return {_shape(k, fields): _shape(v, fields) for k, v in value.items()}
     if isinstance(value, list):
         return [_shape(v, fields) for v in value]
     return value
