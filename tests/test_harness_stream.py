@@ -187,7 +187,7 @@ def test_header_over_the_cap_or_too_deep_reads_as_none(tmp_path):
 
 
 def test_timestamps_already_canonical_pass_through_and_others_are_normalised():
-    from automem.harness.model import iso_utc
+    from automem.isotime import iso_utc
 
     assert iso_utc("2025-06-01T12:00:00.123Z") == "2025-06-01T12:00:00.123Z"
     assert iso_utc("2025-06-01T12:00:00Z") == "2025-06-01T12:00:00.000Z"

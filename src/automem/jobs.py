@@ -364,7 +364,7 @@ def job_transcript(session_id: str, cwd: str, entry: Entry, command: list[str] |
 
     Built from the journal entry, which is already redacted and capped.
     """
-    from automem.store.memories import now_iso
+    from automem.isotime import now_iso
 
     ts = now_iso()
     base = {"sessionId": session_id, "timestamp": ts, "cwd": cwd}

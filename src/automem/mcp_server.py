@@ -201,8 +201,8 @@ def bank(
         if tag and tag not in clean_tags:
             clean_tags.append(tag)
     source = f"mcp:{client}" if client else "mcp"
+    from automem.isotime import now_iso
     from automem.schema import AGENT, PROMOTED
-    from automem.store.memories import now_iso
 
     # the agent recorded this on purpose: promoted as the agent's own record (ranked below the user's rules)
     memory = Memory(
@@ -242,8 +242,9 @@ def bank(
 
 def _agent_confirms(known) -> str:
     """What an agent's memory_bank of a lesson automem already holds does to it."""
+    from automem.isotime import now_iso
     from automem.schema import AGENT
-    from automem.store.memories import now_iso, reinforce, save_status
+    from automem.store.memories import reinforce, save_status
 
     if known.state == "candidate":
         known.promote(AGENT)  # the agent confirms what the rules found; not a second session's evidence

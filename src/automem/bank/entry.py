@@ -12,8 +12,9 @@ import json
 import re
 from dataclasses import dataclass
 
-from automem.harness.model import Turn, iso_utc
+from automem.harness.model import Turn
 from automem.home import file_safe_iso, title_slug
+from automem.isotime import iso_utc
 from automem.markdown import frontmatter_lines
 from automem.store.memories import cap
 

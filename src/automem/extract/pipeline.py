@@ -20,9 +20,10 @@ from automem.extract.rules import Session, find_candidates
 from automem.extract.rules.errors import error_clusters
 from automem.extract.steps import Step, steps_from_spool, steps_from_turns
 from automem.home import GLOBAL_PROJECT, Home, Project
+from automem.isotime import now_iso
 from automem.schema import Candidate
 from automem.store import memory_lock
-from automem.store.memories import Memory, list_memories, now_iso, parse, reinforce, save, save_status
+from automem.store.memories import Memory, list_memories, parse, reinforce, save, save_status
 
 
 @dataclass

@@ -25,7 +25,8 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from automem.harness.base import env_home, iter_records
-from automem.harness.model import PROMPT_CAP, Turn, cap, iso_utc
+from automem.harness.model import PROMPT_CAP, Turn, cap
+from automem.isotime import iso_utc
 
 HARNESS = "antigravity"
 LAST_PROMPTS = 20

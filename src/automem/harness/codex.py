@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from automem.harness.base import OpenTurn, Parser, TurnStream, env_home
-from automem.harness.model import ANSWER_CAP, PROMPT_CAP, RESULT_CAP, Turn, block_text, cap, iso_utc
+from automem.harness.model import ANSWER_CAP, PROMPT_CAP, RESULT_CAP, Turn, block_text, cap
+from automem.isotime import iso_utc
 
 HARNESS = "codex"
 

@@ -8,9 +8,7 @@ transcript grows.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import Any
 
 RESULT_CAP = 4000  # characters of tool result text kept per action
@@ -137,36 +135,6 @@ def summarize_input(value: Any) -> str:
 def _one_line(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= SUMMARY_CAP else text[: SUMMARY_CAP - 3] + "..."
-
-
-# what Claude Code, Codex and pi write already: returned as it is (every record has one; parsing it was a tenth
-# of a reader's time)
-_CANONICAL = re.compile(r"\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z")
-
-
-def iso_utc(value: Any) -> str | None:
-    """ISO-8601 UTC with milliseconds and a Z, from an ISO string or epoch seconds/milliseconds."""
-    if value is None or value == "":
-        return None
-    if isinstance(value, str) and len(value) == 24 and _CANONICAL.fullmatch(value):
-        return value
-    try:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            seconds = value / 1000.0 if value > 1e11 else float(value)
-            dt = datetime.fromtimestamp(seconds, tz=timezone.utc)
-        elif isinstance(value, str):
-            text = value.strip()
-            if text.endswith("Z"):
-                text = text[:-1] + "+00:00"
-            dt = datetime.fromisoformat(text)
-            if dt.tzinfo is None:
-                dt = dt.replace(tzinfo=timezone.utc)
-            dt = dt.astimezone(timezone.utc)
-        else:
-            return None
-    except (ValueError, OverflowError, OSError):
-        return None
-    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
 
 
 def block_text(content: Any) -> str:

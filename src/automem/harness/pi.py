@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from automem.harness.base import OpenTurn, Parser, TurnStream, env_home, is_nested_session_file
-from automem.harness.model import ANSWER_CAP, PROMPT_CAP, Turn, block_text, cap, iso_utc
+from automem.harness.model import ANSWER_CAP, PROMPT_CAP, Turn, block_text, cap
+from automem.isotime import iso_utc
 
 HARNESS = "pi"
 

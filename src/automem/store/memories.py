@@ -18,10 +18,11 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 
 from automem.home import Project, file_safe_iso, title_slug
+from automem.isotime import now_iso
 from automem.markdown import frontmatter_lines, load
 from automem.schema import (  # noqa: F401 - TYPES and is_automatic_source are imported from here by others
     CANDIDATE,
@@ -43,10 +44,6 @@ TRUNCATION = "…[truncated]"
 
 _WHY = "**Why:**"
 _HOW = "**How to apply:**"
-
-
-def now_iso() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 def cap(text: str, limit: int) -> str:
@@ -296,7 +293,6 @@ def expire_candidates(projects: list[Project], days: int, now: float | None = No
     (``status: candidate``): an older file without a status is never expired. Call under the memory lock.
     Returns (memory, old path) pairs."""
     import time
-    from datetime import datetime
 
     if days <= 0:
         return []
