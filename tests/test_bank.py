@@ -144,8 +144,8 @@ def test_index_lost_banks_nothing_twice(env):
 
 
 def test_an_entry_a_power_cut_left_empty_is_banked_anew_on_backfill(env):
-    """Entries are written without an fsync apiece (the pass syncs its folders once): one left empty by a power
-    cut comes back when its transcript is read again; the others are not rewritten."""
+    """Entries are fsynced together at the end of a pass, not one by one: one a power cut left empty
+    comes back when its transcript is read again; the others are not rewritten."""
     run_pass(env)
     entries = bank_entries(env)
     emptied = entries[len(entries) // 2]

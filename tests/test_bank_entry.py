@@ -137,3 +137,22 @@ def test_every_part_taken_from_the_turn_is_redacted_before_it_is_cut_or_escaped(
     assert "MIIEowIBAAKCAQEA" not in text and "[REDACTED:private-key]" in text
     assert "\x1b" not in text
     assert text.count("[REDACTED:") >= 6
+
+
+GH_TOKEN = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+
+
+def test_a_value_is_redacted_with_its_key_and_a_shown_part_is_never_past_the_redacted_head():
+    """A password is known by its key; a title line, a stripped answer or a collapsed rejection can come from deep
+    in a long text: none of them may show what the pass did not see."""
+    turn = make_turn(
+        prompt="<system-reminder>" + "x " * 9_000 + "</system-reminder>\nMy token is " + GH_TOKEN,
+        answer="\n" * 20_000 + GH_TOKEN,
+        rejections=[" " * 20_000 + GH_TOKEN],
+        actions=[ToolAction(name="Bash", input={"password": "Sunshine2024!x", "DB_PASSWORD": "correcthorsebattery"})],
+    )
+    entry = render(turn)
+    for part in (GH_TOKEN[4:12], "Sunshine2024", "correcthorsebattery"):
+        assert part not in entry.text and part.lower() not in entry.file_name
+    untitled = render(make_turn(prompt="", title=f"set AWS key {AWS_KEY}"))
+    assert AWS_KEY not in untitled.text and AWS_KEY.lower() not in untitled.file_name

@@ -508,3 +508,53 @@ def test_a_burst_of_stops_starts_one_worker_and_loses_no_turn(replayed, run_hook
     assert most["at work"] == 1 and most["waiting"] == 0, (most, seen)
     assert not worker_running(str(home), session_id)
     assert not os.path.exists(again)  # the worker read for every mark
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="counts worker processes through /proc")
+def test_a_worker_ended_before_it_read_a_mark_hands_it_to_a_new_worker(replayed, run_hook):
+    """A Stop that found the worker at work left a mark and started none; that worker is then ended (its time
+    limit, a SIGTERM) before it read again: on its way out it starts the worker that reads for the mark."""
+    import signal
+    import time
+
+    home, session_id, cwd, root = replayed
+    payload = {
+        "session_id": session_id,
+        "cwd": cwd,
+        "hook_event_name": "Stop",
+        "stop_hook_active": False,
+        "transcript_path": str(root / "transcript.jsonl"),
+    }
+    again = claim_paths(str(home), session_id)[2]
+    deadline = time.monotonic() + 60
+    while _workers_of(session_id) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert run_hook("Stop", payload, _env(home, root)).returncode == 0
+    while not worker_running(str(home), session_id) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    (first,) = _workers_of(session_id)
+    while not _catches(first, signal.SIGTERM) and time.monotonic() < deadline:
+        time.sleep(0.005)  # past its start-up: the claim is held from the hook on, the handler comes later
+    os.kill(first, signal.SIGSTOP)  # at work, and it stays so while the next Stop comes
+    try:
+        assert run_hook("Stop", payload, _env(home, root)).returncode == 0
+        assert os.path.exists(again) and _workers_of(session_id) == {first}  # a mark, no second worker
+        assert Path(again).read_text() == "stopped\n"  # what that Stop said goes with it
+        os.kill(first, signal.SIGTERM)
+    finally:
+        os.kill(first, signal.SIGCONT)
+    seen: set[int] = set()
+    while time.monotonic() < deadline and (_workers_of(session_id) or worker_running(str(home), session_id)):
+        seen |= _workers_of(session_id)
+        time.sleep(0.02)
+    assert seen - {first}, "no worker took over the mark"
+    assert not os.path.exists(again)
+
+
+def _catches(pid: int, signum: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    caught = next((line.split()[1] for line in status.splitlines() if line.startswith("SigCgt:")), "0")
+    return bool(int(caught, 16) & (1 << (signum - 1)))

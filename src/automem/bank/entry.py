@@ -37,13 +37,15 @@ class BankEntry:
     tags: list[str]
 
 
-def title_of(turn: Turn, redacted_prompt: str | None = None) -> str:
+def title_of(turn: Turn, redacted_prompt: str | None = None, redacted_title: str | None = None) -> str:
     """The first meaningful line of the prompt (or the session title), short enough for an index row.
-    ``redacted_prompt``: the prompt after the full pass, when the caller has it already."""
-    if redacted_prompt is None:
-        from automem.redact.full import redact
+    ``redacted_prompt``, ``redacted_title``: the prompt and title after the full pass, when the caller has them."""
+    from automem.redact.full import redact
 
+    if redacted_prompt is None:
         redacted_prompt = redact(turn.prompt or "")
+    if redacted_title is None:
+        redacted_title = redact(turn.title or "")
     source = _NOISE.sub(" ", redacted_prompt).strip()  # redacted before the cut: a cut secret is unrecognisable
     heading = ""
     for raw in source.splitlines():
@@ -56,7 +58,7 @@ def title_of(turn: Turn, redacted_prompt: str | None = None) -> str:
         line = line.strip(">*- ")
         if line:
             return cap(line, TITLE_CAP)
-    return cap(heading or turn.title or "Untitled turn", TITLE_CAP)
+    return cap(heading or redacted_title or "Untitled turn", TITLE_CAP)
 
 
 def render(turn: Turn) -> BankEntry:
@@ -70,19 +72,21 @@ def render(turn: Turn) -> BankEntry:
         finish = ""
     # every text the entry shows that came from the transcript goes through one full pass here, before any cap
     # (a secret cut in half would no longer look like one): the entry is then clean as assembled
+    # (a text is cut to a head only where what is shown is a prefix of it: the prompt is not, its title line may
+    # come from anywhere in it)
     fields = _Fields()
-    prompt_at = fields.add(turn.prompt or "", PROMPT_CAP)
-    names_at = [fields.add((a.name or "tool").lower(), TITLE_CAP) for a in turn.actions]
+    prompt_at = fields.add(turn.prompt or "")
+    names_at = [fields.add((a.name or "tool").lower()) for a in turn.actions]
     inputs = [_action_input(a, fields) for a in turn.actions[:MAX_ACTIONS]]
-    rejected_at = [fields.add(feedback, ACTION_CAP) for feedback in turn.rejections[:5]]
-    answer_at = fields.add(turn.answer or "", RESULT_CAP)
-    cwd_at, session_at, key_at, ts_at, finish_at = (
-        fields.add(value or "", PROMPT_CAP) for value in (turn.cwd, turn.session_id, turn.turn_key, ts, finish)
+    rejected_at = [fields.add(" ".join(feedback.split()), ACTION_CAP) for feedback in turn.rejections[:5]]
+    answer_at = fields.add((turn.answer or "").strip(), RESULT_CAP)
+    cwd_at, session_at, key_at, ts_at, finish_at, title_at = (
+        fields.add(value or "") for value in (turn.cwd, turn.session_id, turn.turn_key, ts, finish, turn.title)
     )
     fields.redact()
     ts = fields[ts_at]  # a date as we wrote it, or the transcript's own text when it was none
     prompt = fields[prompt_at]
-    title = title_of(turn, prompt)
+    title = title_of(turn, prompt, fields[title_at])
     names = [fields[at] for at in names_at]
     tags = sorted({name[:40] for name in names})
     digest = hashlib.sha256(turn.turn_key.encode("utf-8")).hexdigest()[:6]
@@ -108,10 +112,10 @@ def render(turn: Turn) -> BankEntry:
     if len(turn.actions) > MAX_ACTIONS:
         actions.append(f"- … {len(turn.actions) - MAX_ACTIONS} more actions")
     for at in rejected_at:
-        actions.append(f"- rejected by the user: {cap(' '.join(fields[at].split()), ACTION_CAP)}")
+        actions.append(f"- rejected by the user: {cap(fields[at], ACTION_CAP)}")
     head = "\n".join(front) + "\n\n## Prompt\n\n" + cap(prompt.strip(), PROMPT_CAP) + "\n\n## Actions\n\n"
     head += ("\n".join(actions) if actions else "(none)") + "\n\n## Result\n\n"
-    result = cap(fields[answer_at].strip() or "(no answer)", RESULT_CAP)
+    result = cap(fields[answer_at] or "(no answer)", RESULT_CAP)
     text = head + result + "\n"
     while len(text.encode("utf-8")) > MAX_FILE_BYTES and len(result) > 100:  # seed: trim the Result to fit 1 MB
         result = cap(result, len(result) // 2)
@@ -123,12 +127,27 @@ class _Slot(int):
     """Where a string of an action's input sits among the fields."""
 
 
+class _Pair:
+    """A string value of an action's input with its key, redacted as one text (``"key": "value"``, as JSON would
+    show it but unescaped): a rule that knows a password by its key must see the two together."""
+
+    __slots__ = ("at", "key")
+
+    def __init__(self, at: int, key: str) -> None:
+        self.at, self.key = at, key
+
+
+class _Map(list):
+    """An action input's mapping: its items as (key, value) shapes or _Pairs, in order."""
+
+
 class _Fields:
     """The texts of one entry, redacted together in one full pass (redact_many).
 
-    A text longer than its cap needs is redacted by its head only: ``_HEAD_EXTRA`` characters past the cap are
-    enough that a secret the head cuts in two lies past what is shown, unless the pass shrank the head by nearly
-    that much (big secrets turned into short markers), in which case the whole text is redacted again."""
+    A text of which only a prefix is shown (``keep`` characters, given as it will be shown: stripped, collapsed) and
+    that is much longer is redacted by its head only: ``_HEAD_EXTRA`` characters past what is shown are enough that
+    a secret the head cuts in two lies past it, unless the pass shrank the head by nearly that much (big secrets
+    turned into short markers), in which case the whole text is redacted again. ``keep=None``: always whole."""
 
     _HEAD_EXTRA = 16384
     _SHOWN_MARGIN = 8192
@@ -139,15 +158,15 @@ class _Fields:
         self._keep: list[int] = []
         self._full: list[str] = []
 
-    def add(self, text: str, keep: int) -> int:
+    def add(self, text: str, keep: int | None = None) -> int:
         from automem.controls import strip_controls
 
         text = strip_controls(text)  # before the pass: an escape inside a secret would hide its shape from it
-        limit = keep + self._HEAD_EXTRA
+        cut = keep is not None and len(text) > keep + self._HEAD_EXTRA
         self._full.append(text)
-        self._cut.append(len(text) > limit)
-        self._texts.append(text[:limit] if len(text) > limit else text)
-        self._keep.append(keep)
+        self._cut.append(cut)
+        self._texts.append(text[: (keep or 0) + self._HEAD_EXTRA] if cut else text)
+        self._keep.append(keep or 0)
         return len(self._texts) - 1
 
     def redact(self) -> None:
@@ -174,11 +193,23 @@ class _Fields:
     def _filled(self, shape):
         if isinstance(shape, _Slot):
             return self._texts[shape]
-        if isinstance(shape, dict):
-            return {self._filled(k): self._filled(v) for k, v in shape.items()}
+        if isinstance(shape, _Map):
+            return dict(self._item(item) for item in shape)
         if isinstance(shape, list):
             return [self._filled(v) for v in shape]
         return shape
+
+    def _item(self, item) -> tuple:
+        if not isinstance(item, _Pair):
+            return self._filled(item[0]), self._filled(item[1])
+        text = self._texts[item.at]
+        quoted = f'"{item.key}": "'
+        if text.startswith(quoted) and text.endswith('"'):
+            return item.key, text[len(quoted) : -1]
+        if text.startswith(item.key + ": "):
+            return item.key, text[len(item.key) + 2 :]
+        key, sep, value = text.partition(": ")  # the pass took part of the key too (a token as a key)
+        return (key.strip('"'), value[1:-1] if value[:1] == value[-1:] == '"' else value) if sep else (text, "")
 
 
 def _action_input(action, fields: _Fields):
@@ -200,7 +231,17 @@ def _shape(value, fields: _Fields):
     if isinstance(value, str):
         return _Slot(fields.add(value, ACTION_CAP))
     if isinstance(value, dict):  # keys too: a mapping may be keyed by a token
-        return {_shape(k, fields): _shape(v, fields) for k, v in value.items()}
+        from automem.controls import strip_controls
+
+        items = _Map()
+        for k, v in value.items():
+            if isinstance(k, str) and isinstance(v, str):
+                key = strip_controls(k)
+                pair = f'"{key}": "{v}"' if '"' not in v and '"' not in key else f"{key}: {v}"
+                items.append(_Pair(fields.add(pair, ACTION_CAP + len(key) + 6), key))
+            else:
+                items.append((_shape(k, fields), _shape(v, fields)))
+        return items
     if isinstance(value, list):
         return [_shape(v, fields) for v in value]
     return value

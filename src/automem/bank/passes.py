@@ -59,7 +59,7 @@ class PassReport:
     projects: set[str] = field(default_factory=set)
     per_harness: dict[str, int] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
-    folders: set[str] = field(default_factory=set, repr=False, compare=False)  # written unsynced, synced at the end
+    written: list[str] = field(default_factory=list, repr=False, compare=False)  # entries not fsynced yet
     # the project each cwd seen in this pass belongs to (finding a checkout's root walks up the folders)
     cwd_projects: dict[str, Project] = field(default_factory=dict, repr=False, compare=False)
 
@@ -191,10 +191,6 @@ def _one_pass(home, cfg, harnesses, paths, now, budget_bytes, progress, stop, st
                     progress(seen)
             if report.interrupted:
                 break
-        from automem.store import sync_folder
-
-        for folder in sorted(report.folders):
-            sync_folder(folder)
         # every project this pass wrote entries of, and any a killed pass left unfinished
         for slug in sorted(report.projects | state.dirty_projects(conn)):
             project = Project(home=home, slug=slug, root="")
@@ -210,6 +206,9 @@ def _one_pass(home, cfg, harnesses, paths, now, budget_bytes, progress, stop, st
             seen.turns = report.banked
             progress(seen)
     finally:
+        from automem.store import sync_written
+
+        sync_written(report.written)  # before the connection's last checkpoint makes the cursors durable
         conn.close()
     return report
 
@@ -397,9 +396,9 @@ def _bank_turn(home: Home, conn: Connection, turn: Turn, now: float, report: Pas
         remove(project.dir / row[0], home=home)  # rewritten in place: one entry per key
     elif row is None and target.exists():
         _unindex(home, conn, target)
-    # render redacted every part it took from the turn; the pass syncs the folder once, at its end
+    # render redacted every part it took from the turn; the pass syncs what it wrote in one go, at its end
     write_markdown(target, entry.text, redacted_parts=True, sync=False)
-    report.folders.add(str(target.parent))
+    report.written.append(str(target))
     _index(home, conn, target)
     if turn.todos or turn.plan:
         write_state(project, turn, write_markdown)
@@ -421,8 +420,8 @@ def _project(home: Home, report: PassReport, cwd: str) -> Project:
 
 
 def _left_empty(project: Project, rel: str) -> bool:
-    """Is the banked entry there but empty? Entries are written without an fsync apiece, so a power cut just
-    after a pass can leave one so; reading its transcript again (a backfill) banks it anew."""
+    """Is the banked entry there but empty? Entries are fsynced together at the end of a pass, so a power cut
+    during one can leave one so; reading its transcript again (a backfill) banks it anew."""
     try:
         return (project.dir / rel).stat().st_size == 0
     except (OSError, ValueError):

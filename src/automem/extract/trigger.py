@@ -30,22 +30,26 @@ def on_stop(payload: dict, harness: str) -> dict | None:
         args += ["--cwd", cwd]
     if payload.get("hook_event_name", "Stop") == "Stop" and payload.get("stop_hook_active") is False:
         args.append("--stopped")  # the turn ended here (no Stop hook continues it): bank it now
-    claim = claim_worker(home, session_id)
+    claim = claim_worker(home, session_id, stopped="--stopped" in args)
     if claim is not None:
-        fd, waits = claim
-        try:
-            if fd >= 0:
-                os.set_inheritable(fd, True)
-                # the worker holds the lock from here, the kernel drops it when it dies: with --queue-fd it holds the
-                # place next in line and waits for the claim
-                args += ["--queue-fd" if waits else "--claim-fd", str(fd)]
-            pid = spawn_detached(args)
-            if fd >= 0 and not waits and pid:
-                write_holder(fd, pid)
-        finally:
-            if fd >= 0:
-                os.close(fd)
+        start_worker(args, claim)
     return stop_message(home, session_id)
+
+
+def start_worker(args: list[str], claim: tuple[int, bool]) -> None:
+    """Start the worker ``claim_worker`` allowed, handing it the fd: the worker holds the lock from then on, and
+    the kernel drops it when the worker dies; with --queue-fd it holds the place next in line and waits."""
+    fd, waits = claim
+    try:
+        if fd >= 0:
+            os.set_inheritable(fd, True)
+            args = [*args, "--queue-fd" if waits else "--claim-fd", str(fd)]
+        pid = spawn_detached(args)
+        if fd >= 0 and not waits and pid:
+            write_holder(fd, pid)
+    finally:
+        if fd >= 0:
+            os.close(fd)
 
 
 def claim_paths(home: str, session_id: str) -> tuple[str, str, str]:
@@ -58,7 +62,7 @@ def claim_paths(home: str, session_id: str) -> tuple[str, str, str]:
 NO_CLAIM = -1  # the state folder is unusable: start a worker anyway (better a second one than a lost turn)
 
 
-def claim_worker(home: str, session_id: str) -> tuple[int, bool] | None:
+def claim_worker(home: str, session_id: str, stopped: bool = False) -> tuple[int, bool] | None:
     """Single-flight at the hook: how this call may start the session's worker, or None when none is needed.
 
     ``(fd, False)``: fd holds the session's claim (an flock on ``<session>.worker``), the worker started now runs
@@ -86,7 +90,7 @@ def claim_worker(home: str, session_id: str) -> tuple[int, bool] | None:
         if fd is not None:
             return (fd, False) if fd == NO_CLAIM else (_claimed(fd), False)
         if _live_automem_holder(claim):
-            if not leave_mark(again):
+            if not leave_mark(again, stopped):
                 return NO_CLAIM, False
             fd = _try_lock(claim)  # the worker may have let go just now, before the mark was there
             if fd is None:
@@ -142,30 +146,42 @@ def _live_automem_holder(claim: str) -> bool:
             if handle.read().rsplit(b")", 1)[1].split()[0] in (b"Z", b"X"):
                 return False
         with open(f"/proc/{pid}/cmdline", "rb") as handle:
-            return b"automem" in handle.read()
+            command = handle.read()
+        # the worker, or the Stop hook that is starting one (python -m automem hook Stop, .../bin/automem hook Stop)
+        return b"automem.extract.worker" in command or (b"automem" in command and b"hook" in command)
     except FileNotFoundError:
         return not os.path.isdir("/proc")  # no /proc (macOS): alive is all there is to go by
     except (OSError, IndexError):
         return False
 
 
-def leave_mark(path: str) -> bool:
+def leave_mark(path: str, stopped: bool = False) -> bool:
+    """The run-again mark; it carries what the Stop said (``stopped``: the turn ended, bank it now)."""
     try:
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            if stopped:
+                os.write(fd, b"stopped\n")
+        finally:
+            os.close(fd)
         return True
     except OSError:
         return False
 
 
-def take_mark(home: str, session_id: str) -> bool:
-    """Consume the session's run-again mark, before reading (a Stop after this leaves a new one)."""
+def take_mark(home: str, session_id: str) -> set[str] | None:
+    """Consume the session's run-again mark, before reading (a Stop after this leaves a new one): what the Stops
+    that left it said ({"stopped"}), or None when there was none."""
+    path = claim_paths(home, session_id)[2]
     try:
-        os.unlink(claim_paths(home, session_id)[2])
-        return True
+        with open(path, "rb") as handle:
+            said = {line.decode("ascii", "replace").strip() for line in handle.read(4096).splitlines()}
+        os.unlink(path)
+        return said - {""}
     except FileNotFoundError:
-        return False
+        return None
     except OSError:
-        return True  # cannot tell: reading once more costs less than a lost turn
+        return set()  # cannot tell: reading once more costs less than a lost turn
 
 
 def mark_left(home: str, session_id: str) -> bool:

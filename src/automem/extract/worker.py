@@ -61,13 +61,49 @@ def main(argv: list[str] | None = None) -> int:
         elif fd != NO_CLAIM:
             write_holder(fd, os.getpid())
         _claim = None if fd == NO_CLAIM else fd
+    signal.signal(signal.SIGALRM, _time_is_up)
+    signal.signal(signal.SIGTERM, _time_is_up)
     try:
         return _rounds(args, home)
     finally:
         _release()
+        _hand_over(args, home)
 
 
-MAX_ROUNDS = 8  # Stops that keep coming while a worker reads: past this many rounds the mark waits for the next Stop
+def _time_is_up(signum, _frame) -> None:
+    """The time limit (or a SIGTERM) ends the worker through its ``finally``: the claim goes, and a mark a Stop
+    left meanwhile gets a worker of its own. Should that hang, the next alarm's default action ends it."""
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    signal.alarm(10)
+    raise SystemExit(0)
+
+
+def _hand_over(args, home: str) -> None:
+    """A mark left that this worker will not read (its last round, or its time was up): start the next one."""
+    from automem.extract.trigger import claim_worker, mark_left, start_worker
+
+    try:
+        if not mark_left(home, args.session):
+            return
+        claim = claim_worker(home, args.session, stopped=args.stopped)
+        if claim is None:
+            return  # a live worker holds the claim (the mark is its), or one waits already
+        argv = [sys.executable, "-m", "automem.extract.worker", "--harness", args.harness]
+        for flag, value in (("--transcript", args.transcript), ("--session", args.session), ("--cwd", args.cwd)):
+            if value:
+                argv += [flag, value]
+        if args.no_bank:
+            argv.append("--no-bank")
+        if args.stopped:
+            argv.append("--stopped")
+        start_worker(argv, claim)
+    except Exception as exc:  # noqa: BLE001 - the next Stop starts one anyway
+        from automem.log import log_error
+
+        log_error("extract-worker", f"handing over: {type(exc).__name__}: {exc}")
+
+
+MAX_ROUNDS = 8  # Stops that keep coming while a worker reads: past this many rounds a new worker takes over
 LINGER_SECONDS = 0.5  # a burst's later Stops find the claim still held and leave a mark instead of a new worker
 
 
@@ -88,9 +124,13 @@ def _rounds(args, home: str) -> int:
     from automem.extract.trigger import mark_left, retake_claim, take_mark
 
     code = 0
-    for _round in range(MAX_ROUNDS):
-        take_mark(home, args.session)
+    for round_ in range(MAX_ROUNDS):
+        said = take_mark(home, args.session)
+        if said and "stopped" in said:
+            args.stopped = True  # a Stop that joined this worker said its turn ended
         code = _main(args)
+        if round_ == MAX_ROUNDS - 1:
+            break  # a mark left now is handed over to a new worker (main's finally)
         if _mark_comes(home, args.session, mark_left):
             signal.alarm(TIME_LIMIT_SECONDS)
             continue

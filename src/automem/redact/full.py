@@ -510,8 +510,9 @@ def redact(text: str) -> str:
     return apply_spans(text, _spans(text))
 
 
-# a line of its own between the texts redact_many joins: no secret shape runs through it
-FIELD_BREAK = "\n\n\u2042\u2042\u2042\n\n"
+# a line of its own between the texts redact_many joins: no secret shape runs through it, and the quotes and
+# brackets end the look-behinds that judge a hit by what precedes it on its line or in its tag
+FIELD_BREAK = "\n\n<\"'\u2042\u2042\u2042'\">\n\n"
 
 
 def redact_many(texts: list[str]) -> list[str]:

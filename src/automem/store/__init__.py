@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from automem.atomic import atomic_write_text, sync_folder
+from automem.atomic import atomic_write_text, sync_written
 from automem.store.files import FileLock, move, remove, touch, trash, write_file
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing into the hooks
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 __all__ = [
     "StoreError",
     "write_markdown",
-    "sync_folder",
+    "sync_written",
     "clean_for_index",
     "clean_for_model",
     "redacted",
@@ -89,7 +89,7 @@ def write_markdown(
 
     ``redacted_parts``: the caller has already put every text in it that came from outside through the full pass,
     control characters dropped first (``redact_many`` over a bank entry's fields): it is written as it is.
-    ``sync=False``: no fsync of its own (a bank pass syncs its folders once at the end, ``sync_folder``)."""
+    ``sync=False``: no fsync of its own (a bank pass syncs what it wrote in one go, ``sync_written``)."""
     if not isinstance(text, str):
         raise TypeError(f"write_markdown needs text, not {type(text).__name__}")
     from automem.controls import strip_controls
