@@ -225,7 +225,7 @@ def test_schema_parser_reads_fenced_json_and_rejects_bad_items():
 
 
 def test_a_model_lesson_restating_a_rule_is_confirmed_and_its_own_ideas_wait():
-    from automem.llm.synth import confirm
+    from automem.extract.pipeline import confirm
     from automem.schema import Candidate
 
     found = [

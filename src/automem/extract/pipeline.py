@@ -21,7 +21,7 @@ from automem.extract.rules.errors import error_clusters
 from automem.extract.steps import Step, steps_from_spool, steps_from_turns
 from automem.home import GLOBAL_PROJECT, Home, Project
 from automem.isotime import now_iso
-from automem.schema import Candidate
+from automem.schema import MODEL, Candidate
 from automem.store import memory_lock
 from automem.store.memories import Memory, list_memories, parse, reinforce, save, save_status
 
@@ -420,7 +420,7 @@ def _with_model(
             home=home,
             last_message=last,
         )
-        return better or found
+        return confirm(better, found) if better else found
     except Exception as exc:  # noqa: BLE001
         from automem.log import log_error
 
@@ -428,6 +428,17 @@ def _with_model(
             "llm", f"synthesis failed, deterministic candidates kept: {type(exc).__name__}: {exc}", home=str(home.root)
         )
         return found
+
+
+def confirm(better: list[Candidate], found: list[Candidate]) -> list[Candidate]:
+    """Give each model lesson the promotion of the rule candidate it restates (model-confirmed when that one
+    had none); lessons that restate no candidate stay candidates."""
+    deduper = Deduper([f"{c.summary}\n{c.content}" for c in found])
+    for cand in better:
+        match = deduper.duplicate_of(f"{cand.summary}\n{cand.content}")
+        if match is not None:
+            cand.promotion = found[match].promotion or MODEL
+    return better
 
 
 def consume_note(home: Home, session_id: str) -> str:

@@ -12,7 +12,7 @@ import time
 from typing import TYPE_CHECKING
 
 from automem.llm.schema import parse_memories
-from automem.schema import MODEL, TYPES, Candidate
+from automem.schema import TYPES, Candidate
 
 if TYPE_CHECKING:
     from automem.home import Home
@@ -77,19 +77,6 @@ def synthesize(
         )
         for m in items
     ]
-    return confirm(better, found)
-
-
-def confirm(better: list[Candidate], found: list[Candidate]) -> list[Candidate]:
-    """Give each model lesson the promotion of the rule candidate it restates (model-confirmed when that one
-    had none); lessons that restate no candidate stay candidates."""
-    from automem.extract.dedupe import Deduper
-
-    deduper = Deduper([f"{c.summary}\n{c.content}" for c in found])
-    for cand in better:
-        match = deduper.duplicate_of(f"{cand.summary}\n{cand.content}")
-        if match is not None:
-            cand.promotion = found[match].promotion or MODEL
     return better
 
 
