@@ -105,10 +105,14 @@ def render(turn: Turn) -> BankEntry:
     if finish:
         front_fields.append(("finish", fields[finish_at]))
     front = frontmatter_lines(front_fields)
-    actions = [
-        f"- {name}: {cap(fields.text_of(shape), ACTION_CAP)}"
-        for name, shape in zip(names[:MAX_ACTIONS], inputs, strict=True)
-    ]
+    shown = [cap(fields.text_of(shape), ACTION_CAP) for shape in inputs]
+    structured = [i for i, shape in enumerate(inputs) if not isinstance(shape, _Slot)]
+    if structured:  # as JSON again, the way the whole entry used to be read: a number or a list beside its key
+        from automem.redact.full import redact_many
+
+        for i, text in zip(structured, redact_many([shown[i] for i in structured]), strict=True):
+            shown[i] = text
+    actions = [f"- {name}: {text}" for name, text in zip(names[:MAX_ACTIONS], shown, strict=True)]
     if len(turn.actions) > MAX_ACTIONS:
         actions.append(f"- … {len(turn.actions) - MAX_ACTIONS} more actions")
     for at in rejected_at:
@@ -203,13 +207,22 @@ class _Fields:
         if not isinstance(item, _Pair):
             return self._filled(item[0]), self._filled(item[1])
         text = self._texts[item.at]
-        quoted = f'"{item.key}": "'
-        if text.startswith(quoted) and text.endswith('"'):
-            return item.key, text[len(quoted) : -1]
-        if text.startswith(item.key + ": "):
-            return item.key, text[len(item.key) + 2 :]
-        key, sep, value = text.partition(": ")  # the pass took part of the key too (a token as a key)
-        return (key.strip('"'), value[1:-1] if value[:1] == value[-1:] == '"' else value) if sep else (text, "")
+        head = f'"{_quoted(item.key)}": "'
+        if text.startswith(head):
+            return item.key, _unquoted(text[len(head) : -1] if text.endswith('"') else text[len(head) :])
+        key, sep, value = text.partition('": "')  # the pass took part of the key too (a token as a key)
+        return (_unquoted(key.lstrip('"')), _unquoted(value.rstrip('"'))) if sep else (text, "")
+
+
+def _quoted(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+_ESCAPED = re.compile(r'\\(["\\])')
+
+
+def _unquoted(text: str) -> str:
+    return _ESCAPED.sub(r"\1", text)
 
 
 def _action_input(action, fields: _Fields):
@@ -237,7 +250,8 @@ def _shape(value, fields: _Fields):
         for k, v in value.items():
             if isinstance(k, str) and isinstance(v, str):
                 key = strip_controls(k)
-                pair = f'"{key}": "{v}"' if '"' not in v and '"' not in key else f"{key}: {v}"
+                # quotes escaped as JSON would (the pass knows `"password": "a\"b"`), newlines kept (a PEM's shape)
+                pair = f'"{_quoted(key)}": "{_quoted(v)}"'
                 items.append(_Pair(fields.add(pair, ACTION_CAP + len(key) + 6), key))
             else:
                 items.append((_shape(k, fields), _shape(v, fields)))

@@ -59,7 +59,8 @@ class PassReport:
     projects: set[str] = field(default_factory=set)
     per_harness: dict[str, int] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
-    written: list[str] = field(default_factory=list, repr=False, compare=False)  # entries not fsynced yet
+    # entries written without an fsync: synced together before their transcript's cursor is saved
+    written: list[str] = field(default_factory=list, repr=False, compare=False)
     # the project each cwd seen in this pass belongs to (finding a checkout's root walks up the folders)
     cwd_projects: dict[str, Project] = field(default_factory=dict, repr=False, compare=False)
 
@@ -208,7 +209,7 @@ def _one_pass(home, cfg, harnesses, paths, now, budget_bytes, progress, stop, st
     finally:
         from automem.store import sync_written
 
-        sync_written(report.written)  # before the connection's last checkpoint makes the cursors durable
+        sync_written(report.written)  # what a transcript that failed half-way wrote
         conn.close()
     return report
 
@@ -322,6 +323,11 @@ def _bank_file(
     # a pass stopped early records size -1, so the next pass reads on from the settled offset
     again = stopped or held_from is not None  # size -1: the next pass reads on from `resume` even if nothing changed
     cursor = state.Cursor(resume, st.st_size if not again else -1, st.st_mtime_ns, st.st_ino, now)
+    if report.written:
+        from automem.store import sync_written
+
+        sync_written(report.written)  # this transcript's entries on disk before its cursor moves past them
+        report.written.clear()
     state.save_cursor(conn, key, harness, cursor)
     cursors[key] = cursor
     return bytes_read
@@ -396,7 +402,7 @@ def _bank_turn(home: Home, conn: Connection, turn: Turn, now: float, report: Pas
         remove(project.dir / row[0], home=home)  # rewritten in place: one entry per key
     elif row is None and target.exists():
         _unindex(home, conn, target)
-    # render redacted every part it took from the turn; the pass syncs what it wrote in one go, at its end
+    # render redacted every part it took from the turn; the entries of a transcript are synced together
     write_markdown(target, entry.text, redacted_parts=True, sync=False)
     report.written.append(str(target))
     _index(home, conn, target)
@@ -420,8 +426,9 @@ def _project(home: Home, report: PassReport, cwd: str) -> Project:
 
 
 def _left_empty(project: Project, rel: str) -> bool:
-    """Is the banked entry there but empty? Entries are fsynced together at the end of a pass, so a power cut
-    during one can leave one so; reading its transcript again (a backfill) banks it anew."""
+    """Is the banked entry there but empty? A transcript's entries are fsynced together before its cursor moves,
+    so a power cut in between can leave one so (its key banked): the transcript is read again from the cursor,
+    and the entry banked anew."""
     try:
         return (project.dir / rel).stat().st_size == 0
     except (OSError, ValueError):

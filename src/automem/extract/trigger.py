@@ -104,6 +104,7 @@ def claim_worker(home: str, session_id: str, stopped: bool = False) -> tuple[int
         return NO_CLAIM, False
     if fd is not None:
         return _above_stdio(fd), True
+    leave_mark(again, stopped)  # one waits already: it takes this mark (and what the Stop said) when it reads
     return None
 
 
@@ -121,6 +122,7 @@ def write_holder(fd: int, pid: int) -> None:
         pass
 
 
+_STARTING_EVENTS = (b"Stop", b"SessionEnd", b"PreCompact")  # the hook events that start a worker
 HOLDER_WAIT_SECONDS = 0.05  # a claim just taken names its holder a moment later
 
 
@@ -147,8 +149,10 @@ def _live_automem_holder(claim: str) -> bool:
                 return False
         with open(f"/proc/{pid}/cmdline", "rb") as handle:
             command = handle.read()
-        # the worker, or the Stop hook that is starting one (python -m automem hook Stop, .../bin/automem hook Stop)
-        return b"automem.extract.worker" in command or (b"automem" in command and b"hook" in command)
+        # the worker, or the hook that is starting one (python -m automem hook Stop, .../bin/automem hook Stop)
+        return b"automem.extract.worker" in command or (
+            b"automem" in command and any(b"hook\0" + event in command for event in _STARTING_EVENTS)
+        )
     except FileNotFoundError:
         return not os.path.isdir("/proc")  # no /proc (macOS): alive is all there is to go by
     except (OSError, IndexError):
@@ -173,15 +177,20 @@ def take_mark(home: str, session_id: str) -> set[str] | None:
     """Consume the session's run-again mark, before reading (a Stop after this leaves a new one): what the Stops
     that left it said ({"stopped"}), or None when there was none."""
     path = claim_paths(home, session_id)[2]
+    taken = f"{path}.{os.getpid()}"
     try:
-        with open(path, "rb") as handle:
-            said = {line.decode("ascii", "replace").strip() for line in handle.read(4096).splitlines()}
-        os.unlink(path)
-        return said - {""}
+        os.rename(path, taken)  # first: what a Stop appends from now on goes into a new mark
     except FileNotFoundError:
         return None
     except OSError:
         return set()  # cannot tell: reading once more costs less than a lost turn
+    try:
+        with open(taken, "rb") as handle:
+            said = {line.decode("ascii", "replace").strip() for line in handle.read(4096).splitlines()}
+        os.unlink(taken)
+        return said - {""}
+    except OSError:
+        return set()
 
 
 def mark_left(home: str, session_id: str) -> bool:

@@ -31,6 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-bank", action="store_true")
     parser.add_argument("--claim-fd", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--queue-fd", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--handed", type=int, default=0, help=argparse.SUPPRESS)  # workers before this one in a chain
     parser.add_argument(
         "--stopped", action="store_true", help="the Stop hook said the turn ended (stop_hook_active false): bank it now"
     )
@@ -66,6 +67,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _rounds(args, home)
     finally:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # on the way out: nothing may cut the hand-over short
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        signal.alarm(10)
         _release()
         _hand_over(args, home)
 
@@ -83,8 +87,8 @@ def _hand_over(args, home: str) -> None:
     from automem.extract.trigger import claim_worker, mark_left, start_worker
 
     try:
-        if not mark_left(home, args.session):
-            return
+        if not mark_left(home, args.session) or args.handed >= MAX_HANDOVERS:
+            return  # (a mark that cannot be taken away must not chain workers forever: the next Stop reads it)
         claim = claim_worker(home, args.session, stopped=args.stopped)
         if claim is None:
             return  # a live worker holds the claim (the mark is its), or one waits already
@@ -96,7 +100,7 @@ def _hand_over(args, home: str) -> None:
             argv.append("--no-bank")
         if args.stopped:
             argv.append("--stopped")
-        start_worker(argv, claim)
+        start_worker([*argv, "--handed", str(args.handed + 1)], claim)
     except Exception as exc:  # noqa: BLE001 - the next Stop starts one anyway
         from automem.log import log_error
 
@@ -104,6 +108,7 @@ def _hand_over(args, home: str) -> None:
 
 
 MAX_ROUNDS = 8  # Stops that keep coming while a worker reads: past this many rounds a new worker takes over
+MAX_HANDOVERS = 3  # workers in a row that hand a mark over; then it waits for the next Stop
 LINGER_SECONDS = 0.5  # a burst's later Stops find the claim still held and leave a mark instead of a new worker
 
 
@@ -194,7 +199,7 @@ def _main(args) -> int:
             from automem.store import sweep_temp_files
 
             sweep_temp_files(Home.current())  # what a killed writer left between its write and its rename
-        except BaseException as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - SystemExit (the time limit) goes through
             log_error("extract-worker", f"pruning: {type(exc).__name__}: {exc}")
         return 0  # the claim goes last (in main): nothing of this worker runs beside the next one
     finally:
@@ -234,15 +239,15 @@ def _work(args, log_error) -> None:
             while stopped and report.waiting and time.monotonic() < deadline:
                 time.sleep(0.2)
                 report = run_pass(paths=paths, stopped=stopped)
-        except BaseException as exc:  # noqa: BLE001 - detached: nobody to show a traceback to
+        except Exception as exc:  # noqa: BLE001 - detached: nobody to show a traceback to (the time limit goes through)
             log_error("bank-worker", f"{type(exc).__name__}: {exc}")
     try:
         run_extraction(args.session, args.transcript, args.harness, args.cwd)
-    except BaseException as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001
         log_error("extract-worker", f"{type(exc).__name__}: {exc}")
     try:
         sweep_index()
-    except BaseException as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001
         log_error("extract-worker", f"index sweep: {type(exc).__name__}: {exc}")
 
 
