@@ -6,7 +6,8 @@ interleaved run by run with the floor: the same venv Python running
 ``-c "import sys, json; json.loads(sys.stdin.buffer.read())"`` on the same payload.
 Both are started the same way (a console script / a plain interpreter, with ``site``),
 so the ratio is what the hook adds over the cheapest Python a harness could run.
-Budget (DESIGN.md): <= 1.5x. ``--strict`` exits 1 when a case is over budget.
+Budget (DESIGN.md): <= 1.5x, and <= 2x for a 50 MB prompt (scanned by its head and tail). ``--strict`` exits 1
+when a case is over budget.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import time
 from pathlib import Path
 
 BUDGET = 1.5
+BUDGETS = {"UserPromptSubmit 50MB": 2.0}  # a paste that size: DESIGN.md's budget is twice what parsing it costs
 TIME_BIN = "/usr/bin/time"
 FLOOR_CODE = "import sys, json; json.loads(sys.stdin.buffer.read())"
 REPO = Path(__file__).resolve().parents[1]
@@ -89,6 +91,13 @@ def payloads() -> dict[str, dict]:
             "prompt_id": "bench-prompt",
             "prompt": "No, don't mock the database in these tests. From now on always use the "
             "real SQLite file under tmp_path, and keep the fixtures small.",
+        },
+        # a 50 MB paste: the hook scans its head and tail only, so it costs what parsing it costs
+        "UserPromptSubmit 50MB": {
+            **common,
+            "hook_event_name": "UserPromptSubmit",
+            "prompt_id": "bench-prompt-big",
+            "prompt": ("Why does this log end in a crash?\n" + traceback_output(100_000) * 500)[:50_000_000],
         },
     }
 
@@ -173,34 +182,34 @@ def main() -> int:
         cache = "as the environment says" if args.as_is else "bytecode cached in a temp PYTHONPYCACHEPREFIX"
         print(f"capture hook vs floor, {args.runs} interleaved runs each, {automem}, {cache}")
         print(
-            f"{'event':<18}{'payload':>10}{'hook ms':>10}{'floor ms':>10}{'ratio':>8}{'hook RSS':>11}{'floor RSS':>11}"
+            f"{'event':<22}{'payload':>10}{'hook ms':>10}{'floor ms':>10}{'ratio':>8}{'hook RSS':>11}{'floor RSS':>11}"
         )
         for event, payload in payloads().items():
-            stdin_path = os.path.join(tmp, f"{event}.json")
+            stdin_path = os.path.join(tmp, f"{event.replace(' ', '-')}.json")
             data = json.dumps(payload).encode()
             Path(stdin_path).write_bytes(data)
-            hook_argv, floor_argv = [automem, "hook", event], [python, "-c", FLOOR_CODE]
+            hook_argv, floor_argv = [automem, "hook", payload["hook_event_name"]], [python, "-c", FLOOR_CODE]
             for _ in range(3):  # warm the page cache and the spool directory
                 run_once(hook_argv, stdin_path, env)
                 run_once(floor_argv, stdin_path, env)
             hook_t, floor_t = [], []
-            for _ in range(args.runs):
+            for _ in range(args.runs if len(data) < 10_000_000 else max(5, args.runs // 8)):
                 floor_t.append(run_once(floor_argv, stdin_path, env))
                 hook_t.append(run_once(hook_argv, stdin_path, env))
             hook_rss, floor_rss = peak_rss_kb(hook_argv, stdin_path, env), peak_rss_kb(floor_argv, stdin_path, env)
             hook_ms, floor_ms = statistics.median(hook_t) * 1000, statistics.median(floor_t) * 1000
             ratio = hook_ms / floor_ms
-            if ratio > BUDGET:
+            if ratio > BUDGETS.get(event, BUDGET):
                 over.append(event)
             print(
-                f"{event:<18}{len(data) / 1024:>8.1f}KB{hook_ms:>10.1f}{floor_ms:>10.1f}{ratio:>7.2f}x"
+                f"{event:<22}{len(data) / 1024:>8.1f}KB{hook_ms:>10.1f}{floor_ms:>10.1f}{ratio:>7.2f}x"
                 f"{_mb(hook_rss):>11}{_mb(floor_rss):>11}"
             )
         spool = Path(env["AUTOMEM_HOME"], "spool")
         lines = sum(len(p.read_bytes().splitlines()) for p in spool.glob("*.jsonl*")) if spool.exists() else 0
         log = Path(env["AUTOMEM_HOME"], "log", "automem.log")
         print(f"spool lines written: {lines}; log lines: {len(log.read_text().splitlines()) if log.exists() else 0}")
-    print(f"budget {BUDGET}x: " + ("over for " + ", ".join(over) if over else "all within"))
+    print(f"budget {BUDGET}x (a 50 MB prompt 2x): " + ("over for " + ", ".join(over) if over else "all within"))
     return 1 if over and args.strict else 0
 
 
