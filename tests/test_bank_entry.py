@@ -156,3 +156,19 @@ def test_a_value_is_redacted_with_its_key_and_a_shown_part_is_never_past_the_red
         assert part not in entry.text and part.lower() not in entry.file_name
     untitled = render(make_turn(prompt="", title=f"set AWS key {AWS_KEY}"))
     assert AWS_KEY not in untitled.text and AWS_KEY.lower() not in untitled.file_name
+
+
+def test_a_flag_and_its_value_in_a_list_are_read_together():
+    """An argv (Codex's command arrays, an MCP tool's args) or a key's list of values: the pass sees the items as
+    one line, so a value known by the flag or key before it is redacted; nothing else in the list is touched."""
+    actions = [
+        ToolAction(name="exec", input={"command": ["docker", "login", "-p", "Sunshine2024!x", "registry.local"]}),
+        ToolAction(name="exec", input={"command": ["curl", "-u", "admin:S3cr3tPassw0rd", "https://x.test"]}),
+        ToolAction(name="tool", input={"password": ["correcthorse2024battery"]}),
+        ToolAction(name="exec", input={"command": ["bash", "-lc", "git status"]}),
+    ]
+    text = render(make_turn(actions=actions)).text
+    for secret in ("Sunshine2024", "S3cr3tPassw0rd", "correcthorse2024battery"):
+        assert secret not in text
+    assert '"docker","login","-p","[REDACTED:' in text and '"registry.local"' in text
+    assert '{"command":["bash","-lc","git status"]}' in text

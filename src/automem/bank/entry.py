@@ -155,12 +155,14 @@ class _Fields:
 
     _HEAD_EXTRA = 16384
     _SHOWN_MARGIN = 8192
+    _WATCH_MAX = 65536
 
     def __init__(self) -> None:
         self._texts: list[str] = []
         self._cut: list[bool] = []
         self._keep: list[int] = []
         self._full: list[str] = []
+        self._watched: list[tuple[int, list[tuple[int, int, int]]]] = []
 
     def add(self, text: str, keep: int | None = None) -> int:
         from automem.controls import strip_controls
@@ -173,13 +175,35 @@ class _Fields:
         self._keep.append(keep or 0)
         return len(self._texts) - 1
 
-    def redact(self) -> None:
-        from automem.redact.full import redact, redact_many
+    def watch(self, slots: list[int], key: str | None = None) -> None:
+        """Read a list of strings (an argv, a key's values) once more as one line, ``--password x`` or
+        ``"password": "x"``: the pass must see a flag beside its value. A hit there redacts each item it touches,
+        whole; the line itself is never shown."""
+        line = " ".join(self._full[at] for at in slots)
+        if len(line) > self._WATCH_MAX:
+            return
+        head = f'"{_quoted(key)}": "' if key is not None else ""
+        at = self.add(head + line + ('"' if key is not None else ""))
+        bounds, pos = [], len(head)
+        for slot in slots:
+            bounds.append((pos, pos + len(self._full[slot]), slot))
+            pos += len(self._full[slot]) + 1
+        self._watched.append((at, bounds))
 
-        self._texts = redact_many(self._texts)
+    def redact(self) -> None:
+        from automem.redact.full import apply_spans, redact, spans_many
+
+        found = spans_many(self._texts)
+        watched = {at for at, _bounds in self._watched}
+        self._texts = [text if i in watched else apply_spans(text, found[i]) for i, text in enumerate(self._texts)]
         for i, cut in enumerate(self._cut):
             if cut and len(self._texts[i]) < self._keep[i] + self._SHOWN_MARGIN:
                 self._texts[i] = redact(self._full[i])
+        for at, bounds in self._watched:
+            for a, b, name in found[at]:
+                for lo, hi, slot in bounds:
+                    if lo < b and a < hi:
+                        self._texts[slot] = f"[REDACTED:{name}]"
         self._full = []
 
     def __getitem__(self, at: int) -> str:
@@ -240,7 +264,7 @@ def _action_input(action, fields: _Fields):
         return _Slot(fields.add(action.input_summary or "", ACTION_CAP))
 
 
-def _shape(value, fields: _Fields):
+def _shape(value, fields: _Fields, key: str | None = None):
     if isinstance(value, str):
         return _Slot(fields.add(value, ACTION_CAP))
     if isinstance(value, dict):  # keys too: a mapping may be keyed by a token
@@ -254,10 +278,13 @@ def _shape(value, fields: _Fields):
                 pair = f'"{_quoted(key)}": "{_quoted(v)}"'
                 items.append(_Pair(fields.add(pair, ACTION_CAP + len(key) + 6), key))
             else:
-                items.append((_shape(k, fields), _shape(v, fields)))
+                items.append((_shape(k, fields), _shape(v, fields, k if isinstance(k, str) else None)))
         return items
     if isinstance(value, list):
-        return [_shape(v, fields) for v in value]
+        shapes = [_shape(v, fields) for v in value]
+        if shapes and all(isinstance(v, str) for v in value) and (key is not None or len(value) > 1):
+            fields.watch([int(slot) for slot in shapes], key)
+        return shapes
     return value
 
 

@@ -521,10 +521,18 @@ def redact_many(texts: list[str]) -> list[str]:
     Each detector costs a fixed amount per call, and a record's fields are mostly short: one scan of the join
     costs what one long text does. A hit that reaches over a break is applied, cut to size, to every text it
     touches (more is redacted, never less); a text holding the break itself is redacted on its own."""
-    if len(texts) < 2:
-        return [redact(t) for t in texts]
-    joinable = [i for i, t in enumerate(texts) if t and FIELD_BREAK not in t]
-    out = [redact(t) if t and FIELD_BREAK in t else t for t in texts]
+    return [apply_spans(t, found) if t else t for t, found in zip(texts, spans_many(texts), strict=True)]
+
+
+def spans_many(texts: list[str]) -> list[list[tuple[int, int, str]]]:
+    """Each text's hits (start, end, rule), unmerged, from one scan of their join (see redact_many)."""
+    out: list[list[tuple[int, int, str]]] = [[] for _ in texts]
+    joinable = []
+    for i, text in enumerate(texts):
+        if text and (len(texts) < 2 or FIELD_BREAK in text):
+            out[i] = _spans(text)
+        elif text:
+            joinable.append(i)
     if not joinable:
         return out
     joined = FIELD_BREAK.join(texts[i] for i in joinable)
@@ -533,17 +541,14 @@ def redact_many(texts: list[str]) -> list[str]:
     for i in joinable:
         starts.append(pos)
         pos += len(texts[i]) + len(FIELD_BREAK)
-    per_text: list[list[tuple[int, int, str]]] = [[] for _ in joinable]
     for a, b, name in _spans(joined):
         k = max(0, bisect.bisect_right(starts, a) - 1)
         while k < len(joinable) and starts[k] < b:
             s0, n = starts[k], len(texts[joinable[k]])
             lo, hi = max(a, s0) - s0, min(b, s0 + n) - s0
             if lo < hi:
-                per_text[k].append((lo, hi, name))
+                out[joinable[k]].append((lo, hi, name))
             k += 1
-    for k, i in enumerate(joinable):
-        out[i] = apply_spans(texts[i], per_text[k])
     return out
 
 
