@@ -71,9 +71,8 @@ def render(turn: Turn) -> BankEntry:
     if finish in ("turn_duration", "task_complete", "stop", "next_prompt"):
         finish = ""
     # every text the entry shows that came from the transcript goes through one full pass here, before any cap
-    # (a secret cut in half would no longer look like one): the entry is then clean as assembled
-    # (a text is cut to a head only where what is shown is a prefix of it: the prompt is not, its title line may
-    # come from anywhere in it)
+    # (a secret cut in half would no longer look like one), so the entry is clean as assembled; a text is cut to a
+    # head only where what is shown is a prefix of it (not the prompt: its title line may come from anywhere in it)
     fields = _Fields()
     prompt_at = fields.add(turn.prompt or "")
     names_at = [fields.add((a.name or "tool").lower()) for a in turn.actions]
@@ -121,7 +120,7 @@ def render(turn: Turn) -> BankEntry:
     head += ("\n".join(actions) if actions else "(none)") + "\n\n## Result\n\n"
     result = cap(fields[answer_at] or "(no answer)", RESULT_CAP)
     text = head + result + "\n"
-    while len(text.encode("utf-8")) > MAX_FILE_BYTES and len(result) > 100:  # seed: trim the Result to fit 1 MB
+    while len(text.encode("utf-8")) > MAX_FILE_BYTES and len(result) > 100:  # an entry fits in 1 MB: trim the Result
         result = cap(result, len(result) // 2)
         text = head + result + "\n"
     return BankEntry(file_name=file_name, text=text, title=title, ts=ts, tags=tags)
@@ -132,8 +131,8 @@ class _Slot(int):
 
 
 class _Pair:
-    """A string value of an action's input with its key, redacted as one text (``"key": "value"``, as JSON would
-    show it but unescaped): a rule that knows a password by its key must see the two together."""
+    """A string value of an action's input with its key, redacted as one text (``"key": "value"``, quotes escaped
+    as JSON would, newlines kept): a rule that knows a password by its key must see the two together."""
 
     __slots__ = ("at", "key")
 
