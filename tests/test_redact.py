@@ -440,3 +440,30 @@ def test_detect_secrets_loads_without_requests_and_can_never_go_online():
     )
     count, loaded, refused = lazy.stdout.split()
     assert loaded == "False" and refused == "_Refused" and int(count) == int(real.stdout) > 20, lazy.stderr
+
+
+def test_redact_many_redacts_each_text_at_least_as_its_own_pass_does():
+    """One scan of several texts joined: on the labelled secrets (ours and the shared corpus), in batches of
+    twelve, every secret the pass removes from a text alone is removed from it in the batch too."""
+    import json
+    from pathlib import Path
+
+    from automem.redact.full import redact, redact_many
+
+    root = Path(__file__).resolve().parents[1]
+    sources = [
+        root / "tests" / "data" / "secrets_extra.jsonl",
+        root.parent / "shared" / "corpus" / "secrets" / "cases.jsonl",
+    ]
+    cases = [json.loads(line) for src in sources if src.exists() for line in src.open(encoding="utf-8")]
+    assert len(cases) > 100
+    checked = 0
+    for i in range(0, len(cases), 12):
+        batch = cases[i : i + 12]
+        for case, together in zip(batch, redact_many([c["text"] for c in batch]), strict=True):
+            alone = redact(case["text"])
+            for secret in case.get("secrets") or []:
+                if secret not in alone:
+                    checked += 1
+                    assert secret not in together, case.get("id")
+    assert checked > 100

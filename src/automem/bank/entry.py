@@ -264,6 +264,7 @@ def _action_input(action, fields: _Fields):
 
 
 def _shape(value, fields: _Fields, key: str | None = None):
+    """``value`` with its strings put among the fields; ``key``: the mapping key it sits under, if any."""
     if isinstance(value, str):
         return _Slot(fields.add(value, ACTION_CAP))
     if isinstance(value, dict):  # keys too: a mapping may be keyed by a token
@@ -272,10 +273,10 @@ def _shape(value, fields: _Fields, key: str | None = None):
         items = _Map()
         for k, v in value.items():
             if isinstance(k, str) and isinstance(v, str):
-                key = strip_controls(k)
+                name = strip_controls(k)
                 # quotes escaped as JSON would (the pass knows `"password": "a\"b"`), newlines kept (a PEM's shape)
-                pair = f'"{_quoted(key)}": "{_quoted(v)}"'
-                items.append(_Pair(fields.add(pair, ACTION_CAP + len(key) + 6), key))
+                pair = f'"{_quoted(name)}": "{_quoted(v)}"'
+                items.append(_Pair(fields.add(pair, ACTION_CAP + len(name) + 6), name))
             else:
                 items.append((_shape(k, fields), _shape(v, fields, k if isinstance(k, str) else None)))
         return items

@@ -19,21 +19,46 @@ def on_stop(payload: dict, harness: str) -> dict | None:
     session_id = payload["session_id"] if isinstance(payload.get("session_id"), str) else ""
     if _not_a_session(home, payload, session_id):
         return None  # `claude mcp list` health checks end "sessions" that never wrote a transcript or a capture
-    args = [sys.executable, "-m", "automem.extract.worker", "--harness", harness]
-    path = payload.get("transcript_path")
-    if isinstance(path, str) and path:
-        args += ["--transcript", path]
-    if session_id:
-        args += ["--session", session_id]
-    cwd = payload.get("cwd")
-    if isinstance(cwd, str) and cwd:
-        args += ["--cwd", cwd]
-    if payload.get("hook_event_name", "Stop") == "Stop" and payload.get("stop_hook_active") is False:
-        args.append("--stopped")  # the turn ended here (no Stop hook continues it): bank it now
-    claim = claim_worker(home, session_id, stopped="--stopped" in args)
+    path, cwd = payload.get("transcript_path"), payload.get("cwd")
+    # the turn ended here (no Stop hook continues it): bank it now
+    stopped = payload.get("hook_event_name", "Stop") == "Stop" and payload.get("stop_hook_active") is False
+    claim = claim_worker(home, session_id, stopped=stopped)
     if claim is not None:
-        start_worker(args, claim)
+        start_worker(
+            worker_args(
+                harness,
+                transcript=path if isinstance(path, str) else None,
+                session_id=session_id,
+                cwd=cwd if isinstance(cwd, str) else None,
+                stopped=stopped,
+            ),
+            claim,
+        )
     return stop_message(home, session_id)
+
+
+def worker_args(
+    harness: str,
+    *,
+    transcript: str | None,
+    session_id: str,
+    cwd: str | None,
+    stopped: bool,
+    no_bank: bool = False,
+    handed: int = 0,
+) -> list[str]:
+    """The command line of a detached worker (``automem.extract.worker``), without its claim's fd."""
+    args = [sys.executable, "-m", "automem.extract.worker", "--harness", harness]
+    for flag, value in (("--transcript", transcript), ("--session", session_id), ("--cwd", cwd)):
+        if value:
+            args += [flag, value]
+    if stopped:
+        args.append("--stopped")
+    if no_bank:
+        args.append("--no-bank")
+    if handed:
+        args += ["--handed", str(handed)]
+    return args
 
 
 def start_worker(args: list[str], claim: tuple[int, bool]) -> None:
@@ -88,14 +113,12 @@ def claim_worker(home: str, session_id: str, stopped: bool = False) -> tuple[int
     while True:
         fd = _try_lock(claim)
         if fd is not None:
-            return (fd, False) if fd == NO_CLAIM else (_claimed(fd), False)
+            return _claimed(fd), False
         if _live_automem_holder(claim):
             if not leave_mark(again, stopped):
                 return NO_CLAIM, False
             fd = _try_lock(claim)  # the worker may have let go just now, before the mark was there
-            if fd is None:
-                return None
-            return (fd, False) if fd == NO_CLAIM else (_claimed(fd), False)
+            return None if fd is None else (_claimed(fd), False)
         if time.monotonic() >= deadline:
             break
         time.sleep(0.005)  # a claim just taken names its holder a moment later; one let go is free a moment later
@@ -109,6 +132,9 @@ def claim_worker(home: str, session_id: str, stopped: bool = False) -> tuple[int
 
 
 def _claimed(fd: int) -> int:
+    """The claim's fd made ready to hand on (NO_CLAIM stays so)."""
+    if fd == NO_CLAIM:
+        return fd
     fd = _above_stdio(fd)
     write_holder(fd, os.getpid())  # until the worker is spawned and named: a live holder that will hand over
     return fd
@@ -220,9 +246,7 @@ def retake_claim(home: str, session_id: str) -> int | None:
     """The claim again, for a worker that let it go and then found a mark: None when another worker took it
     meanwhile (that one reads for the mark)."""
     fd = _try_lock(claim_paths(home, session_id)[0])
-    if fd is None or fd == NO_CLAIM:
-        return None
-    return _claimed(fd)
+    return None if fd is None or fd == NO_CLAIM else _claimed(fd)
 
 
 def wait_for_claim(home: str, session_id: str, queue_fd: int) -> int:

@@ -84,7 +84,7 @@ def _time_is_up(signum, _frame) -> None:
 
 def _hand_over(args, home: str) -> None:
     """A mark left that this worker will not read (its last round, or its time was up): start the next one."""
-    from automem.extract.trigger import claim_worker, mark_left, start_worker
+    from automem.extract.trigger import claim_worker, mark_left, start_worker, worker_args
 
     try:
         if not mark_left(home, args.session) or args.handed >= MAX_HANDOVERS:
@@ -92,15 +92,16 @@ def _hand_over(args, home: str) -> None:
         claim = claim_worker(home, args.session, stopped=args.stopped)
         if claim is None:
             return  # a live worker holds the claim (the mark is its), or one waits already
-        argv = [sys.executable, "-m", "automem.extract.worker", "--harness", args.harness]
-        for flag, value in (("--transcript", args.transcript), ("--session", args.session), ("--cwd", args.cwd)):
-            if value:
-                argv += [flag, value]
-        if args.no_bank:
-            argv.append("--no-bank")
-        if args.stopped:
-            argv.append("--stopped")
-        start_worker([*argv, "--handed", str(args.handed + 1)], claim)
+        argv = worker_args(
+            args.harness,
+            transcript=args.transcript,
+            session_id=args.session,
+            cwd=args.cwd,
+            stopped=args.stopped,
+            no_bank=args.no_bank,
+            handed=args.handed + 1,
+        )
+        start_worker(argv, claim)
     except Exception as exc:  # noqa: BLE001 - the next Stop starts one anyway
         from automem.log import log_error
 

@@ -4,8 +4,9 @@ Every file under AUTOMEM_HOME that a person reads (memories, bank entries,
 journals, summaries, MAIN.md, session state) is written by ``write_markdown``,
 which runs the full redaction pass on the text itself, then writes atomically;
 the one caller that redacts first (a bank entry: every field in one pass, before
-its caps and JSON escaping) says so with ``redacted_parts=True``. automem's own files, moves, deletes and the
-locks writers share are in ``store.files`` (re-exported here). Paths outside
+its caps and JSON escaping) says so with ``redacted_parts=True``. automem's own
+files, moves, deletes and the locks writers share are in ``store.files``
+(re-exported here). Paths outside
 AUTOMEM_HOME are refused. ``clean_for_index`` is what index/ must call on every
 text before it goes into index.db, and ``clean_for_model`` on anything sent to a model.
 """
