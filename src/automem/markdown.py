@@ -45,11 +45,25 @@ def flow_list(values, *, ascii_only: bool = True) -> str:
     return json.dumps(list(values), ensure_ascii=ascii_only)
 
 
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+_YAML_WORDS = frozenset({"yes", "no", "on", "off", "true", "false", "null", "y", "n"})  # YAML 1.1 reads as bool/null
+
+
+def yaml_key(key: object) -> str:
+    """A mapping key as written: bare when YAML reads it back as that string, else double-quoted."""
+    key = str(key)
+    if _PLAIN_KEY.fullmatch(key) and key.lower() not in _YAML_WORDS:
+        return key
+    return quote(key)
+
+
 def frontmatter_lines(fields) -> list[str]:
-    """The frontmatter of ``(key, value)`` pairs, fences included: a string quoted, an integer bare, a list as a
-    block list of quoted strings (``key: []`` when empty)."""
+    """The frontmatter of ``(key, value)`` pairs, fences included: a key bare unless YAML would read it as
+    something else, a string quoted, an integer bare, a list as a block list of quoted strings (``key: []`` when
+    empty)."""
     lines = ["---"]
     for key, value in fields:
+        key = yaml_key(key)
         if isinstance(value, bool):
             raise TypeError(f"{key}: write a boolean as a string")
         if isinstance(value, int):
@@ -93,8 +107,9 @@ def _flat_fields(lines) -> dict:
             continue
         if ":" not in line or line.startswith((" ", "\t")):
             continue
-        key, _, value = line.partition(":")
-        key, value = key.strip(), value.strip()
+        key, value = _flat_key(line)
+        if key is None:
+            continue
         last_key = key
         if value.startswith("[") and value.endswith("]"):
             inner = value[1:-1].strip()
@@ -102,6 +117,21 @@ def _flat_fields(lines) -> dict:
         else:
             meta[key] = flat_scalar(value) if value else ""
     return meta
+
+
+def _flat_key(line: str) -> tuple[str | None, str]:
+    """(key, the rest after its colon) of a ``key: value`` line; a double-quoted key decoded as JSON."""
+    if line.startswith('"'):
+        try:
+            key, end = json.JSONDecoder().raw_decode(line)
+        except ValueError:
+            return None, ""
+        rest = line[end:].lstrip()
+        if not isinstance(key, str) or not rest.startswith(":"):
+            return None, ""
+        return key, rest[1:].strip()
+    key, _, value = line.partition(":")
+    return key.strip(), value.strip()
 
 
 def _split_flow(inner: str) -> list[str]:
