@@ -149,10 +149,13 @@ def test_a_value_is_redacted_with_its_key_and_a_shown_part_is_never_past_the_red
         prompt="<system-reminder>" + "x " * 9_000 + "</system-reminder>\nMy token is " + GH_TOKEN,
         answer="\n" * 20_000 + GH_TOKEN,
         rejections=[" " * 20_000 + GH_TOKEN],
-        actions=[ToolAction(name="Bash", input={"password": "Sunshine2024!x", "DB_PASSWORD": "correcthorsebattery"})],
+        actions=[
+            ToolAction(name="Bash", input={"password": "Sunshine2024!x", "DB_PASSWORD": "correcthorsebattery"}),
+            ToolAction(name="login", input={"user": "app", "password": 'Zq9x": "Wv3kLm7pR2tY8', "pwd": "ab\tCd3fGh9!"}),
+        ],
     )
     entry = render(turn)
-    for part in (GH_TOKEN[4:12], "Sunshine2024", "correcthorsebattery"):
+    for part in (GH_TOKEN[4:12], "Sunshine2024", "correcthorsebattery", "Wv3kLm7pR2tY8", "Cd3fGh9"):
         assert part not in entry.text and part.lower() not in entry.file_name
     untitled = render(make_turn(prompt="", title=f"set AWS key {AWS_KEY}"))
     assert AWS_KEY not in untitled.text and AWS_KEY.lower() not in untitled.file_name

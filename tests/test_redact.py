@@ -165,6 +165,18 @@ def test_fresh_passwords_vanish_in_every_syntax(tier, template):
 
 @pytest.mark.parametrize("tier", TIERS)
 @FAST
+@given(head=PASSWORD, tail=PASSWORD, escape=st.sampled_from(['": "', '", "', '"', "\t", "\\", "\n"]))
+def test_a_password_with_a_json_escape_in_it_vanishes_whole(tier, head, tail, escape):
+    """A quote, tab or backslash inside a JSON string is part of the value: none of it may stay behind."""
+    password = head + escape + tail
+    for text in (json.dumps({"password": password}), json.dumps({"user": "app", "db_password": password})[1:-1]):
+        out = TIERS[tier](text)
+        assert head not in out and tail not in out, (text, out)
+        assert "[REDACTED:" in out
+
+
+@pytest.mark.parametrize("tier", TIERS)
+@FAST
 @given(
     body=chars(B64, 800, 1600),
     kind=st.sampled_from(["RSA ", "EC ", "", "OPENSSH ", "ENCRYPTED "]),

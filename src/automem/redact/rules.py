@@ -591,6 +591,8 @@ _CODE_RX = _Lazy(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*(?:\(|\[|\)|
 _CALL_RX = _Lazy(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*[(\[]")
 _CALL_LITERAL_RX = _Lazy(r"(?P<q>\\?[\"'])(?P<v>[A-Za-z0-9+/=_.~-]{16,})(?P=q)")
 _TRAILING = ",)]};"
+# the rest of a quoted string after an escape, to (not including) its closing quote, on one line
+_STRING_REST_RX = {q: _Lazy(rf"(?:[^{q}\\\n]|\\.){{0,4096}}(?={q})") for q in "\"'`"}
 _ANGLE_PLACEHOLDER_RX = _Lazy(r"<[^<>\s]{1,40}>")
 # a Maven groupId (io.jsonwebtoken) before a coordinate (artifact[:version])
 _MAVEN_KEY_RX = _Lazy(r"(?:io|com|org|net|dev|me|co|de|uk)\.[a-z0-9_.-]+$")
@@ -916,6 +918,13 @@ def _judge_assignment(text: str, m: re.Match[str], strength: str, key: str, k8s:
     bare_sep = sep.strip()
     if quoted:
         q = m.group("vq")[-1]
+        if text.startswith("\\", v_end) and not m.group("vq").endswith("\\" + q):
+            # an escape inside a string opened by a bare quote (`"password": "a\": \"b"`, `"pwd": "a\tb"`) is
+            # part of the value: the value is the whole string, to its closing quote
+            rest = _STRING_REST_RX[q].match(text, v_end)
+            if rest is not None:
+                v_end = rest.end()
+                value = text[v_start:v_end]
         # the value must be closed by the same quote; otherwise it held spaces or was not a literal
         if not (text.startswith(q, v_end) or text.startswith("\\" + q, v_end)):
             return None
