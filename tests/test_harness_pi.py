@@ -156,3 +156,29 @@ def test_omp_discovery_finds_every_folder_scheme(tmp_path):
     shutil.copy(OMP_MAIN, nested / "0-scout.jsonl")
     assert omp.discover({"HOME": str(tmp_path)}) == sorted(mains)
     assert list(omp.read_turns(nested / "0-scout.jsonl", now=0)) == []
+
+
+def test_omp_discovery_finds_profiles_a_config_folder_and_xdg_data(tmp_path):
+    # omp's path helpers: <config>/agent/sessions, <config>/profiles/<name>/agent/sessions (OMP_PROFILE), with
+    # PI_CONFIG_DIR naming <config>; after `omp config init-xdg`, $XDG_DATA_HOME/omp/sessions and
+    # $XDG_DATA_HOME/omp/profiles/<name>/sessions
+    roots = [
+        tmp_path / ".omp" / "agent",
+        tmp_path / ".omp" / "profiles" / "work" / "agent",
+        tmp_path / "xdg" / "omp",
+        tmp_path / "xdg" / "omp" / "profiles" / "work",
+    ]
+    mains = []
+    for root in roots:
+        (root / "sessions" / "-shop").mkdir(parents=True)
+        mains.append(root / "sessions" / "-shop" / OMP_MAIN.name)
+        shutil.copy(OMP_MAIN, mains[-1])
+    env = {"HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "xdg")}
+    assert omp.discover(env) == sorted(mains)
+    assert omp.discover({"HOME": str(tmp_path)}) == sorted(mains[:2])
+    custom = tmp_path / ".omp-dev" / "agent" / "sessions" / "-shop"
+    custom.mkdir(parents=True)
+    shutil.copy(OMP_MAIN, custom / OMP_MAIN.name)
+    assert omp.discover({"HOME": str(tmp_path), "PI_CONFIG_DIR": ".omp-dev"}) == [custom / OMP_MAIN.name]
+    # PI_CODING_AGENT_DIR belongs to pi's reader: one file is never read by both
+    assert omp.discover({"HOME": str(tmp_path), "PI_CODING_AGENT_DIR": str(roots[0])}) == sorted(mains[:2])

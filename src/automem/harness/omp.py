@@ -1,4 +1,5 @@
-"""oh-my-pi (omp) sessions: ``~/.omp/agent/sessions/<folder>/<ts>_<sessionId>.jsonl``.
+"""oh-my-pi (omp) sessions: ``~/.omp/agent/sessions/<folder>/<ts>_<sessionId>.jsonl`` (or a profile's or the XDG
+data folder's ``sessions/``: ``agent_dirs``).
 
 The folder names the session's cwd: ``-<path below HOME>`` (``-`` for HOME itself), ``-tmp-<path>``
 below the temp folder, ``--<absolute path>--`` elsewhere; files inside a session's own folder
@@ -66,13 +67,24 @@ class OmpParser(PiParser):
         return []
 
 
-def agent_dir(env: Mapping[str, str] | None = None) -> Path:
-    _, home = env_home(env)
-    return home / ".omp" / "agent"
+def agent_dirs(env: Mapping[str, str] | None = None) -> list[Path]:
+    """Every folder omp may keep ``sessions/`` in, as omp's own path helpers resolve them: the default agent folder,
+    each named profile's (``<config>/profiles/<name>/agent``, chosen by ``OMP_PROFILE``), and once ``omp config
+    init-xdg`` has moved them, ``$XDG_DATA_HOME/omp`` and its ``profiles/<name>`` (XDG drops the ``agent/`` level).
+    ``PI_CODING_AGENT_DIR`` is left to pi's reader, which owns that variable: reading its files twice would bank
+    them twice."""
+    env, home = env_home(env)
+    config = home / (env.get("PI_CONFIG_DIR") or ".omp").lstrip("/")  # joined to HOME as Node's path.join does
+    roots = [config / "agent", *sorted((config / "profiles").glob("*/agent"))]
+    xdg = env.get("XDG_DATA_HOME")
+    if xdg:
+        app = Path(xdg) / "omp"
+        roots += [app, *sorted((app / "profiles").glob("*"))]
+    return roots
 
 
 def discover(env: Mapping[str, str] | None = None) -> list[Path]:
-    return discover_in(agent_dir(env))
+    return sorted({path for root in agent_dirs(env) for path in discover_in(root)})
 
 
 def read_turns(path: str | Path, start_offset: int = 0, now: float | None = None) -> TurnStream:
