@@ -110,6 +110,9 @@ def find_candidates(session: Session, limit: int = MAX_CANDIDATES) -> list[Candi
             cand.how_to_apply = generalize(cand.how_to_apply, session.root)
             out.append(cand)
     out = merge_escalations(out)
+    from automem.extract.rules.later import check_later
+
+    out = check_later(session, out)
     out.sort(key=lambda c: -c.weight)
     return out[:limit]
 

@@ -428,7 +428,9 @@ def repeated_error_rule(session: Session) -> list[Candidate]:
                 signals=["error"] + (["confirmation"] if explained and confirmed_after(session, explained[1]) else []),
                 scope=_scope(first, intent),
                 weight=3.0 if diff else 2.0,
-                promotion=VERIFIED_FIX if diff and not mismatch else "",
+                promotion=VERIFIED_FIX
+                if diff and not mismatch and (count >= SLIP_PATTERN_MIN or not self_taught(line))
+                else "",
             )
         )
     return out
@@ -463,10 +465,23 @@ def fixed_error_rule(session: Session) -> list[Candidate]:
                 signals=["error"] + (["confirmation"] if confirmed_after(session, fix_index) else []),
                 scope=_scope(step, session.intent(index)),
                 weight=2.2,
-                promotion=VERIFIED_FIX,
+                promotion="" if self_taught(line) else VERIFIED_FIX,
             )
         )
     return out
+
+
+# an error that says what to do instead: "... Use offset and limit parameters ...", "Read it first before writing"
+_PRESCRIBES = re.compile(
+    r"(?:^|[.!;:]\s+|\(\s*)(?:please\s+)?(?:use|try|run|read|pass|set|add|call|specify|provide|install)\s+\S",
+    re.I,
+)
+
+
+def self_taught(line: str) -> bool:
+    """Does the error text prescribe its own remedy? Then the error teaches it again next time, at the cost of one
+    call: the lesson waits as a candidate unless it keeps coming back."""
+    return _PRESCRIBES.search(line) is not None
 
 
 def _later_success_with(session: Session, start: int, name: str) -> int | None:
@@ -661,7 +676,8 @@ def missing_command_rule(session: Session) -> list[Candidate]:
                         signals=["error"],
                         scope="global",
                         weight=2.3,
-                        promotion=VERIFIED_FIX,
+                        # a candidate: the install lasts, so on this machine the problem is gone; it is worth a
+                        # brief line only when another session meets the same missing program again
                     )
                 )
             elif (

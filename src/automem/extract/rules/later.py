@@ -1,0 +1,118 @@
+"""Every candidate checked once more against the whole session: what happened later can undo a lesson.
+
+A rule reads the calls around its evidence; the session may have gone on to show that the evidence meant less. Two
+checks; each makes a lesson wait as a candidate rather than inject what the session took back:
+
+- a "What worked: `cmd`" whose program the session later shows missing (``nohup: failed to run command 'python3'``)
+  did not work: that line is dropped, and the candidate loses the verified-fix that rested on it;
+- a candidate that names a file the session deleted or moved away in the end (``rm``, ``git rm``, ``mv``,
+  ``Remove-Item``, and nothing wrote it again afterwards) would point the next session at nothing: it stays a
+  candidate, never injected unless the user says it again.
+"""
+
+from __future__ import annotations
+
+import re
+
+from automem.extract.intent import intent_of
+from automem.extract.rules import Session
+from automem.schema import VERIFIED_FIX, Candidate
+
+_SAYS_MISSING = re.compile(r"not found|not recognized|failed to run command|No such file or directory")
+_WORKED = re.compile(r"\n?What worked: `([^`\n]+)`[^\n]*")
+_DELETERS = frozenset({"rm", "unlink", "del", "erase", "remove-item", "ri", "rmdir", "trash"})
+# a path-like word of a summary: a/b/c.md, ./docs/plan.md, notes.md
+_PATH_WORD = re.compile(r"(?<![\w/.-])(?:\.{0,2}/)?(?:[\w.@-]+/)*[\w@-][\w.@-]*\.[A-Za-z0-9]{1,8}(?![\w/])")
+
+
+def check_later(session: Session, found: list[Candidate]) -> list[Candidate]:
+    """The candidates that still stand when the rest of the session is read (see the module's text)."""
+    absent = absent_programs(session)
+    deleted = deleted_at_end(session)
+    out = []
+    for cand in found:
+        gone = names_deleted(cand, deleted) if deleted else ""
+        if gone:
+            cand.promotion = ""
+            cand.why = f"{cand.why.rstrip()} Later in the session {gone} was deleted or moved away.".strip()
+        if absent:
+            _unverify(cand, absent)
+        out.append(cand)
+    return out
+
+
+def absent_programs(session: Session) -> set[str]:
+    """Programs a call reported missing and that nothing after that report brought back: no install of a package
+    providing them, no call that ran them without the same report."""
+    from automem.extract.rules.errors import _installs_between, _missing_name
+
+    absent: dict[str, int] = {}
+    for index, step in enumerate(session.steps):
+        if step.kind != "action":
+            continue
+        name = ""
+        if not step.ok or _SAYS_MISSING.search(step.result_head):
+            name = _missing_name(session, index)
+        if name:
+            absent[name] = index
+        elif step.ok:
+            for ran in session.intent(index).programs & absent.keys():
+                del absent[ran]  # it ran after all
+    end = len(session.steps)
+    return {name for name, index in absent.items() if not _installs_between(session, index, end, name)}
+
+
+def _unverify(cand: Candidate, absent: set[str]) -> None:
+    match = _WORKED.search(cand.content)
+    if not match or not intent_of("Bash", match.group(1)).programs & absent:
+        return
+    cand.content = (cand.content[: match.start()] + cand.content[match.end() :]).strip()
+    if cand.promotion == VERIFIED_FIX:
+        cand.promotion = ""
+
+
+def deleted_at_end(session: Session) -> list[str]:
+    """Files a call deleted or moved away that no later call wrote or edited again (lower-case, ``/`` for ``\\``)."""
+    deleted: dict[str, int] = {}
+    for index, step in enumerate(session.steps):
+        if step.kind != "action" or not step.ok:
+            continue
+        intent = session.intent(index)
+        for command in intent.commands:
+            args = command.positional
+            if command.program == "git" and args[:1] in (["rm"], ["mv"]):
+                args = args[1:-1] if args[0] == "mv" else args[1:]
+            elif command.program in ("mv", "move-item"):
+                args = args[:-1]  # the sources: moved away
+            elif command.program not in _DELETERS:
+                continue
+            for arg in args:
+                if "*" not in arg and _PATH_WORD.fullmatch(arg.strip("'\"")):
+                    deleted[_norm(arg.strip("'\""))] = index
+        for target in intent.targets if intent.kind == "edit" else ():
+            for path in [p for p in deleted if _same_file(p, _norm(target))]:
+                del deleted[path]  # written again after it was deleted
+    return list(deleted)
+
+
+def names_deleted(cand: Candidate, deleted: list[str]) -> str:
+    """The deleted file the candidate's summary names, as the summary spells it ("" when none, or when the
+    candidate is about the deletion itself)."""
+    if re.search(r"\b(?:delet|remov)", cand.summary, re.I) or cand.rule == "deleted_by_request_rule":
+        return ""
+    for word in _PATH_WORD.findall(cand.summary):
+        if any(_same_file(_norm(word), path) for path in deleted):
+            return word
+    return ""
+
+
+def _norm(path: str) -> str:
+    return path.replace("\\", "/").lstrip("./").rstrip("/").lower()
+
+
+def _same_file(a: str, b: str) -> bool:
+    """One path ends the other at a folder boundary (docs/plan.md and repo/docs/plan.md); bare names must be equal."""
+    if a == b:
+        return True
+    short, long = sorted((a, b), key=len)
+    return "/" in short and long.endswith("/" + short)
