@@ -442,5 +442,9 @@ def test_a_brief_line_adds_what_worked_not_the_users_words_again_or_a_placeholde
         "Read failed 2 times with: File content (21901 tokens) exceeds the limit What worked: `<saved tool output>`"
     )
     assert brief_detail('Read fails with "File content exceeds…" here', spilled) == ""
+    # a command automem rewrote (a home folder made a placeholder, a secret redacted) is not shown as what ran
+    for rewritten in ("'%USERPROFILE%\\bin'", "--token [REDACTED:token]"):
+        changed = f"Requested registry access is not allowed What worked: `setx PATH {rewritten}` (escalated)"
+        assert brief_detail("setx needs escalated sandbox permissions here", changed) == changed.split(" What")[0]
     other = 'The user said: "中文交互，用中文来问我"'  # the words differ from the title's: kept
     assert brief_detail("Talk to the user in Chinese; they asked for it", other) == other

@@ -399,6 +399,8 @@ QUOTE_MAX = 100  # a user quote longer than this stays out of a brief line
 _PLAIN = frozenset("the user users they them their this that and for with you your are was".split())
 _DUMP = re.compile(r"\bfailed(?: \d+ times)? with:|` (?:failed|said):")
 _BARE_PATH = re.compile(r"^What worked: `[^`\s]*[/.][^`\s]*`")  # a file's path: what was edited, not how
+# text automem put in place of what ran (a secret, a home folder, a saved output): not a command to run as shown
+_NOT_AS_RUN = re.compile(r"<saved tool output>|\[REDACTED:|%USERPROFILE%")
 
 
 def brief_detail(title: str, detail: str) -> str:
@@ -408,7 +410,7 @@ def brief_detail(title: str, detail: str) -> str:
     said = _SAID.match(head)
     if said and (_repeats(said.group(1), title) or len(said.group(1)) > QUOTE_MAX):
         head = ""  # the title says it; a long quote is for `automem why`
-    dropped = [part for part in rest if "<saved tool output>" in part or _BARE_PATH.match(part)]
+    dropped = [part for part in rest if _NOT_AS_RUN.search(part) or _BARE_PATH.match(part)]
     rest = [part for part in rest if part not in dropped and not part.startswith(("The agent", "In English terms"))]
     if any(part.startswith("What worked") for part in rest) or (dropped and _DUMP.search(head)):
         head = ""  # the title names the error; the line's room goes to what fixed it
