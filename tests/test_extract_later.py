@@ -84,6 +84,19 @@ def test_a_file_deleted_then_written_again_or_another_file_keeps_the_lesson():
     ):
         [cand] = check_later(session, [_plan()])
         assert cand.promotion == INSTRUCTION
+    for steps in (
+        [_ok("git rm --cached coding-agent/docs/plan.md")],  # untracked, still on disk
+        [_ok("cd /tmp/scratch && rm coding-agent/docs/plan.md")],  # another folder's file
+        [_ok("rm /tmp/fixture/coding-agent/docs/plan.md")],
+        [_ok("rm ../other/coding-agent/docs/plan.md")],
+        [_ok("rm coding-agent/docs/plan.md"), _ok("git checkout -- coding-agent/docs/plan.md")],  # brought back
+        [_ok("mv coding-agent/docs/plan.md /tmp/p.md"), _ok("mv /tmp/p.md coding-agent/docs/plan.md")],
+        [_ok("git mv coding-agent/docs/plan.md coding-agent/docs/Plan.md")],  # its case only
+    ):
+        [cand] = check_later(Session(steps, root="/work/repo"), [_plan()])
+        assert cand.promotion == INSTRUCTION, steps
+    [cand] = check_later(Session([_ok("rm /work/repo/coding-agent/docs/plan.md")], root="/work/repo"), [_plan()])
+    assert cand.promotion == ""  # the project's own file, by its absolute path
     about_it = Candidate("decision", "docs/plan.md was deleted at the user's request", "c", "w", "h", promotion="x")
     [cand] = check_later(Session([_ok("rm docs/plan.md")]), [about_it])
     assert cand.promotion == "x"
@@ -100,3 +113,12 @@ def test_an_error_that_prescribes_its_remedy_waits_unless_it_keeps_coming_back()
     assert errors.self_taught("File has not been read yet. Read it first before writing to it.")
     assert not errors.self_taught("npm ERR! code ERESOLVE unable to resolve dependency tree")
     assert not errors.self_taught("error: cannot use -p with a value here")  # "use" not as an imperative
+    for plain in (
+        "error: use of undeclared identifier 'foo'",
+        "error[E0382]: use of moved value: `x`",
+        "Uncaught Error: Call to a member function save() on null",
+        "Install failed: no space left on device",
+        "urllib3: Read timed out.",
+        "TypeError: Set objects are not subscriptable",
+    ):
+        assert not errors.self_taught(plain), plain

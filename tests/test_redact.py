@@ -176,6 +176,16 @@ def test_a_password_with_a_json_escape_in_it_vanishes_whole(tier, head, tail, es
 
 
 @pytest.mark.parametrize("tier", TIERS)
+def test_an_escape_after_a_placeholder_or_in_prose_redacts_nothing(tier):
+    for text in (
+        json.dumps({"password": "None\n"}),
+        json.dumps({"password": "%s\t"}),
+        json.dumps({"content": "Reset the password: 'abc\nThen restart nginx and check the logs.\nIt's fine now"}),
+    ):
+        assert TIERS[tier](text) == text
+
+
+@pytest.mark.parametrize("tier", TIERS)
 @FAST
 @given(
     body=chars(B64, 800, 1600),

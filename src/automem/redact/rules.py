@@ -592,7 +592,13 @@ _CALL_RX = _Lazy(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*[(\[]")
 _CALL_LITERAL_RX = _Lazy(r"(?P<q>\\?[\"'])(?P<v>[A-Za-z0-9+/=_.~-]{16,})(?P=q)")
 _TRAILING = ",)]};"
 # the rest of a quoted string after an escape, to (not including) its closing quote, on one line
-_STRING_REST_RX = {q: _Lazy(rf"(?:[^{q}\\\n]|\\.){{0,4096}}(?={q})") for q in "\"'`"}
+# (a JSON string crosses its escaped line breaks; a ' or ` string, more likely prose, stops at them)
+_STRING_REST_RX = {
+    '"': _Lazy(r'(?:[^"\\\n]|\\.){0,4096}(?=")'),
+    "'": _Lazy(r"(?:[^'\\\n]|\\[^nr]){0,256}(?=')"),
+    "`": _Lazy(r"(?:[^`\\\n]|\\[^nr]){0,256}(?=`)"),
+}
+_TRAILING_ESCAPES = _Lazy(r"(?:\\[nrt\\\"'])+$")
 _ANGLE_PLACEHOLDER_RX = _Lazy(r"<[^<>\s]{1,40}>")
 # a Maven groupId (io.jsonwebtoken) before a coordinate (artifact[:version])
 _MAVEN_KEY_RX = _Lazy(r"(?:io|com|org|net|dev|me|co|de|uk)\.[a-z0-9_.-]+$")
@@ -925,6 +931,8 @@ def _judge_assignment(text: str, m: re.Match[str], strength: str, key: str, k8s:
             if rest is not None:
                 v_end = rest.end()
                 value = text[v_start:v_end]
+                if is_allowed(_TRAILING_ESCAPES.sub("", value)):
+                    return None  # "None\n", "%s\t": a placeholder with a line break after it
         # the value must be closed by the same quote; otherwise it held spaces or was not a literal
         if not (text.startswith(q, v_end) or text.startswith("\\" + q, v_end)):
             return None

@@ -473,7 +473,8 @@ def fixed_error_rule(session: Session) -> list[Candidate]:
 
 # an error that says what to do instead: "... Use offset and limit parameters ...", "Read it first before writing"
 _PRESCRIBES = re.compile(
-    r"(?:^|[.!;:]\s+|\(\s*)(?:please\s+)?(?:use|try|run|read|pass|set|add|call|specify|provide|install)\s+\S",
+    r"(?:^|[.!;]\s+)(?:please\s+)?(?:use|try|run|read|pass|set|add|call|specify|provide|install)"
+    r"(?!\s+(?:of|to|failed|timed|objects?|out)\b)\s+\S",
     re.I,
 )
 

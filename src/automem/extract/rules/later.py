@@ -22,7 +22,7 @@ _SAYS_MISSING = re.compile(r"not found|not recognized|failed to run command|No s
 _WORKED = re.compile(r"\n?What worked: `([^`\n]+)`[^\n]*")
 _DELETERS = frozenset({"rm", "unlink", "del", "erase", "remove-item", "ri", "rmdir", "trash"})
 # a path-like word of a summary: a/b/c.md, ./docs/plan.md, notes.md
-_PATH_WORD = re.compile(r"(?<![\w/.-])(?:\.{0,2}/)?(?:[\w.@-]+/)*[\w@-][\w.@-]*\.[A-Za-z0-9]{1,8}(?![\w/])")
+_PATH_WORD = re.compile(r"(?<![\w/.@-])(?:\.{0,2}/)?(?:[\w.@-]+/)*[\w@-][\w.@-]*\.[A-Za-z0-9]{1,8}(?![\w/])")
 
 
 def check_later(session: Session, found: list[Candidate]) -> list[Candidate]:
@@ -72,26 +72,37 @@ def _unverify(cand: Candidate, absent: set[str]) -> None:
 
 
 def deleted_at_end(session: Session) -> list[str]:
-    """Files a call deleted or moved away that no later call wrote or edited again (lower-case, ``/`` for ``\\``)."""
-    deleted: dict[str, int] = {}
+    """Files of the project a call deleted or moved away and that no later call named again (a tool that writes
+    them back, a copy, a checkout, an edit): lower-case, ``/`` for ``\\``."""
+    deleted: dict[str, str] = {}  # path -> its file name
+    root = session.root.replace("\\", "/").rstrip("/").lower()
     for index, step in enumerate(session.steps):
         if step.kind != "action" or not step.ok:
             continue
+        text = (step.raw or step.input).lower()
+        for path in [p for p, name in deleted.items() if name in text]:
+            del deleted[path]  # named again after it went: written back, copied or checked out, maybe
         intent = session.intent(index)
+        if intent.cwd and intent.cwd.startswith(("/", "~")) and not _under(_norm_abs(intent.cwd), root):
+            continue  # a folder elsewhere: not the project's file
         for command in intent.commands:
             args = command.positional
             if command.program == "git" and args[:1] in (["rm"], ["mv"]):
-                args = args[1:-1] if args[0] == "mv" else args[1:]
-            elif command.program in ("mv", "move-item"):
-                args = args[:-1]  # the sources: moved away
-            elif command.program not in _DELETERS:
+                if "--cached" in command.args:
+                    continue  # untracked, not deleted
+                args = args[1:]
+            elif command.program not in ("mv", "move-item", *_DELETERS):
                 continue
-            for arg in args:
-                if "*" not in arg and _PATH_WORD.fullmatch(arg.strip("'\"")):
-                    deleted[_norm(arg.strip("'\""))] = index
-        for target in intent.targets if intent.kind == "edit" else ():
-            for path in [p for p in deleted if _same_file(p, _norm(target))]:
-                del deleted[path]  # written again after it was deleted
+            if command.program in ("mv", "move-item") or (command.program == "git" and command.positional[0] == "mv"):
+                if len(args) == 2 and _norm(args[0]) == _norm(args[1]):
+                    continue  # a rename of its case only
+                args = args[:-1]  # the sources: moved away
+            for arg in (a.strip("'\"") for a in args):
+                if "*" in arg or not _PATH_WORD.fullmatch(arg) or arg.startswith("../"):
+                    continue
+                if arg.startswith(("/", "~")) and not _under(_norm_abs(arg), root):
+                    continue  # outside the project
+                deleted[_norm(arg)] = _norm(arg).rsplit("/", 1)[-1]
     return list(deleted)
 
 
@@ -107,7 +118,18 @@ def names_deleted(cand: Candidate, deleted: list[str]) -> str:
 
 
 def _norm(path: str) -> str:
-    return path.replace("\\", "/").lstrip("./").rstrip("/").lower()
+    path = path.replace("\\", "/").rstrip("/").lower()
+    while path.startswith("./"):
+        path = path[2:]
+    return path.lstrip("/")
+
+
+def _norm_abs(path: str) -> str:
+    return path.replace("\\", "/").rstrip("/").lower()
+
+
+def _under(path: str, root: str) -> bool:
+    return bool(root) and (path == root or path.startswith(root + "/"))
 
 
 def _same_file(a: str, b: str) -> bool:
