@@ -26,7 +26,7 @@ _PATH_WORD = re.compile(r"(?<![\w/.@-])(?:\.{0,2}/)?(?:[\w.@-]+/)*[\w@-][\w.@-]*
 
 
 def check_later(session: Session, found: list[Candidate]) -> list[Candidate]:
-    """The candidates that still stand when the rest of the session is read (see the module's text)."""
+    """The candidates, each weighed once more against the rest of its session (see the module's text)."""
     absent = absent_programs(session)
     deleted = deleted_at_end(session)
     out = []
