@@ -368,6 +368,9 @@ def test_a_value_read_from_the_head_alone(tmp_path):
     assert markdown.frontmatter_value(path, "turn_key") == "k:1"
     assert markdown.frontmatter_value(path, "missing") is None
     assert markdown.frontmatter_value(tmp_path / "gone.md", "id") is None
+    odd = tmp_path / "odd.md"
+    odd.write_text("\n".join(frontmatter_lines([("no", "n"), ("a b", "x")])) + "\nbody\n")
+    assert markdown.frontmatter_value(odd, "no") == "n" and markdown.frontmatter_value(odd, "a b") == "x"
     assert markdown.read_frontmatter(path) == {
         "id": "x",
         "title": 'A "quoted" title',

@@ -169,7 +169,7 @@ def _head_lines(handle, max_lines: int):
 
 def frontmatter_value(path, key: str, max_lines: int = 200) -> str | None:
     """A top-level scalar of a file's frontmatter, read line by line up to ``key`` (None when absent or empty)."""
-    prefix = key + ":"
+    prefix = yaml_key(key) + ":"  # as frontmatter_lines writes it
     try:
         with open(path, "r", encoding="utf-8", errors="replace") as handle:
             for line in _head_lines(handle, max_lines):

@@ -337,7 +337,7 @@ def _clusters(session: Session) -> dict[str, list[int]]:
 _PROBES = frozenset({"which", "where", "get-command", "type", "command", "whereis"})
 
 
-def _missing_name(session: Session, index: int) -> str:
+def missing_name(session: Session, index: int) -> str:
     """The program a failure says is not there, when the call really ran it (or looked it up)."""
     step = session.steps[index]
     intent = session.intent(index)
@@ -365,7 +365,7 @@ def repeated_error_rule(session: Session) -> list[Candidate]:
     out: list[Candidate] = []
     for key, indexes in _clusters(session).items():
         first = session.steps[indexes[0]]
-        if _missing_name(session, indexes[0]) or (
+        if missing_name(session, indexes[0]) or (
             _MODULE.search(_error_text(first)) and not _run_differently(session, indexes)
         ):
             continue  # missing programs and modules have rules of their own
@@ -444,7 +444,7 @@ def fixed_error_rule(session: Session) -> list[Candidate]:
             continue
         index = indexes[0]
         step = session.steps[index]
-        if is_slip(step) or not named(step) or _missing_name(session, index):
+        if is_slip(step) or not named(step) or missing_name(session, index):
             continue
         if _MODULE.search(_error_text(step)) and not _run_differently(session, [index]):
             continue  # a missing package: missing_module_rule says it better
@@ -574,7 +574,7 @@ def _loaded_by(session: Session, index: int, later: int, name: str) -> str:
     return ""
 
 
-def _installs_between(session: Session, index: int, later: int, name: str) -> list:
+def installs_between(session: Session, index: int, later: int, name: str) -> list:
     """The successful install commands between two calls that name a package containing ``name``."""
     return [
         c
@@ -603,7 +603,7 @@ def _masked_missing(session: Session) -> list[int]:
             and step.ok
             and re.search(r"not found|not recognized|which: no |failed to run command", step.result_head)
         ):
-            if _missing_name(session, i):
+            if missing_name(session, i):
                 out.append(i)
     return out
 
@@ -614,7 +614,7 @@ def missing_command_rule(session: Session) -> list[Candidate]:
     done: set[str] = set()
     masked = _masked_missing(session)
     for index in sorted(failures(session) + masked):
-        name = _missing_name(session, index)
+        name = missing_name(session, index)
         if not name or name in done:
             continue
         step = session.steps[index]
@@ -623,10 +623,10 @@ def missing_command_rule(session: Session) -> list[Candidate]:
             done.add(name)
             out.append(_probed_absent(session, index, name, probe[1]))
             continue
-        if index in masked and (later is None or not _installs_between(session, index, later, name)):
+        if index in masked and (later is None or not installs_between(session, index, later, name)):
             continue  # a "not found" a pipe hid says no more than that: an install and a run, or a lookup, make it one
         done.add(name)
-        count = sum(1 for i in failures(session) if _missing_name(session, i) == name)
+        count = sum(1 for i in failures(session) if missing_name(session, i) == name)
         line = (
             _line(step)
             if not step.ok
@@ -659,7 +659,7 @@ def missing_command_rule(session: Session) -> list[Candidate]:
             )
             continue
         if later is not None:
-            installs = _installs_between(session, index, later, name)
+            installs = installs_between(session, index, later, name)
             if installs:
                 how = re.sub(r"\s+(?:\d?>>?|&>)\s*\S+|\s+\d?>&\d", "", installs[-1].text)[:80]
                 out.append(
@@ -934,7 +934,7 @@ def stated_requirement_rule(session: Session) -> list[Candidate]:
     for indexes in _clusters(session).values():
         index = indexes[0]
         step = session.steps[index]
-        if is_slip(step) or _missing_name(session, index):
+        if is_slip(step) or missing_name(session, index):
             continue
         lines = [e.get("line", "") for e in step.errors] + step.result_head.splitlines()[:4]
         stated = next((" ".join(line.split()) for line in lines if _REQUIREMENT.search(line)), "")

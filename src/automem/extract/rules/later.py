@@ -44,7 +44,7 @@ def check_later(session: Session, found: list[Candidate]) -> list[Candidate]:
 def absent_programs(session: Session) -> set[str]:
     """Programs a call reported missing and that nothing after that report brought back: no install of a package
     providing them, no call that ran them without the same report."""
-    from automem.extract.rules.errors import _installs_between, _missing_name
+    from automem.extract.rules.errors import installs_between, missing_name
 
     absent: dict[str, int] = {}
     for index, step in enumerate(session.steps):
@@ -52,14 +52,14 @@ def absent_programs(session: Session) -> set[str]:
             continue
         name = ""
         if not step.ok or _SAYS_MISSING.search(step.result_head):
-            name = _missing_name(session, index)
+            name = missing_name(session, index)
         if name:
             absent[name] = index
         elif step.ok:
             for ran in session.intent(index).programs & absent.keys():
                 del absent[ran]  # it ran after all
     end = len(session.steps)
-    return {name for name, index in absent.items() if not _installs_between(session, index, end, name)}
+    return {name for name, index in absent.items() if not installs_between(session, index, end, name)}
 
 
 def _unverify(cand: Candidate, absent: set[str]) -> None:
@@ -87,13 +87,14 @@ def deleted_at_end(session: Session) -> list[str]:
             continue  # a folder elsewhere: not the project's file
         for command in intent.commands:
             args = command.positional
+            moving = command.program in ("mv", "move-item")
             if command.program == "git" and args[:1] in (["rm"], ["mv"]):
                 if "--cached" in command.args:
                     continue  # untracked, not deleted
-                args = args[1:]
-            elif command.program not in ("mv", "move-item", *_DELETERS):
+                moving, args = args[0] == "mv", args[1:]
+            elif not moving and command.program not in _DELETERS:
                 continue
-            if command.program in ("mv", "move-item") or (command.program == "git" and command.positional[0] == "mv"):
+            if moving:
                 if len(args) == 2 and _norm(args[0]) == _norm(args[1]):
                     continue  # a rename of its case only
                 args = args[:-1]  # the sources: moved away
