@@ -177,6 +177,25 @@ def test_empty_searches_and_diffs_are_not_failures():
     assert failed and "Wall time" not in json.dumps(found) and "Chunk" not in json.dumps(found)
 
 
+def test_a_search_at_the_end_of_a_pipeline_answers_even_with_a_bar_in_its_pattern():
+    """A `|` inside quotes separates nothing: the pipeline ends with rg, whose exit 1 says "no match"."""
+    from automem.capture.signals import classify_result
+
+    header = (
+        "Command: /bin/zsh -lc 'ghostty +list-fonts 2>/dev/null | rg -i \"Maple Mono|NF CN\"'\n"
+        "Chunk ID: 39ba96\nWall time: 0.0000 seconds\nProcess exited with code 1\nOriginal token count: 0\nOutput:\n"
+    )
+    assert classify_result('ghostty +list-fonts 2>/dev/null | rg -i "Maple Mono|NF CN"', header) == (False, [])
+    wrapped = "/bin/zsh -lc 'ls /Applications | rg \"^(Terminal|iTerm).*.app$\"'"
+    assert classify_result(wrapped, "", exit_code=1) == (False, [])
+    # the Command line belongs to the header: a real failure's signature is its error, not the command echoed
+    failed, found = classify_result("npm test", header.replace("Output:\n", "Output:\nError: boom\n"))
+    assert failed and [e["signature"] for e in found] == ["Error: boom"]
+    # an exit 1 with nothing to say is bare, which never makes a lesson on its own
+    failed, found = classify_result("ls -la ~/.config/x 2>/dev/null", header)
+    assert failed and found[0]["signature"] == "exit code 1"
+
+
 def test_not_installed_only_when_nothing_later_ran_it():
     """Failure class 6: "X is not installed" when X was installed, or found, later."""
     missing = _fail("jq . a.json", "bash: jq: command not found")

@@ -43,6 +43,9 @@ class _Lazy:
     def sub(self, repl, text: str):
         return self._get().sub(repl, text)
 
+    def finditer(self, text: str):
+        return self._get().finditer(text)
+
     def split(self, text: str):
         return self._get().split(text)
 
@@ -423,12 +426,15 @@ def _pick(found: list[dict]) -> list[dict]:
 
 # --- answers that are not failures ------------------------------------------------------------
 
-# A run header some harnesses put above a command's output (Codex: "Exit code: 1", "Wall time: 0.1 seconds",
-# "Chunk ID: ...", "Process exited with code 1", "Original token count: ...", "Output:"): never part of an error.
+# A run header some harnesses put above a command's output (Codex: "Command: /bin/zsh -lc '...'" on its first line
+# in some versions, "Exit code: 1", "Wall time: 0.1 seconds", "Chunk ID: ...", "Process exited with code 1",
+# "Process running with session ID 42", "Original token count: ...", "Output:"): never part of an error.
 _RUN_HEADER = _Lazy(
     r"^[ \t]*(?:Chunk ID:[ \t]*\S*|Wall time:[ \t]*[\d.]+[ \t]*\w*|Process exited with code[ \t]+-?\d+"
+    r"|Process running with session ID[ \t]+\d+"
     r"|Original token count:[ \t]*\d+|Exit code:?[ \t]*-?\d+|Output:|Total output lines:[ \t]*\d+)[ \t]*$"
 )
+_COMMAND_LINE = _Lazy(r"^Command: \S")  # the header's first line, when a header follows it
 _HEADER_EXIT = _Lazy(r"(?:Process exited with code|Exit code:?)[ \t]+(-?\d+)")
 # programs whose exit status 1 is an answer ("no match", "they differ", "false", "not found"), not a failure
 _ANSWERING = frozenset(
@@ -459,9 +465,9 @@ _ANSWERING = frozenset(
     }
 )
 _NO_MATCH = _Lazy(r"^\s*(?:\(no output\)|no matches(?: found)?\.?|no results(?: found)?\.?|0|)\s*$", re.I)
-_SEGMENT = _Lazy(r"\s*(?:&&|\|\||;|\||\n)\s*")
+_SEGMENT = _Lazy(r"""'[^']*'|"(?:[^"\\]|\\.)*"|(&&|\|\||;|\||\n)""")
 _SHELL_WRAP = _Lazy(
-    r"^(?:bash|sh|zsh)(?:\s+-[a-z]+)*\s+-l?c\s+|^(?:pwsh|powershell)(?:\.exe)?\s+(?:-\w+\s+)*?-Command\s+", re.I
+    r"^(?:/\S*/)?(?:bash|sh|zsh)(?:\s+-[a-z]+)*\s+-l?c\s+|^(?:pwsh|powershell)(?:\.exe)?\s+(?:-\w+\s+)*?-Command\s+", re.I
 )
 
 
@@ -469,11 +475,14 @@ def strip_run_header(text: str) -> tuple[str, int | None]:
     """The output without a harness's run header above it, and the exit code the header named."""
     if not text:
         return "", None
-    lines = text.split("\n", 8)
+    lines = text.split("\n", 9)
     code: int | None = None
     taken = 0
-    for line in lines[:8]:
+    for line in lines[:9]:
         if not _RUN_HEADER.match(line):
+            if taken == 0 and _COMMAND_LINE.match(line) and len(lines) > 1 and _RUN_HEADER.match(lines[1]):
+                taken = 1
+                continue
             break
         found = _HEADER_EXIT.search(line)
         if found:
@@ -489,8 +498,17 @@ def _last_program(command: str) -> tuple[str, list[str]]:
     body = (command or "").strip()
     match = _SHELL_WRAP.match(body)
     if match:
-        body = body[match.end() :].strip().strip("'\"")
-    segments = [s for s in _SEGMENT.split(body) if s.strip()]
+        body = body[match.end() :].strip()
+        if len(body) > 1 and body[0] in "'\"" and body[-1] == body[0]:
+            body = body[1:-1]
+    # split at separators outside quotes: "a | rg 'x|y'" ends with rg, not with y'
+    pieces, start = [], 0
+    for match in _SEGMENT.finditer(body):
+        if match.group(1):
+            pieces.append(body[start : match.start()])
+            start = match.end()
+    pieces.append(body[start:])
+    segments = [p for p in pieces if p.strip()]
     if not segments:
         return "", []
     words = segments[-1].split()
