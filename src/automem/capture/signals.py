@@ -467,7 +467,9 @@ _ANSWERING = frozenset(
 _NO_MATCH = _Lazy(r"^\s*(?:\(no output\)|no matches(?: found)?\.?|no results(?: found)?\.?|0|)\s*$", re.I)
 _SEGMENT = _Lazy(r"""'[^']*'|"(?:[^"\\]|\\.)*"|(&&|\|\||;|\||\n)""")
 _SHELL_WRAP = _Lazy(
-    r"^(?:/\S*/)?(?:bash|sh|zsh)(?:\s+-[a-z]+)*\s+-l?c\s+|^(?:pwsh|powershell)(?:\.exe)?\s+(?:-\w+\s+)*?-Command\s+", re.I
+    r"^(?:/\S*/)?(?:bash|sh|zsh)(?:\s+-[a-z]+)*\s+-l?c\s+"
+    r"|^(?:pwsh|powershell)(?:\.exe)?\s+(?:-\w+\s+)*?-Command\s+",
+    re.I,
 )
 
 
