@@ -879,6 +879,34 @@ def test_a_habit_cue_makes_a_standing_preference():
     assert found[0].promotion == INSTRUCTION
 
 
+def test_asked_to_remember_is_a_standing_rule_even_misspelt():
+    """ "remember this, X" asks for exactly what a memory keeps; a question or a memory of the past is no rule."""
+    for text, summary in (
+        (
+            "remembe this, you can use the tool ask_user for questions during the plan",
+            "You can use the tool ask_user for questions during the plan",
+        ),
+        (
+            "Remember: the staging db is read-only, use the replica for tests",
+            "The staging db is read-only, use the replica for tests",
+        ),
+        ("Keep in mind that prod deploys go through the release branch", "Prod deploys go through the release branch"),
+        ("For future reference, the api runs on port 8100", "The api runs on port 8100"),
+    ):
+        [cand] = _run(said.directive_rule, [_prompt(text)])
+        assert cand.summary == summary and cand.promotion == INSTRUCTION, text
+    for text in (
+        "Do you remember that bug from yesterday?",
+        "I remember that it worked before",
+        "remember when we fixed the login page",
+        "note: this is only a test run",
+        "Remember that?",
+    ):
+        assert _run(said.directive_rule, [_prompt(text)]) == [], text
+    pasted = "Here is the guide I found:\n" + "Some setup step explained at length. " * 40 + "\nRemember: commit often."
+    assert _run(said.directive_rule, [_prompt(pasted)]) == []  # a pasted document's advice is the document's
+
+
 def test_a_pronoun_directive_takes_its_subject_from_the_files_its_turn_changed():
     steps = [
         _prompt("这个改为整个.claude目录 │ ~/.claude/skills/  │ .claude/skills/  │"),

@@ -91,6 +91,18 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
         ),
     ),
     (
+        "remember",
+        "decision",
+        re.compile(  # "remember this: X", "keep in mind that X", "for future reference, X": said to be kept
+            r"^" + _OPENERS + r"(?:please\s+)?(?:"
+            r"(?:rememb?e?r?|keep in mind)(?:\s+(?:this|that))?(?:\s+for (?:the )?(?:future|next time|later))?"
+            r"\s*[,:;!-]"
+            r"|(?:rememb?e?r?|keep in mind)\s+that\s+(?=\w+\s+\w+\s+\w)"
+            r"|(?:note )?for (?:future reference|the future|next time)\s*[,:;-])\s*\w",
+            re.I,
+        ),
+    ),
+    (
         "future",
         "preference",
         re.compile(

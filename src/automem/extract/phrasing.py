@@ -27,7 +27,9 @@ _OPENER = re.compile(
 _POLITE = re.compile(
     r"^(?:please|pls|plz|kindly|(?:can|could|would|will) you(?: please)?|i (?:want|need|would like|'d like) you to"
     r"|i want to|you (?:should|must|need to|have to|gotta)|we (?:should|must|need to|have to)|let'?s"
-    r"|make sure (?:that )?(?:you )?(?:to )?|remember to|be sure to)\b[,]?\s+",
+    r"|make sure (?:that )?(?:you )?(?:to )?|remember to|be sure to)\b[,]?\s+"
+    r"|^(?:rememb?e?r?|keep in mind)(?: this| that)?(?: for (?:the )?(?:future|next time|later))?\s*[,:;!-]\s*"
+    r"|^(?:rememb?e?r?|keep in mind) that\s+|^(?:note )?for (?:future reference|the future|next time)\s*[,:;-]\s*",
     re.I,
 )
 _INSTEAD = re.compile(  # "don't use X (for Y), use Z instead"

@@ -72,7 +72,7 @@ def _keep(d: Directive, document: bool) -> bool:
     text = d.sentence
     if _ERRORISH.search(text) or _VAGUE.search(text) or (_HEDGE.search(text) and d.cue != "habit"):
         return False
-    if d.cue in ("must", "want", "default") and document:
+    if d.cue in ("must", "want", "default", "remember") and document:
         return False  # requirements of a pasted spec are the spec's, not a rule for the agent
     if d.cue == "must" and d.language == "en" and not _RESTRICTED.search(text):
         return False  # "X should open Y" is a one-off setting; "X must never Y", "you have to Y" are rules
@@ -193,7 +193,7 @@ def _sole_request(prompt: str, sentence: str) -> bool:
     return words(sentence) >= 0.7 * words(prompt)
 
 
-_STRONG_CUES = ("swap", "never", "dont", "always", "future", "prefer", "language", "sequence", "habit")
+_STRONG_CUES = ("swap", "never", "dont", "always", "future", "prefer", "language", "sequence", "habit", "remember")
 _LASTING = re.compile(
     r"\b(?:never|always|only|not|no|don'?t|instead of|rather than|from now on|every|each|any"
     r"|in this (?:repo|repository|project|codebase)|you (?:have to|must|need to|should))\b",
