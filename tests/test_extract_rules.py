@@ -1136,3 +1136,40 @@ def test_a_listing_lesson_names_the_folder_as_written():
     )
     [cand] = _run(slow.big_listing_rule, [timed_out, _ok("Get-ChildItem -Force | Select-Object -First 30 Name")])
     assert cand.summary.startswith("Listing VAULT in full times out")
+
+
+def test_a_typed_list_of_rules_is_one_memory_promoted_when_its_heading_says_whose():
+    prompt = (
+        "We are scaffolding. Create a CLAUDE.md file.\n\n## Coding rules\n- Work one milestone at a time.\n"
+        "- Do not refactor unrelated files.\n- Prefer small files and small functions.\n\nLet's discuss the stack."
+    )
+    [cand] = _run(said.rule_list_rule, [_prompt(prompt)])
+    assert cand.summary.startswith("The user's coding rules: Work one milestone at a time; Do not refactor")
+    assert cand.promotion == INSTRUCTION and "- Prefer small files and small functions" in cand.content
+    # its items are not stored again one by one
+    assert _run(said.directive_rule, [_prompt(prompt)]) == []
+    [building] = _run(
+        said.rule_list_rule, [_prompt("some Rules while building app:\n- Plan first\n- No extra features")]
+    )
+    assert building.summary == "The user's rules while building app: Plan first; No extra features"
+    assert building.promotion == INSTRUCTION
+    # a bare "Rules:" under a task is that task's limits: a candidate
+    task = "Task:\nSet up the extension shell.\n\nRules:\n- Do not implement OpenAI.\n- Plan first.\n"
+    [bare] = _run(said.rule_list_rule, [_prompt(task)])
+    assert not bare.promotion and "one request" in bare.why
+    # one item, questions or code are no rule list
+    assert _run(said.rule_list_rule, [_prompt("Rules:\n- Plan first\n\nthanks")]) == []
+    assert _run(said.rule_list_rule, [_prompt("Coding rules:\n- why is this slow?\n- what about `x = 1`?")]) == []
+
+
+def test_a_rule_for_a_stage_of_the_work_waits_as_a_candidate():
+    for text in ("Dont start writing code.", "Don't push to main yet.", "Never deploy at this stage."):
+        [cand] = _run(said.directive_rule, [_prompt(text)])
+        assert not cand.promotion, text
+    [lasting] = _run(said.directive_rule, [_prompt("Don't start the dev server, I run it myself.")])
+    assert lasting.promotion == INSTRUCTION
+
+
+def test_a_name_repeated_from_a_pasted_list_is_no_habit():
+    prompts = [_prompt(f"Stack for step {n}:\n- Chrome Extension Manifest V3\n- React") for n in range(3)]
+    assert _run(said.repeated_request_rule, prompts) == []

@@ -51,6 +51,7 @@ def _rules() -> list[Rule]:
         said.mapping_rule,
         said.doc_file_rule,
         said.stack_rule,
+        said.rule_list_rule,
         said.choice_rule,
         said.repeated_request_rule,
         requests.ignored_by_request_rule,

@@ -201,13 +201,21 @@ _LASTING = re.compile(
 )
 
 
+# what holds for a stage of the work, not from now on: "don't start writing code", "don't push yet"
+_PHASE = re.compile(
+    r"\b(?:yet|right now|at this (?:point|stage)|at the moment|until (?:i|we)\b|this time)\b"
+    r"|\b(?:start|begin)\s+\w+ing\b",
+    re.I,
+)
+
+
 def lasting(d: Directive) -> bool:
     """Does the directive read as a standing rule, not the task of its turn?
 
     "Use X, not Y", "never ...", "from now on ...", "I prefer ...", "every line must ...", "you have to ..." do;
     "I want the UI to be pretty" or "Remove the file tree by default" ask for this turn's work: stored, not promoted.
     """
-    if d.cue == "change":
+    if d.cue == "change" or _PHASE.search(d.sentence):
         return False
     if d.cue == "sequence" and re.match(
         r"^\W*(?:please\s+)?(?:update|change|make|set up|configure)\b", d.sentence, re.I
@@ -229,9 +237,10 @@ def directive_rule(session: Session) -> list[Candidate]:
         if step.kind != "prompt" or not step.text:
             continue
         document = len(step.text) > DOCUMENT_CHARS
+        listed = {" ".join(i.lower().split()) for _h, _s, items in rule_lists(step.text) for i in items}
         for d in directives(step.text, limit=3):
-            if not _keep(d, document):
-                continue
+            if not _keep(d, document) or " ".join(d.sentence.lower().split()).rstrip(".;,") in listed:
+                continue  # an item of a typed rule list is rule_list_rule's
             summary = _summary(d)
             context = _context_before(step.text, d.sentence) or _list_context(step.text, d.sentence)
             done = _first_sentence(step.answer)
@@ -748,6 +757,8 @@ def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int
             continue  # "The thinking level colors are too intense": a complaint about this turn's result, not a request
         if clean.lower() in used or len(clean.split()) < 3 or not _informative(clean) or _VAGUE.search(clean):
             continue
+        if all(w[:1].isupper() or w[:1].isdigit() for w in clean.split()):
+            continue  # "Chrome Extension Manifest V3": a name from a pasted list, asking for nothing
         used.add(clean.lower())
         out.append(
             Candidate(
@@ -867,4 +878,72 @@ def stack_rule(session: Session) -> list[Candidate]:
                 promotion=INSTRUCTION,
             )
         )
+    return out
+
+
+_RULES_HEAD = re.compile(
+    r"^(?:#{1,6}\s*)?(?P<kind>(?:(?:some|my|our|a few|few|general|coding|code|project|team|house|ground|working"
+    r"|development|dev|style|build|building)\s+)*)(?:rules|guidelines|conventions|principles|coding standards)"
+    r"(?P<qual>\s+(?:while|when|for|in)\s+[^:]{1,50}?)?\s*:?\s*$",
+    re.I,
+)
+_RULE_ITEM = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+(?:\[[ xX]\]\s+)?(?P<item>\S.*?)\s*$")
+
+
+def rule_lists(text: str) -> list[tuple[str, bool, list[str]]]:
+    """(heading, standing, items) for each "Coding rules:" / "Rules while building the app:" heading the user typed
+    over two or more short items. A bare "Rules:" heading is standing only with a word that says for what."""
+    from automem.capture.feedback import prose_lines as written_lines
+
+    lines = list(written_lines(text or ""))
+    found: list[tuple[str, bool, list[str]]] = []
+    for at, line in enumerate(lines):
+        head = _RULES_HEAD.match(line)
+        if not head:
+            continue
+        items: list[str] = []
+        for later in lines[at + 1 :]:
+            item = _RULE_ITEM.match(later)
+            if not item:
+                break
+            items.append(item.group("item").rstrip(".;,"))
+        short = [i for i in items if len(i) <= 100 and len(i.split()) <= 15 and not i.endswith("?") and "`" not in i]
+        if len(items) >= 2 and len(short) == len(items):
+            standing = bool(head.group("kind").strip() or head.group("qual"))
+            found.append((line.lstrip("# ").rstrip(": "), standing, items))
+    return found
+
+
+def rule_list_rule(session: Session) -> list[Candidate]:
+    """Rules the user typed as a list under a heading ("Coding rules:", "Rules while building the app:"): one memory
+    holding them all, promoted when the heading says they are the project's, a candidate when it is a bare "Rules:"
+    (often one task's limits)."""
+    out: list[Candidate] = []
+    for step in session.steps:
+        if step.kind != "prompt" or not step.text:
+            continue
+        for heading, standing, items in rule_lists(step.text):
+            named = re.sub(r"^(?:some|my|our|a few|few)\s+", "", heading, flags=re.I)
+            lead = "The user's " + named[:1].lower() + named[1:]
+            out.append(
+                Candidate(
+                    kind="decision",
+                    summary=phrasing.listing(lead, items),
+                    content=f"The user typed, under “{heading}”:\n" + "\n".join(f"- {i}" for i in items[:12]),
+                    why=(
+                        "The user listed these as the rules for working on this project."
+                        if standing
+                        else "The user listed these rules for one request; not yet standing rules."
+                    ),
+                    how_to_apply=(
+                        "Follow every one of them in later sessions of this project."
+                        if standing
+                        else "Follow them as standing rules only once the user gives them again."
+                    ),
+                    signals=["rule"],
+                    scope="project",
+                    weight=2.4,
+                    promotion=INSTRUCTION if standing else "",
+                )
+            )
     return out
