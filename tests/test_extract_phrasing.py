@@ -40,7 +40,7 @@ def test_corrections_and_decisions_become_instructions(said, summary):
             "I prefer short commit messages in the imperative mood",
             "Prefer short commit messages in the imperative mood",
         ),
-        ("i'd rather you ask before deleting files", "Prefer to ask before deleting files"),
+        ("i'd rather you ask before deleting files", "Ask before deleting files"),
         ("I always write the test first", "Always write the test first"),
         ("i never push on fridays", "Never push on fridays"),
         ("from now on, always run the linter before committing", "Always run the linter before committing"),

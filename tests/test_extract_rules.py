@@ -1162,12 +1162,32 @@ def test_a_typed_list_of_rules_is_one_memory_promoted_when_its_heading_says_whos
     assert _run(said.rule_list_rule, [_prompt("Coding rules:\n- why is this slow?\n- what about `x = 1`?")]) == []
 
 
-def test_a_rule_for_a_stage_of_the_work_waits_as_a_candidate():
-    for text in ("Dont start writing code.", "Don't push to main yet.", "Never deploy at this stage."):
+def test_a_rule_for_this_stage_or_this_piece_of_work_waits_as_a_candidate():
+    for text in (
+        "Dont start writing code.",
+        "Don't push to main yet.",
+        "Never deploy at this stage.",
+        "Don't touch the database schema for this fix.",
+        "Please don't change the API, just fix the UI.",
+        "this should be a class not a function",
+        "Don't stop until all tests pass.",
+        "Switch to the dev branch, not main.",
+        "Pick option 2, not option 1.",
+        "Use the second approach instead.",
+        "Keep the old function, not the new one.",
+    ):
         [cand] = _run(said.directive_rule, [_prompt(text)])
         assert not cand.promotion, text
-    [lasting] = _run(said.directive_rule, [_prompt("Don't start the dev server, I run it myself.")])
-    assert lasting.promotion == INSTRUCTION
+    for text in (
+        "Don't start the dev server, I run it myself.",
+        "Never merge until CI is green.",
+        "Don't use var, use const or let.",
+        "Go with Postgres rather than MySQL.",
+    ):
+        [lasting] = _run(said.directive_rule, [_prompt(text)])
+        assert lasting.promotion == INSTRUCTION, text
+    [rather] = _run(said.directive_rule, [_prompt("I'd rather you ask me before installing packages.")])
+    assert rather.summary == "Ask me before installing packages"
 
 
 def test_a_name_repeated_from_a_pasted_list_is_no_habit():

@@ -52,6 +52,7 @@ _PREFER = (
         ),
         "Prefer ",
     ),
+    (re.compile(r"^i(?: would|'d) rather you (?!not\b|didn'?t\b)", re.I), ""),
     (re.compile(r"^i(?: would|'d) rather (?:you )?", re.I), "Prefer to "),
     (re.compile(r"^i(?: would|'d)? only want (?:you to )?", re.I), "Prefer only "),
     (re.compile(r"^i (?:really )?(?:hate|dislike|don'?t like|do not like) (?:it )?when you ", re.I), "Don't "),

@@ -201,10 +201,19 @@ _LASTING = re.compile(
 )
 
 
-# what holds for a stage of the work, not from now on: "don't start writing code", "don't push yet"
+# what holds for this stage or this piece of work, not from now on: "don't start writing code", "don't push yet",
+# "don't touch the schema for this fix", "don't change the API, just fix the UI", "this should be a class"
 _PHASE = re.compile(
-    r"\b(?:yet|right now|at this (?:point|stage)|at the moment|until (?:i|we)\b|this time)\b"
-    r"|\b(?:start|begin)\s+\w+ing\b",
+    r"\b(?:yet|right now|at this (?:point|stage)|at the moment|this time)\b"
+    r"|\b(?:stop|finish|quit|give up|end)\s+until\b|\buntil (?:i|we)\b"
+    r"|\b(?:start|begin)\s+\w+ing\b"
+    r"|\b(?:for|in) (?:this|the current) (?:task|fix|change|pr|bug|issue|ticket|feature|step|commit|turn|one|part)\b"
+    r"|\bjust (?:fix|do|change|give|make|update|add|return|show|write)\b"
+    r"|^\W*(?:this|that|it)\s+(?:should|must|needs?|has to)\b"
+    r"|^\W*(?:please\s+)?(?:switch|go back|revert|roll back|check ?out) to\b"
+    r"|\b(?:option|approach|variant|choice|alternative|solution|proposal)\s+(?:\d|[a-d]\b|#)"
+    r"|\bthe (?:first|second|third|last|other|previous|original) (?:one|approach|option|version|way|solution)\b"
+    r"|\b(?:the )?(?:old|new|previous|original|other) one\b",
     re.I,
 )
 
