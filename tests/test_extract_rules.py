@@ -1153,16 +1153,21 @@ def test_a_typed_list_of_rules_is_one_memory_promoted_when_its_heading_says_whos
     )
     assert building.summary == "The user's rules while building app: Plan first; No extra features"
     assert building.promotion == INSTRUCTION
-    # a bare "Rules:" under a task is that task's limits: a candidate
+    # a bare "Rules:" under a task is that task's limits: not stored
     task = "Task:\nSet up the extension shell.\n\nRules:\n- Do not implement OpenAI.\n- Plan first.\n"
-    [bare] = _run(said.rule_list_rule, [_prompt(task)])
-    assert not bare.promotion and "one request" in bare.why
+    assert _run(said.rule_list_rule, [_prompt(task)]) == []
+    # a list typed later restates the rules: it replaces the earlier one
+    [later] = _run(
+        said.rule_list_rule,
+        [_prompt(prompt), _prompt("some Rules while building app:\n- Plan first\n- No extra features")],
+    )
+    assert later.summary == "The user's rules while building app: Plan first; No extra features"
     # one item, questions or code are no rule list
     assert _run(said.rule_list_rule, [_prompt("Rules:\n- Plan first\n\nthanks")]) == []
     assert _run(said.rule_list_rule, [_prompt("Coding rules:\n- why is this slow?\n- what about `x = 1`?")]) == []
 
 
-def test_a_rule_for_this_stage_or_this_piece_of_work_waits_as_a_candidate():
+def test_a_rule_for_this_stage_or_this_piece_of_work_is_not_stored():
     for text in (
         "Dont start writing code.",
         "Don't push to main yet.",
@@ -1176,8 +1181,7 @@ def test_a_rule_for_this_stage_or_this_piece_of_work_waits_as_a_candidate():
         "Use the second approach instead.",
         "Keep the old function, not the new one.",
     ):
-        [cand] = _run(said.directive_rule, [_prompt(text)])
-        assert not cand.promotion, text
+        assert _run(said.directive_rule, [_prompt(text)]) == [], text
     for text in (
         "Don't start the dev server, I run it myself.",
         "Never merge until CI is green.",
@@ -1186,6 +1190,16 @@ def test_a_rule_for_this_stage_or_this_piece_of_work_waits_as_a_candidate():
     ):
         [lasting] = _run(said.directive_rule, [_prompt(text)])
         assert lasting.promotion == INSTRUCTION, text
+    for text, summary in (
+        (
+            "now after each phase commit all your changes and push to origin",
+            "After each phase commit all your changes and push to origin",
+        ),
+        ("Before every commit, run the linter.", "Before every commit, run the linter"),
+    ):
+        [each] = _run(said.directive_rule, [_prompt(text)])
+        assert each.summary == summary and each.promotion == INSTRUCTION
+    assert _run(said.directive_rule, [_prompt("After each test run the output is long.")]) == []
     [rather] = _run(said.directive_rule, [_prompt("I'd rather you ask me before installing packages.")])
     assert rather.summary == "Ask me before installing packages"
 

@@ -86,7 +86,10 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
         re.compile(
             r"^" + _OPENERS + r"always\s+\w+|\b(?:you|we)\s+(?:should\s+)?always\s+\w+"
             r"|\b(?:every ?time|each time|whenever)\b[^.!?]{3,120}?,\s*(?:please\s+)?(?:always\s+|first\s+)?"
-            r"(?:run|use|make|add|update|check|do|write|commit|create|keep|ask|test|rebuild|restart|include|tell|read)\b",
+            r"(?:run|use|make|add|update|check|do|write|commit|create|keep|ask|test|rebuild|restart|include|tell|read)\b"
+            r"|\b(?:after|before) (?:each|every) \w+(?: \w+)?,?\s+(?:please\s+)?(?:always\s+|first\s+)?"
+            r"(?:run|commit|push|update|check|test|write|ask|tell|review|rebuild|restart|lint|format)\b"
+            r"(?![^.!?]*\b(?:is|are|was|were|gets?|looks?|seems?)\b)",
             re.I,
         ),
     ),

@@ -250,6 +250,8 @@ def directive_rule(session: Session) -> list[Candidate]:
         for d in directives(step.text, limit=3):
             if not _keep(d, document) or " ".join(d.sentence.lower().split()).rstrip(".;,") in listed:
                 continue  # an item of a typed rule list is rule_list_rule's
+            if _PHASE.search(d.sentence):
+                continue  # it steers this piece of work only; said again in another session it still would
             summary = _summary(d)
             context = _context_before(step.text, d.sentence) or _list_context(step.text, d.sentence)
             done = _first_sentence(step.answer)
@@ -924,35 +926,31 @@ def rule_lists(text: str) -> list[tuple[str, bool, list[str]]]:
 
 
 def rule_list_rule(session: Session) -> list[Candidate]:
-    """Rules the user typed as a list under a heading ("Coding rules:", "Rules while building the app:"): one memory
-    holding them all, promoted when the heading says they are the project's, a candidate when it is a bare "Rules:"
-    (often one task's limits)."""
-    out: list[Candidate] = []
+    """Rules the user typed as a list under a heading that says whose they are ("Coding rules:", "Rules while
+    building the app:"): one memory holding them all, promoted. A bare "Rules:" heading is often one task's limits
+    ("Task: ... Rules: ... Expected result: ..."), so it is not stored. A list typed later in the session is the
+    user's rules restated: it replaces the earlier one."""
+    latest: tuple[str, list[str]] | None = None
     for step in session.steps:
         if step.kind != "prompt" or not step.text:
             continue
         for heading, standing, items in rule_lists(step.text):
-            named = re.sub(r"^(?:some|my|our|a few|few)\s+", "", heading, flags=re.I)
-            lead = "The user's " + named[:1].lower() + named[1:]
-            out.append(
-                Candidate(
-                    kind="decision",
-                    summary=phrasing.listing(lead, items),
-                    content=f"The user typed, under “{heading}”:\n" + "\n".join(f"- {i}" for i in items[:12]),
-                    why=(
-                        "The user listed these as the rules for working on this project."
-                        if standing
-                        else "The user listed these rules for one request; not yet standing rules."
-                    ),
-                    how_to_apply=(
-                        "Follow every one of them in later sessions of this project."
-                        if standing
-                        else "Follow them as standing rules only once the user gives them again."
-                    ),
-                    signals=["rule"],
-                    scope="project",
-                    weight=2.4,
-                    promotion=INSTRUCTION if standing else "",
-                )
-            )
-    return out
+            if standing:
+                latest = (heading, items)
+    if latest is None:
+        return []
+    heading, items = latest
+    named = re.sub(r"^(?:some|my|our|a few|few)\s+", "", heading, flags=re.I)
+    return [
+        Candidate(
+            kind="decision",
+            summary=phrasing.listing("The user's " + named[:1].lower() + named[1:], items),
+            content=f"The user typed, under “{heading}”:\n" + "\n".join(f"- {i}" for i in items[:12]),
+            why="The user listed these as the rules for working on this project.",
+            how_to_apply="Follow every one of them in later sessions of this project.",
+            signals=["rule"],
+            scope="project",
+            weight=2.4,
+            promotion=INSTRUCTION,
+        )
+    ]
