@@ -1156,12 +1156,14 @@ def test_a_typed_list_of_rules_is_one_memory_promoted_when_its_heading_says_whos
     # a bare "Rules:" under a task is that task's limits: not stored
     task = "Task:\nSet up the extension shell.\n\nRules:\n- Do not implement OpenAI.\n- Plan first.\n"
     assert _run(said.rule_list_rule, [_prompt(task)]) == []
-    # a list typed later restates the rules: it replaces the earlier one
+    # a list typed later restates the rules: its items first, an earlier item it says again in other words left out
     [later] = _run(
         said.rule_list_rule,
-        [_prompt(prompt), _prompt("some Rules while building app:\n- Plan first\n- No extra features")],
+        [_prompt(prompt), _prompt("some Rules while building app:\n- Plan first\n- No unrelated refactors")],
     )
-    assert later.summary == "The user's rules while building app: Plan first; No extra features"
+    assert later.summary.startswith("The user's rules while building app: Plan first; No unrelated refactors; Work one")
+    assert "Do not refactor unrelated files" not in later.content
+    assert "- Prefer small files and small functions" in later.content
     # one item, questions or code are no rule list
     assert _run(said.rule_list_rule, [_prompt("Rules:\n- Plan first\n\nthanks")]) == []
     assert _run(said.rule_list_rule, [_prompt("Coding rules:\n- why is this slow?\n- what about `x = 1`?")]) == []

@@ -925,27 +925,39 @@ def rule_lists(text: str) -> list[tuple[str, bool, list[str]]]:
     return found
 
 
+def _stems(item: str) -> set[str]:
+    return {w[:5] for w in re.findall(r"[a-z]{3,}", item.lower())} - {"not", "the", "and", "any", "all"}
+
+
+def _restates(item: str, others: list[str]) -> bool:
+    """Does another item say the same ("Do not refactor unrelated files" / "No unrelated refactors")?"""
+    mine = _stems(item)
+    return any(len(mine & (theirs := _stems(o))) >= max(1, 0.6 * min(len(mine), len(theirs))) for o in others)
+
+
 def rule_list_rule(session: Session) -> list[Candidate]:
     """Rules the user typed as a list under a heading that says whose they are ("Coding rules:", "Rules while
     building the app:"): one memory holding them all, promoted. A bare "Rules:" heading is often one task's limits
-    ("Task: ... Rules: ... Expected result: ..."), so it is not stored. A list typed later in the session is the
-    user's rules restated: it replaces the earlier one."""
-    latest: tuple[str, list[str]] | None = None
+    ("Task: ... Rules: ... Expected result: ..."), so it is not stored. Lists typed later in the session restate the
+    rules: their items come first, and an earlier item they say again in other words is left out."""
+    lists: list[tuple[str, list[str]]] = []
     for step in session.steps:
         if step.kind != "prompt" or not step.text:
             continue
-        for heading, standing, items in rule_lists(step.text):
-            if standing:
-                latest = (heading, items)
-    if latest is None:
+        lists.extend((heading, items) for heading, standing, items in rule_lists(step.text) if standing)
+    if not lists:
         return []
-    heading, items = latest
+    items: list[str] = []
+    for _heading, listed in reversed(lists):
+        items.extend(i for i in listed if not _restates(i, items))
+    heading = lists[-1][0]
     named = re.sub(r"^(?:some|my|our|a few|few)\s+", "", heading, flags=re.I)
+    headings = ", then ".join(f"“{h}”" for h in dict.fromkeys(h for h, _i in lists))
     return [
         Candidate(
             kind="decision",
             summary=phrasing.listing("The user's " + named[:1].lower() + named[1:], items),
-            content=f"The user typed, under “{heading}”:\n" + "\n".join(f"- {i}" for i in items[:12]),
+            content=f"The user typed, under {headings}:\n" + "\n".join(f"- {i}" for i in items[:12]),
             why="The user listed these as the rules for working on this project.",
             how_to_apply="Follow every one of them in later sessions of this project.",
             signals=["rule"],
