@@ -1209,3 +1209,38 @@ def test_a_rule_for_this_stage_or_this_piece_of_work_is_not_stored():
 def test_a_name_repeated_from_a_pasted_list_is_no_habit():
     prompts = [_prompt(f"Stack for step {n}:\n- Chrome Extension Manifest V3\n- React") for n in range(3)]
     assert _run(said.repeated_request_rule, prompts) == []
+
+
+def test_answers_to_the_agents_questions_are_one_candidate_decision_per_round():
+    questions = {
+        "questions": [
+            {
+                "question": "Which window style do you want?",
+                "header": "Style",
+                "options": [{"label": "Sticky note"}, {"label": "Widget"}],
+            },
+            {
+                "question": "Which stack?",
+                "header": "Stack",
+                "options": [{"label": "Electron + Vue3"}, {"label": "Tauri + Vue3"}],
+            },
+            {
+                "question": "Which database?",
+                "header": "DB",
+                "options": [{"label": "SQLite"}, {"label": "You recommend"}],
+            },
+        ]
+    }
+    result = (
+        'Your questions have been answered: "Which window style do you want?"="Sticky note", "Which stack?"="Tauri + '
+        'Vue3", "Which database?"="You recommend". You can now continue with these answers in mind.'
+    )
+    turn = Turn("claude-code", "s", "t1", prompt="build me a sticky note app")
+    turn.actions = [ToolAction("AskUserQuestion", input=questions, result_text=result)]
+    [cand] = _run(said.asked_choice_rule, steps_from_turns([turn]))
+    assert cand.summary == "Chosen by the user: Style: Sticky note; Stack: Tauri + Vue3"  # the deferred one left out
+    assert '"Which stack?", the user picked "Tauri + Vue3" (not: Electron + Vue3)' in cand.content
+    assert not cand.promotion
+    # a tool's ordinary output that happens to hold a quoted pair is no answer
+    turn.actions = [ToolAction("Bash", input={"command": "cat a.txt"}, result_text='"a b c"="d"')]
+    assert _run(said.asked_choice_rule, steps_from_turns([turn])) == []

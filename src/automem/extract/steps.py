@@ -44,6 +44,7 @@ class Step:
     raw: str = ""  # action: the command as the tool received it, line breaks kept (``input`` is one line)
     offered: list[str] = field(default_factory=list)  # prompt: the options the agent's previous answer offered
     added: str = ""  # action: the text an edit or write put in (new lines of a patch), capped
+    answers: list[tuple[str, str, str, list[str]]] = field(default_factory=list)  # action: see answered_questions
 
 
 def user_words(prompt: str) -> str:
@@ -133,6 +134,31 @@ def offered_options(answer: str) -> list[str]:
     return found[:9] if 2 <= len(found) <= 9 else []
 
 
+_ANSWERED = re.compile(r"^\s*(?:User has answered your questions|Your questions have been answered)\s*:", re.I)
+_ANSWER_PAIR = re.compile(r'"((?:[^"\\]|\\.){3,600}?)"="((?:[^"\\]|\\.){1,300}?)"')
+
+
+def answered_questions(raw, result: str) -> list[tuple[str, str, str, list[str]]]:
+    """(header, question, picked, not picked) for each question of a question tool (Claude Code's AskUserQuestion)
+    the user answered; the header is the question's short label when the call gave one, "not picked" the other
+    options when the call's input still holds them."""
+    if not result or not _ANSWERED.match(result):
+        return []
+    asked: dict[str, tuple[str, list[str]]] = {}
+    questions = raw.get("questions") if isinstance(raw, dict) else None
+    for item in questions if isinstance(questions, list) else []:
+        if isinstance(item, dict) and isinstance(item.get("question"), str):
+            options = item.get("options")
+            labels = [o.get("label", "") for o in options if isinstance(o, dict)] if isinstance(options, list) else []
+            asked[item["question"].strip()] = (str(item.get("header") or ""), [str(x) for x in labels if x])
+    out = []
+    for match in _ANSWER_PAIR.finditer(result):
+        question, picked = match.group(1).strip(), match.group(2).strip()
+        header, labels = asked.get(question, ("", []))
+        out.append((header, question, picked, [label for label in labels if label not in picked]))
+    return out
+
+
 def steps_from_turns(turns: list[Turn]) -> list[Step]:
     from automem.capture.feedback import detect_feedback
     from automem.capture.signals import classify_result, strip_run_header
@@ -195,6 +221,7 @@ def steps_from_turns(turns: list[Turn]) -> list[Step]:
                     raw=_raw_command(action.input),
                     added=added_text(action.input) if not failed else "",
                     said_after="\n".join(said.get(number, ()))[:4000],
+                    answers=answered_questions(action.input, text) if not failed else [],
                 )
             )
         if turn.interrupted:

@@ -53,6 +53,7 @@ def _rules() -> list[Rule]:
         said.stack_rule,
         said.rule_list_rule,
         said.choice_rule,
+        said.asked_choice_rule,
         said.repeated_request_rule,
         requests.ignored_by_request_rule,
         requests.dependency_by_request_rule,

@@ -618,6 +618,48 @@ def choice_rule(session: Session) -> list[Candidate]:
     return out
 
 
+_DEFERS = re.compile(
+    r"\b(?:recommend\w*|you (?:decide|choose|pick)|up to you|either|any|other|none|skip|not sure|later)\b"
+    r"|推荐|随便|都行|你来|おまかせ|추천",
+    re.I,
+)
+
+
+def asked_choice_rule(session: Session) -> list[Candidate]:
+    """What the user picked when the agent asked through a question tool (AskUserQuestion): one candidate decision
+    per round of questions, leaving out a question where the user left the choice to the agent."""
+    out = []
+    for step in session.steps:
+        picks = [
+            (header or question, question, picked, others)
+            for header, question, picked, others in step.answers
+            if picked and len(picked) <= 160 and not _DEFERS.search(picked)
+        ]
+        if not picks:
+            continue
+        listed = [f"{phrasing.fit(topic, 60)}: {_clean(picked)}" for topic, _q, picked, _o in picks]
+        lines = [
+            f'Asked "{question[:300]}", the user picked "{picked}"'
+            + (f" (not: {'; '.join(o[:60] for o in others[:4])})" if others else "")
+            for _t, question, picked, others in picks
+        ]
+        out.append(
+            Candidate(
+                kind="decision",
+                summary=phrasing.listing("Chosen by the user", listed)
+                if len(listed) > 1
+                else f"Chosen by the user: {listed[0]}",
+                content="\n".join(lines),
+                why="The user chose this when the agent asked.",
+                how_to_apply="Keep to these choices when the same questions come up.",
+                signals=["rule"],
+                scope="project",
+                weight=1.5,
+            )
+        )
+    return out
+
+
 TOPIC_SHARE = 0.2  # a word in this share of the prompts is what the session is about
 MIN_PHRASE_SHARE = 0.3  # a habit's words come together in at least this share of the prompts using either
 _STOP = frozenset(
