@@ -855,6 +855,11 @@ def test_a_package_the_user_named_and_the_turn_added_is_the_projects_choice():
         "The project uses @vitest/coverage-v8 (added to package.json at the user's request)"
     ]  # not vitest: only a comma
     assert _run(requests.dependency_by_request_rule, [_prompt("add test coverage"), steps[1]]) == []
+    # an install command adds to the project; one onto the machine (global, --user, a system manager) does not
+    [local] = _run(requests.dependency_by_request_rule, [_prompt("please add express"), _ok("npm install express")])
+    assert local.summary == "The project uses express (installed with npm at the user's request)"
+    for command in ("npm install -g ruflo", "pip install --user ruflo", "brew install ruflo", "cargo install ruflo"):
+        assert _run(requests.dependency_by_request_rule, [_prompt("install ruflo"), _ok(command)]) == [], command
 
 
 def test_a_folder_the_user_named_for_deletion_and_the_turn_removed():

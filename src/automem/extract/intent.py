@@ -556,6 +556,21 @@ def is_install(command: Command) -> bool:
     return bool(verb) and verb in command.args[:3]
 
 
+# installers that put a program on the machine, not a dependency in the project
+_SYSTEM_INSTALLERS = frozenset(
+    {"brew", "apt", "apt-get", "pkg", "dnf", "yum", "pacman", "zypper", "apk", "winget", "choco", "scoop", "pipx"}
+    | {"snap", "cargo", "go", "gem"}
+)
+
+
+def installs_for_project(command: Command) -> bool:
+    """An install into the project (its manifest or environment), not onto the machine: not ``npm i -g``, ``pip
+    install --user``, brew, apt or another system package manager."""
+    if not is_install(command) or command.program in _SYSTEM_INSTALLERS:
+        return False
+    return not any(a in ("-g", "--global", "--location=global", "--user") for a in command.args)
+
+
 def installed_names(command: Command) -> list[str]:
     """The packages an install command names (``pkg install openssh`` -> ["openssh"])."""
     if not is_install(command):

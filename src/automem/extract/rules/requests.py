@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from automem.extract import phrasing
-from automem.extract.intent import installed_names, is_install
+from automem.extract.intent import installed_names, installs_for_project
 from automem.extract.rules import Session
 from automem.schema import Candidate
 
@@ -122,7 +122,7 @@ def _dependencies(session: Session, j: int) -> list[tuple[str, str]]:
         pattern = _NPM_DEP if manifest.endswith(".json") else _PY_DEP
         found += [(name, manifest) for name in pattern.findall(text)]
     for command in session.intent(j).commands:
-        if is_install(command):
+        if installs_for_project(command):
             found += [
                 (re.sub(r"(?<=.)@[^/]*$|[<>=~!].*$", "", name), command.program)
                 for name in installed_names(command)
