@@ -205,6 +205,9 @@ def test_not_installed_only_when_nothing_later_ran_it():
     assert _run(errors.missing_command_rule, [missing, _ok("jq --version")]) == []  # it ran later after all
     installed = _run(errors.missing_command_rule, [missing, _ok("brew install jq"), _ok("jq . a.json")])
     assert installed[0].summary == "jq was not preinstalled on this machine; `brew install jq` installed it"
+    # an install a pipe let exit 0 although sudo refused it installed nothing (the user did, outside the session)
+    refused = _ok("sudo pacman -S --noconfirm jq 2>&1 | tail -3", result_head="sudo: a password is required")
+    assert _run(errors.missing_command_rule, [missing, refused, _ok("jq . a.json")]) == []
     python = _fail("python a.py", "bash: python: command not found")
     [alt] = _run(errors.missing_command_rule, [python, _ok("python3 a.py")])
     assert alt.summary == "python is not on the PATH on this machine; use python3 instead" and alt.promotion

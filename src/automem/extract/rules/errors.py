@@ -574,12 +574,22 @@ def _loaded_by(session: Session, index: int, later: int, name: str) -> str:
     return ""
 
 
+# an install that exited 0 only because a pipe hid its status (``sudo pacman -S x 2>&1 | tail -3``)
+_INSTALL_REFUSED = re.compile(
+    r"sudo: (?:a )?(?:password|terminal) is required|no tty present|Permission denied|Could not open lock"
+    r"|are you root|EACCES|unable to lock database|you cannot perform this operation",
+    re.I,
+)
+
+
 def installs_between(session: Session, index: int, later: int, name: str) -> list:
     """The successful install commands between two calls that name a package containing ``name``."""
     return [
         c
         for j in range(index + 1, later)
-        if session.steps[j].kind == "action" and session.steps[j].ok
+        if session.steps[j].kind == "action"
+        and session.steps[j].ok
+        and not _INSTALL_REFUSED.search(session.steps[j].result_head)
         for c in session.intent(j).commands
         if is_install(c) and any(_provides(p, name) for p in installed_names(c))
     ]
