@@ -1252,3 +1252,17 @@ def test_answers_to_the_agents_questions_are_one_candidate_decision_per_round():
     # a tool's ordinary output that happens to hold a quoted pair is no answer
     turn.actions = [ToolAction("Bash", input={"command": "cat a.txt"}, result_text='"a b c"="d"')]
     assert _run(said.asked_choice_rule, steps_from_turns([turn])) == []
+
+
+def test_sudo_that_needs_a_password_the_agent_cannot_type():
+    from automem.extract.rules import machine
+
+    refused = _ok("sudo pacman -S --noconfirm figlet 2>&1 | tail -3", result_head="sudo: a terminal is required")
+    [cand] = _run(machine.sudo_password_rule, [refused], root="/Users/me/app")
+    assert cand.summary.startswith("sudo asks for a password on this Mac") and cand.scope == "global"
+    assert not cand.promotion and "sudo: a terminal is required" in cand.content
+    failed = _fail("sudo apt-get install jq", "sudo: a password is required")
+    assert len(_run(machine.sudo_password_rule, [failed])) == 1
+    # a later sudo call that went through: a password was cached, or none is needed
+    assert _run(machine.sudo_password_rule, [refused, _ok("sudo pacman -S figlet", result_head="installing")]) == []
+    assert _run(machine.sudo_password_rule, [_ok("sudo ls /root", result_head="a.txt")]) == []

@@ -68,6 +68,7 @@ def _rules() -> list[Rule]:
         errors.old_python_rule,
         errors.commit_hook_rule,
         machine.unwritable_place_rule,
+        machine.sudo_password_rule,
         slow.big_listing_rule,
         reports.diagnosis_rule,
         reports.reported_problem_rule,

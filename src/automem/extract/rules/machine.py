@@ -185,3 +185,47 @@ def _gist(text: str) -> str:
     from automem.extract.rules.errors import command_gist
 
     return command_gist(" ".join(text.split()), 100)
+
+
+_SUDO_REFUSED = re.compile(
+    r"sudo: (?:a )?(?:terminal|password) is required|sudo: no tty present and no askpass program specified"
+)
+
+
+_RUNS_SUDO = re.compile(r"(?:^|[;&|(]\s*)sudo\s")
+
+
+def _sudo_refusal(step: Step) -> str:
+    found = _SUDO_REFUSED.search(step.result_head + "\n" + "\n".join(e.get("line", "") for e in step.errors))
+    return found.group(0) if found else ""
+
+
+def sudo_password_rule(session: Session) -> list[Candidate]:
+    """sudo asking for a password the agent's shell cannot type: the agent's sudo calls fail on this machine, so the
+    user has to run them. Told by sudo's own words, whatever exit status a pipe left; not when a later sudo call of
+    the session went through (a password cached, or no password needed after all)."""
+    refused = [i for i, s in enumerate(session.steps) if s.kind == "action" and _sudo_refusal(s)]
+    if not refused:
+        return []
+    for later in range(refused[-1] + 1, len(session.steps)):
+        step = session.steps[later]
+        if step.kind == "action" and step.ok and _RUNS_SUDO.search(step.raw or step.input) and not _sudo_refusal(step):
+            return []
+    first = session.steps[refused[0]]
+    command = " ".join((first.raw or first.input).split())[:160]
+    many = f" ({len(refused)} sudo calls)" if len(refused) > 1 else ""
+    return [
+        Candidate(
+            kind="observation",
+            summary=phrasing.fit(
+                f"sudo asks for a password on {this_machine(session)} that the agent's shell cannot type; "
+                "ask the user to run sudo commands"
+            ),
+            content=f"`{command}` said: {_sudo_refusal(first)}{many}",
+            why="sudo itself said it needs a password or a terminal, which the agent's shell does not have.",
+            how_to_apply="Give the user the sudo command to run themselves instead of running it.",
+            signals=["error"],
+            scope="global",
+            weight=1.8,
+        )
+    ]
