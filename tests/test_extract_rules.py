@@ -179,7 +179,7 @@ def test_empty_searches_and_diffs_are_not_failures():
 
 def test_a_search_at_the_end_of_a_pipeline_answers_even_with_a_bar_in_its_pattern():
     """A `|` inside quotes separates nothing: the pipeline ends with rg, whose exit 1 says "no match"."""
-    from automem.capture.signals import classify_result
+    from automem.capture.signals import _last_program, classify_result, strip_run_header
 
     header = (
         "Command: /bin/zsh -lc 'ghostty +list-fonts 2>/dev/null | rg -i \"Maple Mono|NF CN\"'\n"
@@ -194,6 +194,15 @@ def test_a_search_at_the_end_of_a_pipeline_answers_even_with_a_bar_in_its_patter
     # an exit 1 with nothing to say is bare, which never makes a lesson on its own
     failed, found = classify_result("ls -la ~/.config/x 2>/dev/null", header)
     assert failed and found[0]["signature"] == "exit code 1"
+    # the echo may span lines (a heredoc); a process still running has no exit status yet
+    heredoc = "Command: /bin/zsh -lc 'cat <<EOF > a\nhi\nEOF\nrg foo a'\n" + header.split("\n", 1)[1]
+    assert strip_run_header(heredoc) == ("", 1)
+    assert strip_run_header("Process running with session ID 42\nOriginal token count: 0\nOutput:\nhi") == ("hi", None)
+    assert strip_run_header("Command: echo hi\nhi") == ("Command: echo hi\nhi", None)  # no header: plain output
+    # wrappers peeled: env, bash -lc with escaped quotes, cmd /c
+    assert _last_program("/usr/bin/env bash -c 'git status | grep x'")[0] == "grep"
+    assert _last_program('bash -lc "rg \\"a|b\\" src"') == ("rg", ['"a|b"', "src"])
+    assert _last_program('cmd /c "dir | findstr foo"')[0] == "findstr"
 
 
 def test_not_installed_only_when_nothing_later_ran_it():

@@ -434,7 +434,10 @@ _RUN_HEADER = _Lazy(
     r"|Process running with session ID[ \t]+\d+"
     r"|Original token count:[ \t]*\d+|Exit code:?[ \t]*-?\d+|Output:|Total output lines:[ \t]*\d+)[ \t]*$"
 )
-_COMMAND_LINE = _Lazy(r"^Command: \S")  # the header's first line, when a header follows it
+# the first header line after a "Command: ..." echo
+_HEADER_AFTER_ECHO = _Lazy(
+    r"\n(?:Chunk ID:|Wall time:|Process (?:exited with code|running with session ID)|Exit code:)"
+)
 _HEADER_EXIT = _Lazy(r"(?:Process exited with code|Exit code:?)[ \t]+(-?\d+)")
 # programs whose exit status 1 is an answer ("no match", "they differ", "false", "not found"), not a failure
 _ANSWERING = frozenset(
@@ -465,26 +468,33 @@ _ANSWERING = frozenset(
     }
 )
 _NO_MATCH = _Lazy(r"^\s*(?:\(no output\)|no matches(?: found)?\.?|no results(?: found)?\.?|0|)\s*$", re.I)
-_SEGMENT = _Lazy(r"""'[^']*'|"(?:[^"\\]|\\.)*"|(&&|\|\||;|\||\n)""")
+# a quoted string (to its end when unterminated: one pass, never a retry from each quote) or a separator
+_SEGMENT = _Lazy(r"""'[^']*(?:'|$)|"(?:[^"\\]|\\.)*(?:"|$)|(&&|\|\||;|\||\n)""")
 _SHELL_WRAP = _Lazy(
-    r"^(?:/\S*/)?(?:bash|sh|zsh)(?:\s+-[a-z]+)*\s+-l?c\s+"
-    r"|^(?:pwsh|powershell)(?:\.exe)?\s+(?:-\w+\s+)*?-Command\s+",
+    r"^(?:(?:/\S*/)?env\s+)?(?:/\S*/)?(?:bash|sh|zsh)(?:\s+-[a-z]+)*\s+-l?c\s+"
+    r"|^(?:pwsh|powershell)(?:\.exe)?\s+(?:-\w+\s+)*?-Command\s+|^cmd(?:\.exe)?\s+/[ck]\s+",
     re.I,
 )
+
+
+def _command_echo(text: str) -> int:
+    """Where a Codex "Command: ..." echo ends (it may span lines: a heredoc), when a run header follows it; else 0."""
+    if not text.startswith("Command: "):
+        return 0
+    found = _HEADER_AFTER_ECHO.search(text[:8000])
+    return found.start() + 1 if found else 0
 
 
 def strip_run_header(text: str) -> tuple[str, int | None]:
     """The output without a harness's run header above it, and the exit code the header named."""
     if not text:
         return "", None
-    lines = text.split("\n", 9)
+    echo = _command_echo(text)
+    lines = text[echo:].split("\n", 8)
     code: int | None = None
     taken = 0
-    for line in lines[:9]:
+    for line in lines[:8]:
         if not _RUN_HEADER.match(line):
-            if taken == 0 and _COMMAND_LINE.match(line) and len(lines) > 1 and _RUN_HEADER.match(lines[1]):
-                taken = 1
-                continue
             break
         found = _HEADER_EXIT.search(line)
         if found:
@@ -498,11 +508,11 @@ def strip_run_header(text: str) -> tuple[str, int | None]:
 def _last_program(command: str) -> tuple[str, list[str]]:
     """argv[0] (basename, lower-case) and arguments of the last command a shell line runs."""
     body = (command or "").strip()
-    match = _SHELL_WRAP.match(body)
-    if match:
-        body = body[match.end() :].strip()
+    wrapper = _SHELL_WRAP.match(body)
+    if wrapper:
+        body = body[wrapper.end() :].strip()
         if len(body) > 1 and body[0] in "'\"" and body[-1] == body[0]:
-            body = body[1:-1]
+            body = body[1:-1] if body[0] == "'" else body[1:-1].replace('\\"', '"')
     # split at separators outside quotes: "a | rg 'x|y'" ends with rg, not with y'
     pieces, start = [], 0
     for match in _SEGMENT.finditer(body):
