@@ -909,15 +909,25 @@ def test_asked_to_remember_is_a_standing_rule_even_misspelt():
         ),
         ("Keep in mind that prod deploys go through the release branch", "Prod deploys go through the release branch"),
         ("For future reference, the api runs on port 8100", "The api runs on port 8100"),
+        ("remeber this, always use pnpm", "Always use pnpm"),
     ):
         [cand] = _run(said.directive_rule, [_prompt(text)])
         assert cand.summary == summary and cand.promotion == INSTRUCTION, text
+    # "remember, X" without asking for X to be kept waits as a candidate unless X reads as a rule
+    [flaky] = _run(said.directive_rule, [_prompt("Remember - the tests are flaky on CI")])
+    assert flaky.summary == "The tests are flaky on CI" and not flaky.promotion
     for text in (
         "Do you remember that bug from yesterday?",
         "I remember that it worked before",
         "remember when we fixed the login page",
         "note: this is only a test run",
         "Remember that?",
+        # the state of this conversation, not a fact to keep
+        "Remember, the dev server is already running on port 3000",
+        "Remember: we're on step 3 of the plan",
+        "remember that I asked you to fix the login page first",
+        "remember that you already tried this and it failed",
+        "Remember, you are Aria, a helpful assistant",
     ):
         assert _run(said.directive_rule, [_prompt(text)]) == [], text
     pasted = "Here is the guide I found:\n" + "Some setup step explained at length. " * 40 + "\nRemember: commit often."
@@ -1157,7 +1167,7 @@ def test_a_listing_lesson_names_the_folder_as_written():
 
 def test_a_typed_list_of_rules_is_one_memory_promoted_when_its_heading_says_whose():
     prompt = (
-        "We are scaffolding. Create a CLAUDE.md file.\n\n## Coding rules\n- Work one milestone at a time.\n"
+        "We are scaffolding.\n\n## Coding rules\n- Work one milestone at a time.\n"
         "- Do not refactor unrelated files.\n- Prefer small files and small functions.\n\nLet's discuss the stack."
     )
     [cand] = _run(said.rule_list_rule, [_prompt(prompt)])
@@ -1165,14 +1175,31 @@ def test_a_typed_list_of_rules_is_one_memory_promoted_when_its_heading_says_whos
     assert cand.promotion == INSTRUCTION and "- Prefer small files and small functions" in cand.content
     # its items are not stored again one by one
     assert _run(said.directive_rule, [_prompt(prompt)]) == []
+    # typed as the content of a file the prompt asks to write: the file's, not a memory
+    assert _run(said.rule_list_rule, [_prompt("Create a CLAUDE.md file.\n" + prompt)]) == []
     [building] = _run(
         said.rule_list_rule, [_prompt("some Rules while building app:\n- Plan first\n- No extra features")]
     )
     assert building.summary == "The user's rules while building app: Plan first; No extra features"
     assert building.promotion == INSTRUCTION
-    # a bare "Rules:" under a task is that task's limits: not stored
+    # a bare "Rules:" under a task, or rules "for this task", are that task's limits: not stored, nor their items
     task = "Task:\nSet up the extension shell.\n\nRules:\n- Do not implement OpenAI.\n- Plan first.\n"
-    assert _run(said.rule_list_rule, [_prompt(task)]) == []
+    assert _run(said.rule_list_rule, [_prompt(task)]) == [] and _run(said.directive_rule, [_prompt(task)]) == []
+    for_task = "Rules for the login fix:\n- Don't change the API\n- Keep the old session cookie"
+    assert _run(said.rule_list_rule, [_prompt(for_task)]) == [] and _run(said.directive_rule, [_prompt(for_task)]) == []
+    # a bare "Rules:" with nothing to tell leaves its items to the directive rule
+    bare = "Rules:\n- Never use npm, always pnpm\n- Never commit .env files"
+    assert _run(said.rule_list_rule, [_prompt(bare)]) == [] and len(_run(said.directive_rule, [_prompt(bare)])) == 2
+    # a blank line ends the list; two items of one list are both kept, however alike
+    both = (
+        "Coding rules:\n- Don't commit to main\n- Don't push to main\n\n1. Add the login page\n2. Add the signup page"
+    )
+    [kept] = _run(said.rule_list_rule, [_prompt(both)])
+    assert kept.summary == "The user's coding rules: Don't commit to main; Don't push to main"
+    # sections of a file to write, and a checklist of tasks, are no rules
+    doc = "Write a CONTRIBUTING.md with these sections.\n## Coding conventions\n- Naming things well\n- Format the code"
+    assert _run(said.rule_list_rule, [_prompt(doc)]) == []
+    assert _run(said.rule_list_rule, [_prompt("## Project rules\n- [ ] add CI\n- [ ] add lint")]) == []
     # a list typed later restates the rules: its items first, an earlier item it says again in other words left out
     [later] = _run(
         said.rule_list_rule,
@@ -1206,6 +1233,12 @@ def test_a_rule_for_this_stage_or_this_piece_of_work_is_not_stored():
         "Never merge until CI is green.",
         "Don't use var, use const or let.",
         "Go with Postgres rather than MySQL.",
+        "Never push to main until I review the diff",
+        "Never start implementing before I approve the plan",
+        "Never claim a feature works if you haven't tested it yet",
+        "Don't over-engineer, just do what I ask",
+        "Switch to uv instead of pip",
+        "Always run the linter, right now you keep forgetting",
     ):
         [lasting] = _run(said.directive_rule, [_prompt(text)])
         assert lasting.promotion == INSTRUCTION, text
@@ -1218,9 +1251,20 @@ def test_a_rule_for_this_stage_or_this_piece_of_work_is_not_stored():
     ):
         [each] = _run(said.directive_rule, [_prompt(text)])
         assert each.summary == summary and each.promotion == INSTRUCTION
-    assert _run(said.directive_rule, [_prompt("After each test run the output is long.")]) == []
-    [rather] = _run(said.directive_rule, [_prompt("I'd rather you ask me before installing packages.")])
-    assert rather.summary == "Ask me before installing packages"
+    for report in (
+        "After each test run the output is long.",
+        "After every commit push fails with 403",
+        "After every change, test coverage drops",
+        "Before every push, lint errors show up",
+    ):
+        assert _run(said.directive_rule, [_prompt(report)]) == [], report
+    for text, summary in (
+        ("I'd rather you ask me before installing packages.", "Ask me before installing packages"),
+        ("I'd rather you didn't add comments", "Don't add comments"),
+        ("I'd rather you used pnpm", "Prefer that you used pnpm"),
+    ):
+        [rather] = _run(said.directive_rule, [_prompt(text)])
+        assert rather.summary == summary
 
 
 def test_a_name_repeated_from_a_pasted_list_is_no_habit():

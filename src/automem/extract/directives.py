@@ -37,6 +37,7 @@ _OPENERS = (
     r"(?:(?:no|nope|ok(?:ay)?|so|and|also|but|please|pls|hey|oh|yes|yeah|alright|"
     r"right|actually|again|btw|fyi|remember|note)[,.!:]*\s+)*"
 )
+REMEMBER = r"remember|remembe|remeber|rember|rememeber|remmember|keep in mind"  # and the usual slips
 _EN: tuple[tuple[str, str, re.Pattern], ...] = (
     (
         "habit",
@@ -89,7 +90,8 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
             r"(?:run|use|make|add|update|check|do|write|commit|create|keep|ask|test|rebuild|restart|include|tell|read)\b"
             r"|\b(?:after|before) (?:each|every) \w+(?: \w+)?,?\s+(?:please\s+)?(?:always\s+|first\s+)?"
             r"(?:run|commit|push|update|check|test|write|ask|tell|review|rebuild|restart|lint|format)\b"
-            r"(?![^.!?]*\b(?:is|are|was|were|gets?|looks?|seems?)\b)",
+            r"(?![^.!?]*\b(?:is|are|was|were|gets?|looks?|seems?|fail\w*|drops?|dropped|breaks?|broke|errors?|crash\w*"
+            r"|hangs?|show up|shows up|goes|went|stops?)\b)",
             re.I,
         ),
     ),
@@ -98,9 +100,9 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
         "decision",
         re.compile(  # "remember this: X", "keep in mind that X", "for future reference, X": said to be kept
             r"^" + _OPENERS + r"(?:please\s+)?(?:"
-            r"(?:rememb?e?r?|keep in mind)(?:\s+(?:this|that))?(?:\s+for (?:the )?(?:future|next time|later))?"
-            r"\s*[,:;!-]"
-            r"|(?:rememb?e?r?|keep in mind)\s+that\s+(?=\w+\s+\w+\s+\w)"
+            r"(?:" + REMEMBER + r")(?:\s+(?:this|that))?(?:\s+for (?:the )?(?:future|next time|later))?"
+            r"\s*(?:[,:;!]|\s-\s)"
+            r"|(?:" + REMEMBER + r")\s+that\s+(?=\w+\s+\w+\s+\w)"
             r"|(?:note )?for (?:future reference|the future|next time)\s*[,:;-])\s*\w",
             re.I,
         ),

@@ -28,8 +28,10 @@ _POLITE = re.compile(
     r"^(?:please|pls|plz|kindly|(?:can|could|would|will) you(?: please)?|i (?:want|need|would like|'d like) you to"
     r"|i want to|you (?:should|must|need to|have to|gotta)|we (?:should|must|need to|have to)|let'?s"
     r"|make sure (?:that )?(?:you )?(?:to )?|remember to|be sure to)\b[,]?\s+"
-    r"|^(?:rememb?e?r?|keep in mind)(?: this| that)?(?: for (?:the )?(?:future|next time|later))?\s*[,:;!-]\s*"
-    r"|^(?:rememb?e?r?|keep in mind) that\s+|^(?:note )?for (?:future reference|the future|next time)\s*[,:;-]\s*",
+    r"|^(?:remember|remembe|remeber|rember|rememeber|remmember|keep in mind)(?: this| that)?"
+    r"(?: for (?:the )?(?:future|next time|later))?\s*(?:[,:;!]|\s-\s)\s*"
+    r"|^(?:remember|remembe|remeber|rember|rememeber|remmember|keep in mind) that\s+"
+    r"|^(?:note )?for (?:future reference|the future|next time)\s*[,:;-]\s*",
     re.I,
 )
 _INSTEAD = re.compile(  # "don't use X (for Y), use Z instead"
@@ -52,7 +54,12 @@ _PREFER = (
         ),
         "Prefer ",
     ),
-    (re.compile(r"^i(?: would|'d) rather you (?!not\b|didn'?t\b)", re.I), ""),
+    (re.compile(r"^i(?: would|'d) rather you (?:didn'?t|did not) ", re.I), "Don't "),
+    (
+        re.compile(r"^i(?: would|'d) rather you (?=\w+ed\b|wrote\b|made\b|ran\b|kept\b|left\b|took\b)", re.I),
+        "Prefer that you ",
+    ),
+    (re.compile(r"^i(?: would|'d) rather you (?!not\b)", re.I), ""),
     (re.compile(r"^i(?: would|'d) rather (?:you )?", re.I), "Prefer to "),
     (re.compile(r"^i(?: would|'d)? only want (?:you to )?", re.I), "Prefer only "),
     (re.compile(r"^i (?:really )?(?:hate|dislike|don'?t like|do not like) (?:it )?when you ", re.I), "Don't "),

@@ -14,7 +14,7 @@ import re
 from collections import Counter
 
 from automem.extract import phrasing
-from automem.extract.directives import Directive, directives, scope_of, sentences
+from automem.extract.directives import _NARRATIVE, REMEMBER, Directive, directives, scope_of, sentences
 from automem.extract.glossary import english_terms
 from automem.extract.rules import Session
 from automem.extract.steps import Step
@@ -193,7 +193,7 @@ def _sole_request(prompt: str, sentence: str) -> bool:
     return words(sentence) >= 0.7 * words(prompt)
 
 
-_STRONG_CUES = ("swap", "never", "dont", "always", "future", "prefer", "language", "sequence", "habit", "remember")
+_STRONG_CUES = ("swap", "never", "dont", "always", "future", "prefer", "language", "sequence", "habit")
 _LASTING = re.compile(
     r"\b(?:never|always|only|not|no|don'?t|instead of|rather than|from now on|every|each|any"
     r"|in this (?:repo|repository|project|codebase)|you (?:have to|must|need to|should))\b",
@@ -201,21 +201,61 @@ _LASTING = re.compile(
 )
 
 
-# what holds for this stage or this piece of work, not from now on: "don't start writing code", "don't push yet",
-# "don't touch the schema for this fix", "don't change the API, just fix the UI", "this should be a class"
-_PHASE = re.compile(
-    r"\b(?:yet|right now|at this (?:point|stage)|at the moment|this time)\b"
-    r"|\b(?:stop|finish|quit|give up|end)\s+until\b|\buntil (?:i|we)\b"
-    r"|\b(?:start|begin)\s+\w+ing\b"
-    r"|\b(?:for|in) (?:this|the current) (?:task|fix|change|pr|bug|issue|ticket|feature|step|commit|turn|one|part)\b"
-    r"|\bjust (?:fix|do|change|give|make|update|add|return|show|write)\b"
+# What steers only this piece of work, not the work from now on. Read in the whole sentence: "for this fix",
+# "don't change the API, just fix the UI", "this should be a class", "switch to the dev branch", "option 2",
+# "the second approach", "don't stop until ...".
+_THIS_WORK = re.compile(
+    r"\b(?:for|in) (?:this|the current) (?:task|fix|change|pr|bug|issue|ticket|feature|step|commit|turn|one|part)\b"
+    r"|\bjust (?:fix|change|update) (?:the|this|that)\b"
     r"|^\W*(?:this|that|it)\s+(?:should|must|needs?|has to)\b"
-    r"|^\W*(?:please\s+)?(?:switch|go back|revert|roll back|check ?out) to\b"
+    r"|\b(?:switch|check ?out|go back|revert|roll back) to (?:the )?\S+ branch\b"
+    r"|^\W*(?:please\s+)?(?:go back|revert|roll back) to\b"
     r"|\b(?:option|approach|variant|choice|alternative|solution|proposal)\s+(?:\d|[a-d]\b|#)"
     r"|\bthe (?:first|second|third|last|other|previous|original) (?:one|approach|option|version|way|solution)\b"
-    r"|\b(?:the )?(?:old|new|previous|original|other) one\b",
+    r"|\b(?:the )?(?:old|new|previous|original|other) one\b"
+    r"|\b(?:stop|finish|quit|give up|end)\s+until\b",
     re.I,
 )
+# Read in the first clause only, where it qualifies the rule itself ("always run the linter, right now you keep
+# forgetting" stays a rule): "don't push yet", "don't deploy right now", "don't start writing code".
+_THIS_STAGE = re.compile(
+    r"^(?!.*\b(?:if|unless|when|until|before)\b).*\byet$|\bnot yet\b"
+    r"|\b(?:right now|at this (?:point|stage)|at the moment|this time)\b"
+    r"|^\W*(?:don'?t|dont|do not)\s+(?:start|begin)\s+\w+ing\b(?!.*\b(?:before|until|unless)\b)",
+    re.I,
+)
+
+
+def for_this_work(sentence: str) -> bool:
+    """Does the sentence steer only the work at hand ("don't touch the schema for this fix", "don't push yet")?"""
+    first = re.split(r",\s+|;\s+|\s+-\s+", sentence.strip().rstrip(".!"), maxsplit=1)[0]
+    return bool(_THIS_WORK.search(sentence) or _THIS_STAGE.search(first))
+
+
+_REMEMBER_LEAD = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|so|and|also|but|please|pls|hey|oh|btw|fyi|note)[,.!:]*\s+)*(?:please\s+)?"
+    r"(?P<lead>(?:" + REMEMBER + r")(?:\s+(?:this|that))?(?:\s+for (?:the )?(?:future|next time|later))?"
+    r"|(?:note )?for (?:future reference|the future|next time))",
+    re.I,
+)
+# what the user said about this moment of the conversation, not a fact to keep
+_ABOUT_NOW = re.compile(
+    r"^(?:i|we|i'm|we're|i've|we've|i'd|we'd)\b|^you (?:already|just|said|tried|did|were|asked|told|are)\b"
+    r"|\b(?:already|currently|still|right now|at the moment|today|so far|step \d+)\b",
+    re.I,
+)
+
+
+def _remembered(d: Directive) -> tuple[bool, bool]:
+    """(keep, promote) for a "remember ..." directive: what follows the cue must be a fact or rule to keep, not the
+    state of this conversation ("remember, we're on step 3"); it is promoted when the user asked for it to be kept
+    ("remember this: X", "keep in mind that X", "for future reference, X") or it reads as a rule."""
+    lead = _REMEMBER_LEAD.match(d.sentence)
+    rest = phrasing.strip_openers(d.sentence)
+    if not lead or _ABOUT_NOW.search(rest) or _NARRATIVE.search(rest):
+        return False, False
+    explicit = bool(re.search(r"(?:this|that|future|next time|later|reference)$", lead.group("lead"), re.I))
+    return True, explicit or bool(_LASTING.search(rest))
 
 
 def lasting(d: Directive) -> bool:
@@ -224,7 +264,7 @@ def lasting(d: Directive) -> bool:
     "Use X, not Y", "never ...", "from now on ...", "I prefer ...", "every line must ...", "you have to ..." do;
     "I want the UI to be pretty" or "Remove the file tree by default" ask for this turn's work: stored, not promoted.
     """
-    if d.cue == "change" or _PHASE.search(d.sentence):
+    if d.cue == "change" or for_this_work(d.sentence):
         return False
     if d.cue == "sequence" and re.match(
         r"^\W*(?:please\s+)?(?:update|change|make|set up|configure)\b", d.sentence, re.I
@@ -246,12 +286,20 @@ def directive_rule(session: Session) -> list[Candidate]:
         if step.kind != "prompt" or not step.text:
             continue
         document = len(step.text) > DOCUMENT_CHARS
-        listed = {" ".join(i.lower().split()) for _h, _s, items in rule_lists(step.text) for i in items}
+        listed = {
+            " ".join(i.lower().split())
+            for _h, status, items in rule_lists(step.text)
+            if status != "bare"
+            for i in items
+        }
         for d in directives(step.text, limit=3):
             if not _keep(d, document) or " ".join(d.sentence.lower().split()).rstrip(".;,") in listed:
                 continue  # an item of a typed rule list is rule_list_rule's
-            if _PHASE.search(d.sentence):
+            if for_this_work(d.sentence):
                 continue  # it steers this piece of work only; said again in another session it still would
+            keep, standing = _remembered(d) if d.cue == "remember" else (True, lasting(d))
+            if not keep:
+                continue
             summary = _summary(d)
             context = _context_before(step.text, d.sentence) or _list_context(step.text, d.sentence)
             done = _first_sentence(step.answer)
@@ -268,7 +316,6 @@ def directive_rule(session: Session) -> list[Candidate]:
                 + (f"\nApplied to: {applied}" if applied else "")
                 + (f"\nThe agent then: {done}" if done else "")
             )
-            standing = lasting(d)
             language = " (in another language)" if d.language != "en" else ""
             out.append(
                 Candidate(
@@ -379,6 +426,8 @@ def rejection_rule(session: Session) -> list[Candidate]:
 def _standing(feedback: str) -> bool:
     """Does a rejection's feedback state a rule ("use X, not Y", "never ..."), not only this step's choice
     ("Super shift alt t should open btop")?"""
+    if for_this_work(feedback):
+        return False
     return bool(_LASTING.search(feedback)) or any(
         lasting(d) for d in directives(feedback, limit=2) if d.cue not in ("must", "want", "default")
     )
@@ -940,39 +989,87 @@ _RULES_HEAD = re.compile(
     r"(?P<qual>\s+(?:while|when|for|in)\s+[^:]{1,50}?)?\s*:?\s*$",
     re.I,
 )
-_RULE_ITEM = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+(?:\[[ xX]\]\s+)?(?P<item>\S.*?)\s*$")
+_OWNER_WORD = re.compile(
+    r"\b(?:my|our|general|coding|code|project|team|house|ground|working|development|dev|style)\b", re.I
+)
+_STANDING_QUAL = re.compile(
+    r"^\s*(?:while|when) (?:building|working|coding|developing|writing|making)\b"
+    r"|^\s*(?:for|in) (?:this|the|our|my) (?:project|repo|repository|codebase|app|team|code)\s*$",
+    re.I,
+)
+_TASK_LABEL = re.compile(
+    r"^\W*(?:task|goal|objective|expected(?: result| output)?|deliverables?|scope)\s*:", re.I | re.M
+)
+_WRITE_A_DOC = re.compile(
+    r"\b(?:create|write|make|generate|draft|add|update)\b[^.\n]{0,60}\b(?:file|doc|document|readme|section|page"
+    r"|[\w-]+\.md)\b",
+    re.I,
+)
+_RULE_ITEM = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+(?P<item>\S.*)$")
+_CHECKBOX = re.compile(r"^\[[ xX]\]")
+# how a rule starts: an imperative or a negation ("Plan first", "No unrelated refactors", "Keep X simple")
+_RULE_START = re.compile(
+    r"^(?:no|not|never|always|only|don'?t|do|avoid|keep|prefer|use|write|add|run|make|plan|touch|work|return|follow"
+    r"|test|commit|document|ask|check|explain|be|stay|limit|put|name|handle|log|validate|create|update|remove|split"
+    r"|reuse|before|after|when|each|every|one|all|ensure|include|start|stop|read|respond|reply|answer)\b",
+    re.I,
+)
 
 
-def rule_lists(text: str) -> list[tuple[str, bool, list[str]]]:
-    """(heading, standing, items) for each "Coding rules:" / "Rules while building the app:" heading the user typed
-    over two or more short items. A bare "Rules:" heading is standing only with a word that says for what."""
-    from automem.capture.feedback import prose_lines as written_lines
-
-    lines = list(written_lines(text or ""))
-    found: list[tuple[str, bool, list[str]]] = []
+def rule_lists(text: str) -> list[tuple[str, str, list[str]]]:
+    """(heading, status, items) for each heading such as "Coding rules:" typed over two or more short rule-like
+    items. The status says whose rules they are: "standing" (the heading names the project or the way of working:
+    "Coding rules", "Rules while building the app"), "task" (one request's limits: a bare "Rules:" in a prompt that
+    states its task, or "Rules for this task"), "document" (content of a file the prompt asks to write), or "bare"
+    (a bare "Rules:" heading, nothing else to tell)."""
+    lines = (text or "").splitlines()
+    found: list[tuple[str, str, list[str]]] = []
+    in_fence = False
     for at, line in enumerate(lines):
-        head = _RULES_HEAD.match(line)
+        if line.lstrip().startswith("```"):
+            in_fence = not in_fence
+        head = None if in_fence else _RULES_HEAD.match(line.strip())
         if not head:
             continue
         items: list[str] = []
         for later in lines[at + 1 :]:
             item = _RULE_ITEM.match(later)
             if not item:
-                break
-            items.append(item.group("item").rstrip(".;,"))
-        short = [i for i in items if len(i) <= 100 and len(i.split()) <= 15 and not i.endswith("?") and "`" not in i]
-        if len(items) >= 2 and len(short) == len(items):
-            standing = bool(head.group("kind").strip() or head.group("qual"))
-            found.append((line.lstrip("# ").rstrip(": "), standing, items))
+                break  # a blank line or prose ends the list
+            items.append(item.group("item").rstrip().rstrip(".;,"))
+        rules = [i for i in items if len(i) <= 100 and 2 <= len(i.split()) <= 15 and not i.endswith("?")]
+        if (
+            len(items) < 2
+            or len(rules) < len(items)
+            or any(_CHECKBOX.match(i) or "`" in i for i in items)
+            or sum(bool(_RULE_START.match(i)) for i in items) * 2 < len(items)
+        ):
+            continue
+        qual = head.group("qual") or ""
+        if _WRITE_A_DOC.search("\n".join(lines[:at])):
+            status = "document"
+        elif qual and not _STANDING_QUAL.match(qual):
+            status = "task"
+        elif qual or _OWNER_WORD.search(head.group("kind")):
+            status = "standing"
+        else:
+            status = "task" if _TASK_LABEL.search(text) else "bare"
+        found.append((line.strip().lstrip("# ").rstrip(": "), status, items))
     return found
 
 
+# stems of five letters, so "refactor" meets "refactors" and "unrelated" itself; words every rule has are left out
+_COMMON_STEMS = frozenset(
+    {"not", "the", "and", "any", "all", "for", "don", "new", "with", "from", "this", "that", "your"}
+)
+
+
 def _stems(item: str) -> set[str]:
-    return {w[:5] for w in re.findall(r"[a-z]{3,}", item.lower())} - {"not", "the", "and", "any", "all"}
+    return {w[:5] for w in re.findall(r"[a-z]{3,}", item.lower())} - _COMMON_STEMS
 
 
 def _restates(item: str, others: list[str]) -> bool:
-    """Does another item say the same ("Do not refactor unrelated files" / "No unrelated refactors")?"""
+    """Does one of others say the same ("Do not refactor unrelated files" / "No unrelated refactors")?"""
     mine = _stems(item)
     return any(len(mine & (theirs := _stems(o))) >= max(1, 0.6 * min(len(mine), len(theirs))) for o in others)
 
@@ -986,12 +1083,13 @@ def rule_list_rule(session: Session) -> list[Candidate]:
     for step in session.steps:
         if step.kind != "prompt" or not step.text:
             continue
-        lists.extend((heading, items) for heading, standing, items in rule_lists(step.text) if standing)
+        lists.extend((heading, items) for heading, status, items in rule_lists(step.text) if status == "standing")
     if not lists:
         return []
     items: list[str] = []
     for _heading, listed in reversed(lists):
-        items.extend(i for i in listed if not _restates(i, items))
+        later = list(items)  # only a later list restates: two items of one list are both the user's
+        items.extend(i for i in listed if not _restates(i, later))
     heading = lists[-1][0]
     named = re.sub(r"^(?:some|my|our|a few|few)\s+", "", heading, flags=re.I)
     headings = ", then ".join(f"“{h}”" for h in dict.fromkeys(h for h, _i in lists))
