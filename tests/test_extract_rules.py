@@ -950,6 +950,9 @@ def test_a_rejection_is_promoted_only_when_it_states_a_rule():
     assert not _run(said.rejection_rule, [rejected])[0].promotion
     rule = Step("rejection", text="Use pnpm, not npm, in this repo", tool="Bash", input="npm install")
     assert _run(said.rejection_rule, [rule])[0].promotion == INSTRUCTION
+    for feedback in ("Don't push to main yet", "don't change the API, just fix the UI"):
+        later = Step("rejection", text=feedback, tool="Bash", input="git push origin main")
+        assert not _run(said.rejection_rule, [later])[0].promotion, feedback  # this step's choice, not a rule
 
 
 def test_a_listing_that_timed_out_and_then_worked_with_a_limit():
