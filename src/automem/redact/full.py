@@ -1,9 +1,10 @@
 """The full redaction pass: the shared rule table, detect-secrets, and betterleaks as a peer engine.
 
 betterleaks (redact/engines.py, loaded once per process, never by a hook) runs its vendor rules on the whole text in
-overlapping 4 KB chunks (it is several times faster on small inputs) and its keyword rules only on the same windows
-as detect-secrets; while it is loaded, detect-secrets' KeywordDetector is left out (same job, far slower). Its hits
-are widened and filtered like detect-secrets' hits. Without it (missing wheel, broken library) every detect-secrets
+overlapping 4 KB chunks (it is several times faster on small inputs), compiling only the rules whose keywords the text
+holds (redact/betterleaks_rules.py), and its keyword rules only on the same windows as detect-secrets; while it is
+loaded, detect-secrets' KeywordDetector is left out (same job, far slower). Its hits are widened and filtered like
+detect-secrets' hits. Without it (missing wheel, broken library) every detect-secrets
 plugin runs as before, and one line is logged.
 
 Every writer (store/, the index, anything sent to a model) goes through here.
@@ -466,11 +467,13 @@ def engine_spans(text: str, windows: list[tuple[int, int]]) -> list[tuple[int, i
     if engines.load_error(ENGINE) is not None:
         return []
     spans: list[tuple[int, int, str]] = []
-    for cs, ce in _chunks(text):
-        for a, b, rule in engines.betterleaks_spans(text[cs:ce], engines.VENDOR_CONFIG):
+    vendor = engines.vendor_config(text)  # the vendor rules whose keywords text holds; None: no rule can fire
+    for cs, ce in _chunks(text) if vendor else ():
+        for a, b, rule in engines.betterleaks_spans(text[cs:ce], vendor):
             spans.extend(_judge_engine_hit(text, cs + a, cs + b, rule))
+    generic = engines.generic_config()
     for joined, local, orig in _joined(text, windows):
-        for a, b, rule in engines.betterleaks_spans(joined, engines.GENERIC_CONFIG):
+        for a, b, rule in engines.betterleaks_spans(joined, generic):
             if rule not in _GENERIC_RULES:
                 continue  # the vendor rules already ran on the whole text
             i = bisect.bisect_right(local, a) - 1
