@@ -93,7 +93,7 @@ def test_the_probe_names_a_rule_for_its_keyword_in_any_case_and_its_components(b
 
 def test_a_grown_set_keeps_finding_what_it_found_and_leaves_no_file(binding, monkeypatch):
     scratch = Path(tempfile.mkdtemp(prefix="automem-test-"))
-    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    monkeypatch.setenv("TMPDIR", str(scratch))
     by_need = betterleaks_rules.ByNeed(binding)
     gh = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A"
     sg = "SG." + "aB3dE5fG7hJ9kL1mN3pQ5r" + "." + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5AbC7dE9f"

@@ -158,11 +158,11 @@ class ByNeed:
 
     def _compile(self, text: str) -> str:
         """Have the engine compile a config of text; the path it is known by (the file itself is gone)."""
-        import tempfile
+        from automem.atomic import new_temp_file, temp_folder
 
         raw = text.encode("utf-8")
         digest = hashlib.sha256(raw).hexdigest()[:32]
-        fd, path = tempfile.mkstemp(prefix=f"automem-betterleaks-{digest}-", suffix=".toml")
+        fd, path = new_temp_file(temp_folder(), f"automem-betterleaks-{digest}-", ".toml")
         try:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(raw)
