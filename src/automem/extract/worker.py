@@ -265,31 +265,40 @@ def _hold_index(home: str):
 
 
 def _work(args, log_error) -> None:
-    """One round: bank the transcript, then extract the session."""
-    if not args.no_bank:
+    """One round: bank the transcript, then extract the session (each line of the transcript parsed once for both)."""
+    from contextlib import nullcontext
+
+    from automem.harness.base import share_records
+
+    with share_records(args.transcript) if args.transcript else nullcontext():
+        if not args.no_bank:
+            _bank(args, log_error)
         try:
-            from pathlib import Path
-
-            from automem.bank.passes import run_pass
-
-            paths = {args.harness: [Path(args.transcript)]} if args.transcript else None
-            stopped = [Path(args.transcript)] if args.transcript and args.stopped else []
-            deadline = time.monotonic() + STOP_WAIT_SECONDS
-            report = run_pass(paths=paths, stopped=stopped)
-            # Claude Code writes its transcript asynchronously: the answer Stop announced may land a moment later
-            while stopped and report.waiting and time.monotonic() < deadline:
-                time.sleep(0.2)
-                report = run_pass(paths=paths, stopped=stopped)
-        except Exception as exc:  # noqa: BLE001 - detached: nobody to show a traceback to (the time limit goes through)
-            log_error("bank-worker", f"{type(exc).__name__}: {exc}")
-    try:
-        run_extraction(args.session, args.transcript, args.harness, args.cwd)
-    except Exception as exc:  # noqa: BLE001
-        log_error("extract-worker", f"{type(exc).__name__}: {exc}")
+            run_extraction(args.session, args.transcript, args.harness, args.cwd)
+        except Exception as exc:  # noqa: BLE001
+            log_error("extract-worker", f"{type(exc).__name__}: {exc}")
     try:
         sweep_index()
     except Exception as exc:  # noqa: BLE001
         log_error("extract-worker", f"index sweep: {type(exc).__name__}: {exc}")
+
+
+def _bank(args, log_error) -> None:
+    try:
+        from pathlib import Path
+
+        from automem.bank.passes import run_pass
+
+        paths = {args.harness: [Path(args.transcript)]} if args.transcript else None
+        stopped = [Path(args.transcript)] if args.transcript and args.stopped else []
+        deadline = time.monotonic() + STOP_WAIT_SECONDS
+        report = run_pass(paths=paths, stopped=stopped)
+        # Claude Code writes its transcript asynchronously: the answer Stop announced may land a moment later
+        while stopped and report.waiting and time.monotonic() < deadline:
+            time.sleep(0.2)
+            report = run_pass(paths=paths, stopped=stopped)
+    except Exception as exc:  # noqa: BLE001 - detached: nobody to show a traceback to (the time limit goes through)
+        log_error("bank-worker", f"{type(exc).__name__}: {exc}")
 
 
 def sweep_index() -> None:
