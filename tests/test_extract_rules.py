@@ -1089,3 +1089,22 @@ def test_a_listing_lesson_names_the_folder_as_written():
     )
     [cand] = _run(slow.big_listing_rule, [timed_out, _ok("Get-ChildItem -Force | Select-Object -First 30 Name")])
     assert cand.summary.startswith("Listing VAULT in full times out")
+
+
+def test_a_command_is_split_into_words_as_shlex_splits_it():
+    """A segment with no quote, backslash or odd whitespace is split without shlex: the same words."""
+    import random
+    import shlex
+
+    from automem.extract import intent
+
+    chars = list("ab c\t\r\n'\"\\$#;|&()=-x\x0b\x0c\x1c\xa0\u2003é*?~`{}[]")
+    rng = random.Random(7)
+    for _ in range(20000):
+        segment = "".join(rng.choice(chars) for _ in range(rng.randint(0, 12)))
+        try:
+            want = shlex.split(segment, posix=True)
+        except ValueError:
+            want = segment.split()
+        if not intent._WINDOWS_PATH.search(segment):
+            assert intent._split_words(segment) == want, repr(segment)

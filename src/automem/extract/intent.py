@@ -287,7 +287,13 @@ def unwrap(text: str) -> str:
 _WINDOWS_PATH = rx.compile(r"(?<![\w])[A-Za-z]:\\")
 
 
+# a quote, a backslash, or whitespace shlex does not split at (it splits at space, tab, CR and LF only)
+_NEEDS_SHLEX = rx.compile(r"['\"\\\\]|[^\S \t\r\n]")
+
+
 def _split_words(segment: str) -> list[str]:
+    if not _NEEDS_SHLEX.search(segment):
+        return segment.split()  # what shlex.split gives for a segment with no quote, escape or other whitespace
     try:
         if _WINDOWS_PATH.search(segment):  # C:\Users\x: a backslash there separates folders, it escapes nothing
             lexer = shlex.shlex(segment, posix=True)
