@@ -5,9 +5,9 @@ betterleaks (like gitleaks) runs a rule on a text only when the text holds one o
 So a text is first scanned with the probe (data/betterleaks_vendor_probe.toml: one rule per vendor rule,
 with that rule's keywords and a regex any text matches at its start), which names the rules whose keywords
 the engine itself finds in it, in its own terms (its case folding, any decoding it does). Then the text
-is scanned with a config holding those rules, the rules they need as components, and every rule with no keywords, taken
-verbatim from data/betterleaks_vendor_rules.toml. A rule left out holds no keyword the text has, so it
-could not have fired: the findings are the whole set's (tests/test_redact_by_need.py compares them).
+is scanned with a config holding those rules, the rules they need as components, and every rule with no
+keywords, taken verbatim from data/betterleaks_vendor_rules.toml. A rule left out holds no keyword the text
+has, so it could not have fired: the findings are the whole set's (tests/test_redact_by_need.py compares them).
 
 The engine reads a config from a file and keeps what it compiled by the file's path for the life of the
 process. The rules a process has needed so far only grow: a text that needs one more rule gets a config of
