@@ -558,3 +558,37 @@ def _catches(pid: int, signum: int) -> bool:
         return False
     caught = next((line.split()[1] for line in status.splitlines() if line.startswith("SigCgt:")), "0")
     return bool(int(caught, 16) & (1 << (signum - 1)))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["--harness", "codex", "--transcript", "/t/x.jsonl", "--session", "s1", "--cwd", "/p", "--stopped"],
+        ["--no-bank", "--handed", "2", "--claim-fd", "7", "--session", "a", "--session", "b"],
+        ["--queue-fd", "5", "--transcript", ""],
+        ["--session=abc"],
+        ["--sess", "abc"],
+        ["--transcript", "-odd"],
+        ["--handed", "-1"],
+        ["--handed", " 3 "],
+        ["--", "--session", "a"],
+        ["--handed", "x"],
+        ["--session"],
+        ["positional"],
+    ],
+)
+def test_the_worker_reads_its_options_as_argparse_does(argv):
+    """The worker reads the command lines trigger.worker_args writes without importing argparse; every other
+    command line is argparse's: the options (or the usage error) are the same either way."""
+    from automem.extract import trigger, worker
+
+    def read(parse):
+        try:
+            return vars(parse(argv))
+        except SystemExit as exc:
+            return exc.code
+
+    assert read(worker.parse_args) == read(worker._parser().parse_args)
+    written = trigger.worker_args("pi", transcript="/t/y.jsonl", session_id="s", cwd="/w", stopped=True, handed=1)
+    assert vars(worker.parse_args(written[3:])) == vars(worker._parser().parse_args(written[3:]))

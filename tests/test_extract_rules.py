@@ -1322,3 +1322,22 @@ def test_sudo_that_needs_a_password_the_agent_cannot_type():
     # a later sudo call that went through: a password was cached, or none is needed
     assert _run(machine.sudo_password_rule, [refused, _ok("sudo pacman -S figlet", result_head="installing")]) == []
     assert _run(machine.sudo_password_rule, [_ok("sudo ls /root", result_head="a.txt")]) == []
+
+
+def test_a_command_is_split_into_words_as_shlex_splits_it():
+    """A segment with no quote, backslash or odd whitespace is split without shlex: the same words."""
+    import random
+    import shlex
+
+    from automem.extract import intent
+
+    chars = list("ab c\t\r\n'\"\\$#;|&()=-x\x0b\x0c\x1c\xa0\u2003é*?~`{}[]")
+    rng = random.Random(7)
+    for _ in range(20000):
+        segment = "".join(rng.choice(chars) for _ in range(rng.randint(0, 12)))
+        try:
+            want = shlex.split(segment, posix=True)
+        except ValueError:
+            want = segment.split()
+        if not intent._WINDOWS_PATH.search(segment):
+            assert intent._split_words(segment) == want, repr(segment)

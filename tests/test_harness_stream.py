@@ -195,3 +195,52 @@ def test_timestamps_already_canonical_pass_through_and_others_are_normalised():
     assert iso_utc("2025-06-01T12:00:00.123+02:00") == "2025-06-01T10:00:00.123Z"
     assert iso_utc("2025-13-01T12:00:00.123Z") is None and iso_utc("2025-06-01T24:00:00.000Z") is None
     assert iso_utc(1_700_000_000_000) == "2023-11-14T22:13:20.000Z"
+
+
+def _all(module, path: Path, start: int = 0):
+    stream = module.read_turns(path, start_offset=start, now=os.stat(path).st_mtime + QUIET)
+    return [(t.turn_key, t.prompt, t.answer, [a.input for a in t.actions], t.start_offset) for t in stream]
+
+
+@needs_corpus
+@pytest.mark.parametrize("module,rel", CASES)
+def test_a_shared_read_gives_what_a_fresh_read_gives(module, rel, tmp_path):
+    """Within share_records a file's lines are parsed once (the worker banks, then extracts): every later read,
+    from the start or from a line in the middle, gives what reading the file afresh gives; a file that changed
+    since is read afresh."""
+    from automem.extract.turns import read_all_turns
+
+    path = tmp_path / Path(rel).name
+    path.write_bytes((CORPUS / rel).read_bytes())
+    fresh = _all(module, path)
+    middle = fresh[len(fresh) // 2][4]
+    fresh_middle, fresh_all = _all(module, path, middle), read_all_turns(path)
+    reads = []
+    real = base._read_records
+
+    def counted(p, start):
+        reads.append(start)
+        yield from real(p, start)
+
+    base._read_records = counted
+    try:
+        with base.share_records(path):
+            assert _all(module, path) == fresh
+            assert _all(module, path, middle) == fresh_middle
+            assert read_all_turns(path) == fresh_all
+            assert reads == [0]  # parsed once
+            with path.open("ab") as out:
+                out.write(b'{"type": "user"}\n')
+            assert _all(module, path) == _all_unshared(module, path)
+    finally:
+        base._read_records = real
+    assert base._SHARED == {}
+
+
+def _all_unshared(module, path: Path):
+    saved = dict(base._SHARED)
+    base._SHARED.clear()
+    try:
+        return _all(module, path)
+    finally:
+        base._SHARED.update(saved)

@@ -399,3 +399,102 @@ def test_the_module_imports_nothing_outside_the_standard_library():
         "({'a': '2024-01-01', 'b': ['x', '1']}, 'body')",
         "['automem', 'automem.markdown']",
     ]
+
+
+_PIECES = st.sampled_from(
+    [
+        '"',
+        "\\",
+        '\\"',
+        "\\\\",
+        "\\n",
+        "\\t",
+        "\\/",
+        "\\u00e9",
+        "\\ud83d\\ude00",
+        "\\x41",
+        "\\0",
+        "\\N",
+        ":",
+        ": ",
+        "#",
+        " #",
+        "'",
+        "é",
+        "\u2028",
+        "\x85",
+        "\t",
+        "[]",
+        "[",
+        "]",
+        "{}",
+        "-",
+        "  - ",
+        "0",
+        "007",
+        "-0",
+        "12",
+        "+3",
+        "1_0",
+        "0x1f",
+        "1e3",
+        "~",
+        "null",
+        "yes",
+        "No",
+        "on",
+        "true",
+        "*a",
+        "&a",
+        "!!str",
+        "<<",
+        "key",
+        "a b",
+        "😀",
+    ]
+)
+_RAW = st.lists(st.one_of(_PIECES, st.text(max_size=4)), max_size=6).map("".join)
+_KEY = st.sampled_from(["k", "no", "tags", "x-y", "_a", '"q k"', '"a\\"b"', "Key", "On", "a b", "1", '"k"'])
+_QUOTED = st.tuples(_RAW, st.booleans()).map(lambda tb: json.dumps(tb[0], ensure_ascii=tb[1]))
+
+
+_WRITTEN = st.one_of(
+    st.tuples(_KEY, _QUOTED).map(lambda kv: f"{kv[0]}: {kv[1]}"),
+    st.tuples(_KEY, st.integers(-(10**6), 10**6)).map(lambda kv: f"{kv[0]}: {kv[1]}"),
+    st.tuples(_KEY, st.lists(_QUOTED, max_size=3)).map(
+        lambda kv: "\n".join([f"{kv[0]}:" if kv[1] else f"{kv[0]}: []"] + [f"  - {item}" for item in kv[1]])
+    ),
+)
+_ODD = st.one_of(
+    st.tuples(_KEY, _RAW).map(lambda kv: f"{kv[0]}: {kv[1]}"),
+    _RAW.map(lambda raw: f"  - {raw}"),
+    st.sampled_from(["tags:", "", "seen: 012", "n: -0", " k: 1", "k:1", "k: 1 ", '  -  "x"', "# c", "---"]),
+)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.one_of(_WRITTEN, _WRITTEN, _WRITTEN, _ODD), max_size=5))
+def test_frontmatter_read_without_yaml_is_what_yaml_reads(lines):
+    """Whatever ``written_fields`` takes, PyYAML reads as the same values (else it leaves the head to PyYAML)."""
+    head = "\n" + "\n".join(lines) + "\n"
+    fields = markdown.written_fields(head)
+    if fields is None:
+        return
+    assert typed(fields) == typed(yaml.safe_load(head) or {}), head
+
+
+def test_a_memory_automem_wrote_is_read_without_yaml(tmp_path):
+    import subprocess
+    import sys
+
+    from automem.store.memories import Memory
+
+    memory = Memory(type="preference", summary='Say "x" \\ é', content="Body", tags=["a", "b:c"], seen=3)
+    path = tmp_path / "m.md"
+    path.write_text(memory.render(), encoding="utf-8")
+    code = (
+        "import sys; from pathlib import Path; from automem.store.memories import parse\n"
+        f"m = parse(Path({str(path)!r})); print(m.summary == {memory.summary!r}, m.tags, m.seen, 'yaml' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["True", "['a',", "'b:c']", "3", "False"], done.stderr

@@ -43,6 +43,11 @@ EXCEPTIONS = {
     # files that are not the tree's
     ("demo.py", "write"): "its own scratch folder: the sample transcript and the throwaway home it removes",
     ("mcp_sdk.py", "write"): "a developer command: rewrites the package's own data/mcp_tools.json, never the tree",
+    (
+        "redact/betterleaks_rules.py",
+        "write",
+    ): "betterleaks reads rules from a file only: a private temp file of the rules a text needs, removed once compiled;"
+    " and a developer command that rewrites the package's own data/betterleaks_*_rules.toml",
     ("harness/antigravity.py", "sql"): "reads Antigravity's own database, read-only (not index.db)",
     ("harness/", "layout"): "the harnesses' folders (~/.claude/projects) share names with the tree's",
 }

@@ -464,6 +464,34 @@ def test_detect_secrets_loads_without_requests_and_can_never_go_online():
     assert loaded == "False" and refused == "_Refused" and int(count) == int(real.stdout) > 20, lazy.stderr
 
 
+def test_detect_secrets_plugins_load_without_its_scanner_and_as_its_own_walk_lists_them():
+    """The plugins load without detect-secrets' package ``__init__`` (its file scanner, a process pool, logging);
+    they are the classes, in the order, of its own walk of the plugins package, and the package still works after
+    (its ``__init__`` runs on first use). A plugin the full pass leaves out is the only one of its module."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, automem.redact.full as f\n"
+        "every = f._plugins(); fewer = f._plugins(f._NEVER_RUN | f._ENGINE_COVERS)\n"
+        "print(sorted(m for m in ('multiprocessing', 'logging', 'detect_secrets.core.scan') if m in sys.modules))\n"
+        "from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class as walk\n"
+        "from detect_secrets import SecretsCollection\n"
+        "print([type(p) for p in every] == list(walk().values()))\n"
+        "print([type(p).__name__ for p in fewer] == [c.__name__ for c in walk().values()\n"
+        "      if c.__name__ not in f._NEVER_RUN | f._ENGINE_COVERS])\n"
+        "import importlib, inspect\n"
+        "for cls, module in f._PLUGIN_MODULES.items():\n"
+        "    m = importlib.import_module('detect_secrets.plugins.' + module)\n"
+        "    print([c.__name__ for c in walk().values() if c.__module__ == m.__name__] == [cls])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert out.stdout.split("\n")[:1] == ["[]"], out.stderr
+    from automem.redact import full
+
+    assert out.stdout.split()[1:] == ["True"] * (2 + len(full._PLUGIN_MODULES)), out.stderr
+
+
 def test_redact_many_redacts_each_text_at_least_as_its_own_pass_does():
     """One scan of several texts joined: on the labelled secrets (ours and the shared corpus), in batches of
     twelve, every secret the pass removes from a text alone is removed from it in the batch too."""

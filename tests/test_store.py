@@ -145,3 +145,20 @@ def test_terminal_escapes_never_reach_a_stored_file(automem_home, tmp_path):
     )
     data = path.read_text(encoding="utf-8")
     assert "\x1b" not in data and "\u200b" not in data and "]52;" not in data and "done" in data
+
+
+def test_a_temp_file_is_new_private_and_named_for_the_sweep(tmp_path):
+    from automem.atomic import TEMP_SUFFIX, new_temp_file, temp_folder
+
+    names = set()
+    for _ in range(20):
+        fd, name = new_temp_file(str(tmp_path), ".memory.md.123.", TEMP_SUFFIX)
+        os.close(fd)
+        assert os.stat(name).st_mode & 0o777 == 0o600
+        assert os.path.basename(name).startswith(".memory.md.123.") and name.endswith(TEMP_SUFFIX)
+        assert os.path.basename(name)[1 : -len(TEMP_SUFFIX)].rsplit(".", 2)[1] == "123"  # the sweep reads the pid
+        names.add(name)
+    assert len(names) == 20
+    import tempfile
+
+    assert os.path.samefile(temp_folder(), tempfile.gettempdir())

@@ -225,8 +225,86 @@ def load(text: str) -> tuple[dict, str]:
     parts = _BOUNDARY.split(text, 2)
     if len(parts) < 3:
         return {}, text
-    data = load_yaml(parts[1])
+    data = written_fields(parts[1])
+    if data is None:
+        data = load_yaml(parts[1])
     return (data if isinstance(data, dict) else {}), parts[2].strip()
+
+
+_ESCAPES = frozenset('"\\/bfnrt')  # JSON's escapes but \u: YAML reads each the same (\u pairs it does not join)
+
+
+def _written_string(raw: str) -> str | None:
+    """A double-quoted scalar as ``quote`` writes it, decoded; None for anything YAML might read otherwise: a
+    character outside Python's printable ones (YAML folds line separators, refuses controls), an escape but the
+    ones JSON and YAML read alike."""
+    if len(raw) < 2 or raw[0] != '"' or raw[-1] != '"' or not raw.isprintable():
+        return None
+    at = raw.find("\\")
+    while at >= 0:
+        if raw[at + 1 : at + 2] not in _ESCAPES:
+            return None
+        at = raw.find("\\", at + 2)
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return None
+    return value if isinstance(value, str) else None
+
+
+_WRITTEN_INT = re.compile(r"0|-?[1-9][0-9]*")
+
+
+def written_fields(head: str) -> dict | None:
+    """The frontmatter ``frontmatter_lines`` writes, read without PyYAML: each line a key and a double-quoted
+    string, a plain integer or ``[]``, or a key and its block list of double-quoted strings; no key twice. PyYAML
+    reads such a head as these same values, so ``load`` takes them; None when any line is not of these shapes
+    (``load`` then asks PyYAML). A memory file automem wrote is read without importing PyYAML (~7 CPU-ms)."""
+    lines = head.split("\n")
+    while lines and not lines[0]:
+        lines.pop(0)
+    while lines and not lines[-1]:
+        lines.pop()
+    fields: dict = {}
+    key = None  # the key whose block list the next lines may add to
+    empty = set()  # keys of block lists with no item yet (YAML reads a bare ``key:`` as null)
+    for line in lines:
+        if line.startswith("  - ") and key is not None:
+            item = _written_string(line[4:])
+            if item is None:
+                return None
+            fields[key].append(item)
+            empty.discard(key)
+            continue
+        if line.startswith('"'):
+            end = line.find('":')
+            name = _written_string(line[: end + 1]) if end > 0 else None
+            rest = line[end + 2 :]
+        else:
+            name, colon, rest = line.partition(":")
+            if not colon or not _PLAIN_KEY.fullmatch(name) or name.lower() in _YAML_WORDS:
+                return None
+        if name is None or name in fields:
+            return None
+        key = None
+        if not rest:
+            fields[name] = []  # a block list: its items follow
+            key = name
+            empty.add(name)
+            continue
+        if rest[0] != " ":
+            return None
+        rest = rest[1:]
+        if rest == "[]":
+            fields[name] = []
+        elif _WRITTEN_INT.fullmatch(rest):
+            fields[name] = int(rest)
+        else:
+            value = _written_string(rest)
+            if value is None:
+                return None
+            fields[name] = value
+    return None if empty else fields
 
 
 def load_yaml(head: str):

@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from automem import lazy_re as rx  # module-level patterns compile on first use
+
 MAX_SENTENCE = 240
 LONG_PROMPT_LINES = 25  # a prompt longer than this is a pasted document: only short imperative lines count
 MAX_PROMPT = 50_000  # longer pastes are read by their head and tail
@@ -42,7 +44,7 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
     (
         "habit",
         "preference",
-        re.compile(  # "As with all software projects, start with the README": a standing habit
+        rx.compile(  # "As with all software projects, start with the README": a standing habit
             r"^" + _OPENERS + r"(?:as (?:with|in) (?:all|every|any|most) [^,.;!?]{2,40},|as (?:always|usual),)\s*"
             r"(?:let'?s\s+|please\s+)?(?:start|begin|use|run|keep|read|check|write|put|follow|commit|test|add|make"
             r"|open|ask|always|never|don'?t|do)\b",
@@ -52,7 +54,7 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
     (
         "swap",
         "decision",
-        re.compile(
+        rx.compile(
             r"\b(?:use|using|run|call|prefer|pick|choose|go with|switch to|stick (?:to|with)|keep)\s+[^,.;!?]{1,60}?"
             r"(?:,\s*|\s+)(?:not|no|instead of|rather than|over|and not|but not)\s+\S"
             r"|\b(?:instead of|rather than)\s+\S[^.!?]{0,80}?,?\s*(?:use|run|call|do|put|keep|write|go)\b"
@@ -64,7 +66,7 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
     (
         "never",
         "decision",
-        re.compile(
+        rx.compile(
             r"^" + _OPENERS + r"(?:never|don'?t ever|do not ever)\s+\w+"
             r"|\b(?:must|should|shall)\s+(?:never|not|NEVER|NOT)\s+\w+|\bmustn'?t\b|\bshouldn'?t\s+(?!have\b)\w+"
             r"|\b(?:make sure|be sure|ensure)\s+(?:that\s+)?(?:you\s+)?(?:do ?n[o']?t|never|to not|not to)\s+\w+"
@@ -75,7 +77,7 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
     (
         "dont",
         "decision",
-        re.compile(
+        rx.compile(
             r"^" + _OPENERS + r"(?:don'?t|dont|do not|stop)\s+(?!know\b|worry\b|mind\b|think\b|understand\b|see\b|get\b"
             r"|care\b|forget\b|have\b|remember\b|hesitate\b|bother\b)\w+",
             re.I,
@@ -84,7 +86,7 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
     (
         "always",
         "preference",
-        re.compile(
+        rx.compile(
             r"^" + _OPENERS + r"always\s+\w+|\b(?:you|we)\s+(?:should\s+)?always\s+\w+"
             r"|\b(?:every ?time|each time|whenever)\b[^.!?]{3,120}?,\s*(?:please\s+)?(?:always\s+|first\s+)?"
             r"(?:run|use|make|add|update|check|do|write|commit|create|keep|ask|test|rebuild|restart|include|tell|read)\b"
@@ -110,17 +112,17 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
     (
         "future",
         "preference",
-        re.compile(
+        rx.compile(
             r"\b(?:from now on|going forward|moving forward|from here on)\b"
             r"|^" + _OPENERS + r"in (?:the )?future\b",
             re.I,
         ),
     ),
-    ("default", "decision", re.compile(r"\bby default\b", re.I)),
+    ("default", "decision", rx.compile(r"\bby default\b", re.I)),
     (
         "must",
         "decision",
-        re.compile(
+        rx.compile(
             r"\b(?:must|has to|have to|needs? to be|should (?:be|stay|live|go|use|have|only|"
             r"always|look|open|show|be))\b",
             re.I,
@@ -129,7 +131,7 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
     (
         "sequence",
         "decision",
-        re.compile(
+        rx.compile(
             r"^" + _OPENERS + r"(?:(?:update|change|make|set up|configure)\b[^.!?]{0,60}?\bto\s+)?(?:always\s+)?"
             r"(?:run|use|call|do|execute|source|load)\s+[^.!?]{1,50}?\s+(?:before|prior to)\s+"
             r"(?:running|committing|pushing|starting|testing|linting|deploying|any|each|every|you)\b",
@@ -139,7 +141,7 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
     (
         "prefer",
         "preference",
-        re.compile(
+        rx.compile(
             r"^" + _OPENERS + r"prefer\s+\w+"
             r"|(?<!\bnot )\bi(?:'d| would| really| strongly| much| generally)*\s+(?:prefer|rather)\b"
             r"|\bi\s+(?:really\s+)?(?:like|love|hate|dislike|don'?t like|do not like)\s+(?:it\s+)?(?:when\s+)?\w+"
@@ -151,7 +153,7 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
     (
         "want",
         "preference",
-        re.compile(
+        rx.compile(
             r"\bi\s+(?:want|need|would like|'d like)\s+(?!to\b|you to (?:fix|check|look|make|"
             r"add|create|build|run|help|do|tell|see|find)\b)"
             r"(?:the|all|every|each|this|that|these|those|our|my|it|them|\w+s)\b[^.!?]{0,80}?"
@@ -161,119 +163,119 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
     ),
 )
 
-_QUESTION_START = re.compile(
+_QUESTION_START = rx.compile(
     r"^(?:why|what|how|when|where|who|which|whose|is|are|was|were|does|do|did|can|could|would|will|should|shall|may"
     r"|have|has|am|isn'?t|aren'?t|doesn'?t|didn'?t|won'?t|wouldn'?t|couldn'?t)\b",
     re.I,
 )
-_NARRATIVE = re.compile(
+_NARRATIVE = rx.compile(
     r"^(?:you are|you're|act as|pretend|imagine|roleplay|role-play|your name is|as an? \w+,? you|once upon)\b"
     r"|\b(?:he|she|they)\s+(?:draws?|says?|said|walks?|looks?|turns?|smiles?|whispers?|nods?|runs?|stands?|grabs?)\b"
     r"|\b(?:the|a)\s+(?:knight|king|queen|dragon|wizard|hero|villain|princess|warrior|character|narrator)\b",
     re.I,
 )
 # besides the code and log lines the hook already skips: tables, docker build steps, compose log prefixes
-_MORE_DATA = re.compile(r"^\s*(?:\[[A-Z0-9:. -]+\]|[{}\[\]()]|\||#\d+ |[\w-]+\s*\|)")
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？；])")
+_MORE_DATA = rx.compile(r"^\s*(?:\[[A-Z0-9:. -]+\]|[{}\[\]()]|\||#\d+ |[\w-]+\s*\|)")
+_SENTENCE_END = rx.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？；])")
 
 
 # --- other languages ---------------------------------------------------------------------------
 
 # (language, cue kind, kind, pattern): cue words for the same few directives as above
 _INTL: tuple[tuple[str, str, str, re.Pattern], ...] = (
-    ("zh", "never", "decision", re.compile(r"(?:永远|绝对|千万)?(?:不要|不许|不准|禁止|别再|不得)")),
-    ("zh", "always", "preference", re.compile(r"(?:总是|始终|一律|每次都|务必)")),
-    ("zh", "swap", "decision", re.compile(r"(?:改用|而不是|代替|取代|不用\S{1,20}[，,]\s*用)")),
-    ("zh", "change", "decision", re.compile(r"(?:换成|改成|改为)")),  # "change this to ...": an edit, not a rule
-    ("zh", "future", "preference", re.compile(r"(?:从现在开始|从今以后|以后都|今后|以后)")),
-    ("zh", "must", "decision", re.compile(r"(?:必须|一定要|应该)")),
-    ("ko", "must", "decision", re.compile(r"(?:해야\s?한다|해야\s?합니다|해야\s?함)")),
-    ("zh", "prefer", "preference", re.compile(r"(?:我(?:更)?(?:喜欢|偏好|希望|想要))")),
-    ("ja", "never", "decision", re.compile(r"(?:絶対に|決して)|(?:しないで|使わないで|やめて)(?:ください)?|禁止")),
-    ("ja", "always", "preference", re.compile(r"(?:常に|いつも|必ず)")),
-    ("ja", "swap", "decision", re.compile(r"(?:の代わりに|ではなく|じゃなくて)")),
-    ("ja", "future", "preference", re.compile(r"(?:今後|これから(?:は)?|次回から)")),
-    ("ko", "never", "decision", re.compile(r"(?:절대|하지\s?마|하지\s?말|쓰지\s?마|사용하지\s?마|금지)")),
-    ("ko", "always", "preference", re.compile(r"(?:항상|언제나|반드시|꼭)")),
-    ("ko", "swap", "decision", re.compile(r"(?:대신|말고)")),
-    ("ko", "future", "preference", re.compile(r"(?:앞으로|이제부터|다음부터)")),
+    ("zh", "never", "decision", rx.compile(r"(?:永远|绝对|千万)?(?:不要|不许|不准|禁止|别再|不得)")),
+    ("zh", "always", "preference", rx.compile(r"(?:总是|始终|一律|每次都|务必)")),
+    ("zh", "swap", "decision", rx.compile(r"(?:改用|而不是|代替|取代|不用\S{1,20}[，,]\s*用)")),
+    ("zh", "change", "decision", rx.compile(r"(?:换成|改成|改为)")),  # "change this to ...": an edit, not a rule
+    ("zh", "future", "preference", rx.compile(r"(?:从现在开始|从今以后|以后都|今后|以后)")),
+    ("zh", "must", "decision", rx.compile(r"(?:必须|一定要|应该)")),
+    ("ko", "must", "decision", rx.compile(r"(?:해야\s?한다|해야\s?합니다|해야\s?함)")),
+    ("zh", "prefer", "preference", rx.compile(r"(?:我(?:更)?(?:喜欢|偏好|希望|想要))")),
+    ("ja", "never", "decision", rx.compile(r"(?:絶対に|決して)|(?:しないで|使わないで|やめて)(?:ください)?|禁止")),
+    ("ja", "always", "preference", rx.compile(r"(?:常に|いつも|必ず)")),
+    ("ja", "swap", "decision", rx.compile(r"(?:の代わりに|ではなく|じゃなくて)")),
+    ("ja", "future", "preference", rx.compile(r"(?:今後|これから(?:は)?|次回から)")),
+    ("ko", "never", "decision", rx.compile(r"(?:절대|하지\s?마|하지\s?말|쓰지\s?마|사용하지\s?마|금지)")),
+    ("ko", "always", "preference", rx.compile(r"(?:항상|언제나|반드시|꼭)")),
+    ("ko", "swap", "decision", rx.compile(r"(?:대신|말고)")),
+    ("ko", "future", "preference", rx.compile(r"(?:앞으로|이제부터|다음부터)")),
     (
         "ru",
         "never",
         "decision",
-        re.compile(r"\b(?:никогда|нельзя|не\s+(?:используй|делай|надо|трогай|пиши|запускай|меняй)\w*)", re.I),
+        rx.compile(r"\b(?:никогда|нельзя|не\s+(?:используй|делай|надо|трогай|пиши|запускай|меняй)\w*)", re.I),
     ),
-    ("ru", "always", "preference", re.compile(r"\bвсегда\b", re.I)),
-    ("ru", "swap", "decision", re.compile(r"\b(?:вместо|а\s+не)\b", re.I)),
+    ("ru", "always", "preference", rx.compile(r"\bвсегда\b", re.I)),
+    ("ru", "swap", "decision", rx.compile(r"\b(?:вместо|а\s+не)\b", re.I)),
     (
         "ru",
         "future",
         "preference",
-        re.compile(r"\b(?:отныне|впредь|с\s+этого\s+момента|с\s+сегодняшнего\s+дня)\b", re.I),
+        rx.compile(r"\b(?:отныне|впредь|с\s+этого\s+момента|с\s+сегодняшнего\s+дня)\b", re.I),
     ),
-    ("ru", "must", "decision", re.compile(r"\b(?:обязательно|должн[аыо]?)\b", re.I)),
-    ("ru", "prefer", "preference", re.compile(r"\bпредпочитаю\b", re.I)),
+    ("ru", "must", "decision", rx.compile(r"\b(?:обязательно|должн[аыо]?)\b", re.I)),
+    ("ru", "prefer", "preference", rx.compile(r"\bпредпочитаю\b", re.I)),
     (
         "es",
         "never",
         "decision",
-        re.compile(r"\b(?:nunca|jamás|no\s+(?:uses|hagas|toques|cambies|ejecutes|borres))\b", re.I),
+        rx.compile(r"\b(?:nunca|jamás|no\s+(?:uses|hagas|toques|cambies|ejecutes|borres))\b", re.I),
     ),
-    ("es", "always", "preference", re.compile(r"\bsiempre\b", re.I)),
-    ("es", "swap", "decision", re.compile(r"\b(?:en\s+lugar\s+de|en\s+vez\s+de)\b", re.I)),
-    ("es", "future", "preference", re.compile(r"\b(?:a\s+partir\s+de\s+ahora|de\s+ahora\s+en\s+adelante)\b", re.I)),
-    ("es", "prefer", "preference", re.compile(r"\bprefiero\b", re.I)),
+    ("es", "always", "preference", rx.compile(r"\bsiempre\b", re.I)),
+    ("es", "swap", "decision", rx.compile(r"\b(?:en\s+lugar\s+de|en\s+vez\s+de)\b", re.I)),
+    ("es", "future", "preference", rx.compile(r"\b(?:a\s+partir\s+de\s+ahora|de\s+ahora\s+en\s+adelante)\b", re.I)),
+    ("es", "prefer", "preference", rx.compile(r"\bprefiero\b", re.I)),
     (
         "de",
         "never",
         "decision",
-        re.compile(
+        rx.compile(
             r"\b(?:niemals|nie\s+\w+|(?:verwende|benutze|nutze)\s+kein\w*|nicht\s+(?:verwenden|benutzen|ändern))\b",
             re.I,
         ),
     ),
-    ("de", "always", "preference", re.compile(r"\bimmer\b", re.I)),
-    ("de", "swap", "decision", re.compile(r"\b(?:statt|anstatt|anstelle\s+von)\b", re.I)),
-    ("de", "future", "preference", re.compile(r"\b(?:ab\s+jetzt|von\s+nun\s+an|künftig|zukünftig)\b", re.I)),
-    ("de", "prefer", "preference", re.compile(r"\b(?:ich\s+bevorzuge|lieber)\b", re.I)),
-    ("fr", "never", "decision", re.compile(r"\b(?:jamais|n['e]\s*(?:utilise|fais|touche|modifie)\w*\s+pas)\b", re.I)),
-    ("fr", "always", "preference", re.compile(r"\btoujours\b", re.I)),
-    ("fr", "swap", "decision", re.compile(r"\b(?:au\s+lieu\s+de|plutôt\s+que)\b", re.I)),
-    ("fr", "future", "preference", re.compile(r"\b(?:désormais|dorénavant|à\s+partir\s+de\s+maintenant)\b", re.I)),
-    ("fr", "prefer", "preference", re.compile(r"\bje\s+préfère\b", re.I)),
-    ("pt", "never", "decision", re.compile(r"\b(?:nunca|jamais|não\s+(?:use|faça|mexa|altere|rode))\b", re.I)),
-    ("pt", "always", "preference", re.compile(r"\bsempre\b", re.I)),
-    ("pt", "swap", "decision", re.compile(r"\b(?:em\s+vez\s+de|ao\s+invés\s+de)\b", re.I)),
-    ("pt", "future", "preference", re.compile(r"\b(?:a\s+partir\s+de\s+agora|de\s+agora\s+em\s+diante)\b", re.I)),
-    ("pt", "prefer", "preference", re.compile(r"\bprefiro\b", re.I)),
-    ("ar", "never", "decision", re.compile(r"(?:أبدا|أبداً|لا\s+تستخدم|لا\s+تستعمل|لا\s+تغير|ممنوع)")),
-    ("ar", "always", "preference", re.compile(r"(?:دائما|دائماً)")),
-    ("ar", "swap", "decision", re.compile(r"(?:بدلا\s+من|بدلاً\s+من)")),
-    ("ar", "future", "preference", re.compile(r"(?:من\s+الآن\s+فصاعدا|من\s+الآن\s+فصاعداً)")),
+    ("de", "always", "preference", rx.compile(r"\bimmer\b", re.I)),
+    ("de", "swap", "decision", rx.compile(r"\b(?:statt|anstatt|anstelle\s+von)\b", re.I)),
+    ("de", "future", "preference", rx.compile(r"\b(?:ab\s+jetzt|von\s+nun\s+an|künftig|zukünftig)\b", re.I)),
+    ("de", "prefer", "preference", rx.compile(r"\b(?:ich\s+bevorzuge|lieber)\b", re.I)),
+    ("fr", "never", "decision", rx.compile(r"\b(?:jamais|n['e]\s*(?:utilise|fais|touche|modifie)\w*\s+pas)\b", re.I)),
+    ("fr", "always", "preference", rx.compile(r"\btoujours\b", re.I)),
+    ("fr", "swap", "decision", rx.compile(r"\b(?:au\s+lieu\s+de|plutôt\s+que)\b", re.I)),
+    ("fr", "future", "preference", rx.compile(r"\b(?:désormais|dorénavant|à\s+partir\s+de\s+maintenant)\b", re.I)),
+    ("fr", "prefer", "preference", rx.compile(r"\bje\s+préfère\b", re.I)),
+    ("pt", "never", "decision", rx.compile(r"\b(?:nunca|jamais|não\s+(?:use|faça|mexa|altere|rode))\b", re.I)),
+    ("pt", "always", "preference", rx.compile(r"\bsempre\b", re.I)),
+    ("pt", "swap", "decision", rx.compile(r"\b(?:em\s+vez\s+de|ao\s+invés\s+de)\b", re.I)),
+    ("pt", "future", "preference", rx.compile(r"\b(?:a\s+partir\s+de\s+agora|de\s+agora\s+em\s+diante)\b", re.I)),
+    ("pt", "prefer", "preference", rx.compile(r"\bprefiro\b", re.I)),
+    ("ar", "never", "decision", rx.compile(r"(?:أبدا|أبداً|لا\s+تستخدم|لا\s+تستعمل|لا\s+تغير|ممنوع)")),
+    ("ar", "always", "preference", rx.compile(r"(?:دائما|دائماً)")),
+    ("ar", "swap", "decision", rx.compile(r"(?:بدلا\s+من|بدلاً\s+من)")),
+    ("ar", "future", "preference", rx.compile(r"(?:من\s+الآن\s+فصاعدا|من\s+الآن\s+فصاعداً)")),
 )
 _SCRIPT = (  # kana before Han: Japanese text uses both
-    ("ja", re.compile(r"[\u3040-\u30ff]")),
-    ("zh", re.compile(r"[\u4e00-\u9fff]")),
-    ("ko", re.compile(r"[\uac00-\ud7af]")),
-    ("ru", re.compile(r"[\u0400-\u04ff]")),
-    ("ar", re.compile(r"[\u0600-\u06ff]")),
+    ("ja", rx.compile(r"[\u3040-\u30ff]")),
+    ("zh", rx.compile(r"[\u4e00-\u9fff]")),
+    ("ko", rx.compile(r"[\uac00-\ud7af]")),
+    ("ru", rx.compile(r"[\u0400-\u04ff]")),
+    ("ar", rx.compile(r"[\u0600-\u06ff]")),
 )
 _LATIN = ("es", "de", "fr", "pt")
 
 # "talk to me in Chinese" in the language itself or in English
 _LANGUAGES = (
-    ("Chinese", re.compile(r"(?:用中文|中文(?:交互|回答|回复|交流|沟通|问我)|说中文|讲中文)")),
-    ("Japanese", re.compile(r"(?:日本語で(?:話|答え|返事|書い|お願い)|日本語でお願いします)")),
-    ("Korean", re.compile(r"(?:한국어로\s*(?:대답|답변|말|해|써))")),
-    ("Russian", re.compile(r"(?:(?:отвечай|говори|пиши)\s+(?:по-русски|на\s+русском))", re.I)),
-    ("Spanish", re.compile(r"\b(?:(?:responde|habla|contesta|escribe)(?:me)?\s+en\s+español)\b", re.I)),
-    ("German", re.compile(r"\b(?:(?:antworte|sprich|schreib)\w*\s+(?:bitte\s+)?(?:auf|in)\s+deutsch)\b", re.I)),
-    ("French", re.compile(r"\b(?:(?:réponds|parle|écris)\w*\s+(?:moi\s+)?en\s+français)\b", re.I)),
-    ("Portuguese", re.compile(r"\b(?:(?:responda|fale|escreva)\s+em\s+português)\b", re.I)),
-    ("Arabic", re.compile(r"(?:باللغة\s+العربية|بالعربي)")),
+    ("Chinese", rx.compile(r"(?:用中文|中文(?:交互|回答|回复|交流|沟通|问我)|说中文|讲中文)")),
+    ("Japanese", rx.compile(r"(?:日本語で(?:話|答え|返事|書い|お願い)|日本語でお願いします)")),
+    ("Korean", rx.compile(r"(?:한국어로\s*(?:대답|답변|말|해|써))")),
+    ("Russian", rx.compile(r"(?:(?:отвечай|говори|пиши)\s+(?:по-русски|на\s+русском))", re.I)),
+    ("Spanish", rx.compile(r"\b(?:(?:responde|habla|contesta|escribe)(?:me)?\s+en\s+español)\b", re.I)),
+    ("German", rx.compile(r"\b(?:(?:antworte|sprich|schreib)\w*\s+(?:bitte\s+)?(?:auf|in)\s+deutsch)\b", re.I)),
+    ("French", rx.compile(r"\b(?:(?:réponds|parle|écris)\w*\s+(?:moi\s+)?en\s+français)\b", re.I)),
+    ("Portuguese", rx.compile(r"\b(?:(?:responda|fale|escreva)\s+em\s+português)\b", re.I)),
+    ("Arabic", rx.compile(r"(?:باللغة\s+العربية|بالعربي)")),
     (
         None,
-        re.compile(
+        rx.compile(
             r"\b(?:reply|respond|answer|talk|speak|write|ask me)\s+(?:to me\s+)?(?:only\s+)?in\s+"
             r"(English|Chinese|Japanese|Korean|Russian|Spanish|German|French|Portuguese|Arabic|Italian|Dutch"
             r"|Turkish|Polish|Vietnamese|Hindi)\b",
@@ -284,19 +286,19 @@ _LANGUAGES = (
 
 # --- scope ----------------------------------------------------------------------------------------
 
-_PROJECT_WORDS = re.compile(
+_PROJECT_WORDS = rx.compile(
     r"\b(?:this|our|the)\s+(?:repo|repository|project|codebase|code base|app|folder|"
     r"directory|package|module|service"
     r"|workspace|site|game|bot|ui|api|backend|frontend|server)\b|\bhere\b|\bin here\b|"
     r"这个项目|本项目|该项目|このプロジェクト|이 프로젝트",
     re.I,
 )
-_PROJECT_THING = re.compile(
+_PROJECT_THING = rx.compile(
     r"`[^`]+`|[\w-]+\.[a-z]{1,5}\b|[\w.-]*/[\w./-]+|\b[a-z]+_[a-z_]+\b|"
     r"\b[a-z]+[A-Z]\w+|\b[A-Z][a-z]+[A-Z]\w+",
     re.U,
 )
-_CONDUCT = re.compile(
+_CONDUCT = rx.compile(
     r"\b(?:commit messages?|reply|replies|respond|answer|explain|explanations?|"
     r"summar\w+|tone|emoji|language|ask(?:ing)? me"
     r"|questions?|read (?:the )?(?:whole |entire )?files?|in full|comments?|"
@@ -341,10 +343,10 @@ def prose_lines(prompt: str) -> list[str]:
     return out
 
 
-_SPOKEN = re.compile(r"^[-*+]?\s*(?:please |you |never |don'?t |always |use |do not )", re.I)
+_SPOKEN = rx.compile(r"^[-*+]?\s*(?:please |you |never |don'?t |always |use |do not )", re.I)
 
 
-_INLINE_ITEM = re.compile(r"\s+[-*•]\s+(?=[A-Z])")
+_INLINE_ITEM = rx.compile(r"\s+[-*•]\s+(?=[A-Z])")
 
 
 def sentences(prompt: str) -> list[str]:
@@ -361,7 +363,7 @@ def sentences(prompt: str) -> list[str]:
     return out
 
 
-_NEXT_LABEL = re.compile(r"\s+[A-Z][a-z]+(?: [a-z]+){0,2}:$")
+_NEXT_LABEL = rx.compile(r"\s+[A-Z][a-z]+(?: [a-z]+){0,2}:$")
 
 
 def _is_question(sentence: str) -> bool:
@@ -414,7 +416,7 @@ def classify(sentence: str) -> Directive | None:
     return None
 
 
-_CLAUSE = re.compile(
+_CLAUSE = rx.compile(
     r";\s+|,\s+(?:and|but|so)\s+(?=\w)|\s+(?:and|but) (?:also |then )?(?=(?:fix|make|"
     r"add|remove|check|update|troubleshoot)\b)"
 )

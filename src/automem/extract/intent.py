@@ -14,6 +14,8 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
+from automem import lazy_re as rx  # module-level patterns compile on first use
+
 SHELL_TOOLS = frozenset(
     {
         "bash",
@@ -63,12 +65,12 @@ READ_TOOLS = frozenset(
     }
 )
 
-_WRAPPER = re.compile(
+_WRAPPER = rx.compile(
     r"^(?:bash|sh|zsh|dash)(?:\s+-[a-z]+)*\s+-l?c\s+|^(?:pwsh|powershell)(?:\.exe)?\s+(?:-\w+\s+)*?-Command\s+"
     r"|^cmd(?:\.exe)?\s+/[ck]\s+",
     re.I,
 )
-_ENV = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_ENV = rx.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 # programs that run the next word as the real program
 _PREFIXES = frozenset({"sudo", "env", "time", "nice", "nohup", "command", "exec", "doas", "stdbuf", "caffeinate"})
 _RUNNERS = frozenset({"npx", "bunx", "pnpx", "uvx"})
@@ -179,9 +181,9 @@ _INSTALLERS = {
     "winget": "install",
     "scoop": "install",
 }
-_OPTION = re.compile(r"^--?[A-Za-z][\w-]*(?:=.*)?$")
-_PATCH_FILE = re.compile(r"\*\*\* (?:Add|Update|Delete) File: (\S+)")
-_PATHLIKE = re.compile(r"[\w.~-]*[/\\][\w./\\~@+-]+|[\w-]+\.[A-Za-z]{1,5}\b")
+_OPTION = rx.compile(r"^--?[A-Za-z][\w-]*(?:=.*)?$")
+_PATCH_FILE = rx.compile(r"\*\*\* (?:Add|Update|Delete) File: (\S+)")
+_PATHLIKE = rx.compile(r"[\w.~-]*[/\\][\w./\\~@+-]+|[\w-]+\.[A-Za-z]{1,5}\b")
 
 
 @dataclass
@@ -282,10 +284,16 @@ def unwrap(text: str) -> str:
     return text
 
 
-_WINDOWS_PATH = re.compile(r"(?<![\w])[A-Za-z]:\\")
+_WINDOWS_PATH = rx.compile(r"(?<![\w])[A-Za-z]:\\")
+
+
+# a quote, a backslash, or whitespace shlex does not split at (it splits at space, tab, CR and LF only)
+_NEEDS_SHLEX = rx.compile(r"['\"\\\\]|[^\S \t\r\n]")
 
 
 def _split_words(segment: str) -> list[str]:
+    if not _NEEDS_SHLEX.search(segment):
+        return segment.split()  # what shlex.split gives for a segment with no quote, escape or other whitespace
     try:
         if _WINDOWS_PATH.search(segment):  # C:\Users\x: a backslash there separates folders, it escapes nothing
             lexer = shlex.shlex(segment, posix=True)
@@ -450,8 +458,8 @@ class Difference:
         return bool(self.kind)
 
 
-_PERMISSION = re.compile(r"Permission denied|Operation not permitted|EACCES|EPERM|Read-only file system", re.I)
-_ERROR_PATH = re.compile(r"(?:^|[\s'\"`(])((?:~|\.{1,2})?/[\w.@+-]+(?:/[\w.@+-]+)*)")
+_PERMISSION = rx.compile(r"Permission denied|Operation not permitted|EACCES|EPERM|Read-only file system", re.I)
+_ERROR_PATH = rx.compile(r"(?:^|[\s'\"`(])((?:~|\.{1,2})?/[\w.@+-]+(?:/[\w.@+-]+)*)")
 
 
 def _reads(intent: Intent, targets: list[str]) -> bool:

@@ -15,16 +15,18 @@ from __future__ import annotations
 
 import re
 
+from automem import lazy_re as rx  # module-level patterns compile on first use
+
 LIMIT = 120
 
 # Openers that carry tone, not content: "no,", "ok so", "please", "also", "alright".
-_OPENER = re.compile(
+_OPENER = rx.compile(
     r"^(?:no|nope|nah|ok(?:ay)?|alright|right|yes|yeah|yep|sure|well|so|and|but|also|then|hey|hmm+|oh|actually"
     r"|wait|great|good|nice|perfect|cool|thanks|thank you|btw|fyi|now|again|just|hm|i think|i guess|i believe"
     r"|i feel like|i suppose|it seems(?: like)?|looks like)\b[,.!:;-]*\s+",
     re.I,
 )
-_POLITE = re.compile(
+_POLITE = rx.compile(
     r"^(?:please|pls|plz|kindly|(?:can|could|would|will) you(?: please)?|i (?:want|need|would like|'d like) you to"
     r"|i want to|you (?:should|must|need to|have to|gotta)|we (?:should|must|need to|have to)|let'?s"
     r"|make sure (?:that )?(?:you )?(?:to )?|remember to|be sure to)\b[,]?\s+"
@@ -34,61 +36,61 @@ _POLITE = re.compile(
     r"|^(?:note )?for (?:future reference|the future|next time)\s*[,:;-]\s*",
     re.I,
 )
-_INSTEAD = re.compile(  # "don't use X (for Y), use Z instead"
+_INSTEAD = rx.compile(  # "don't use X (for Y), use Z instead"
     r"^(?:do not|don'?t|dont|never|stop)\s+(?:use|using|run|running|call|calling)\s+(?P<old>[^,;]+?)"
     r"(?P<ctx>\s+(?:for|in|with|on|inside|when)\s+[^,;]+?)?\s*[,;]\s*(?:and\s+|but\s+|just\s+|please\s+)*"
     r"(?:use|run|call)\s+(?P<new>[^,;]+?)\s+instead\b(?P<rest>.*)$",
     re.I,
 )
-_INSTEAD_OF = re.compile(  # "use Z instead of X (for Y)"
+_INSTEAD_OF = rx.compile(  # "use Z instead of X (for Y)"
     r"^(?P<verb>use|run|call|prefer)\s+(?P<new>[^,;]+?)\s+(?:instead of|rather than|over)\s+(?P<old>[^,;]+?)"
     r"(?P<rest>\s*(?:[,;].*)?)$",
     re.I,
 )
 _PREFER = (
     (
-        re.compile(
+        rx.compile(
             r"^i(?:'d| would| do)?(?: really| strongly| much| generally)?(?: would|'d| do)? "
             r"prefer (?:it if |that )?(?:you )?",
             re.I,
         ),
         "Prefer ",
     ),
-    (re.compile(r"^i(?: would|'d) rather you (?:didn'?t|did not) ", re.I), "Don't "),
+    (rx.compile(r"^i(?: would|'d) rather you (?:didn'?t|did not) ", re.I), "Don't "),
     (
-        re.compile(r"^i(?: would|'d) rather you (?=\w+ed\b|wrote\b|made\b|ran\b|kept\b|left\b|took\b)", re.I),
+        rx.compile(r"^i(?: would|'d) rather you (?=\w+ed\b|wrote\b|made\b|ran\b|kept\b|left\b|took\b)", re.I),
         "Prefer that you ",
     ),
-    (re.compile(r"^i(?: would|'d) rather you (?!not\b)", re.I), ""),
-    (re.compile(r"^i(?: would|'d) rather (?:you )?", re.I), "Prefer to "),
-    (re.compile(r"^i(?: would|'d)? only want (?:you to )?", re.I), "Prefer only "),
-    (re.compile(r"^i (?:really )?(?:hate|dislike|don'?t like|do not like) (?:it )?when you ", re.I), "Don't "),
-    (re.compile(r"^i (?:really )?(?:like|love|want) (?:it )?when (?:you )?", re.I), "Prefer when you "),
-    (re.compile(r"^i (?:really )?(?:like|love) ", re.I), "Prefer "),
+    (rx.compile(r"^i(?: would|'d) rather you (?!not\b)", re.I), ""),
+    (rx.compile(r"^i(?: would|'d) rather (?:you )?", re.I), "Prefer to "),
+    (rx.compile(r"^i(?: would|'d)? only want (?:you to )?", re.I), "Prefer only "),
+    (rx.compile(r"^i (?:really )?(?:hate|dislike|don'?t like|do not like) (?:it )?when you ", re.I), "Don't "),
+    (rx.compile(r"^i (?:really )?(?:like|love|want) (?:it )?when (?:you )?", re.I), "Prefer when you "),
+    (rx.compile(r"^i (?:really )?(?:like|love) ", re.I), "Prefer "),
     (
-        re.compile(r"^i (?:really )?(?:hate|dislike|don'?t like|do not like) (?:it )?(?:when )?(?:you )?", re.I),
+        rx.compile(r"^i (?:really )?(?:hate|dislike|don'?t like|do not like) (?:it )?(?:when )?(?:you )?", re.I),
         "Avoid ",
     ),
-    (re.compile(r"^i (?:don'?t|do not) (?:need|want) you to ", re.I), "Don't "),
-    (re.compile(r"^i (?:don'?t|do not) need to ", re.I), "The user doesn't need to "),
-    (re.compile(r"^i (?:don'?t|do not) want to ", re.I), "The user doesn't want to "),
+    (rx.compile(r"^i (?:don'?t|do not) (?:need|want) you to ", re.I), "Don't "),
+    (rx.compile(r"^i (?:don'?t|do not) need to ", re.I), "The user doesn't need to "),
+    (rx.compile(r"^i (?:don'?t|do not) want to ", re.I), "The user doesn't want to "),
     (
-        re.compile(
+        rx.compile(
             r"^i (?:really )?(?:want|need|would like|'d like) (?=(?:the|all|every|each|this|"
             r"that|these|those|our|my|it|them)\b)",
             re.I,
         ),
         "The user wants ",
     ),
-    (re.compile(r"^i always ", re.I), "Always "),
-    (re.compile(r"^i never (?:said|asked|told) (?:you )?to ", re.I), "Don't, unless asked: "),
-    (re.compile(r"^i never (?!said|told|asked|meant|wanted|did|do\b)", re.I), "Never "),
-    (re.compile(r"^(?:from now on|going forward|in the future|moving forward)\b[,:]?\s*", re.I), ""),
+    (rx.compile(r"^i always ", re.I), "Always "),
+    (rx.compile(r"^i never (?:said|asked|told) (?:you )?to ", re.I), "Don't, unless asked: "),
+    (rx.compile(r"^i never (?!said|told|asked|meant|wanted|did|do\b)", re.I), "Never "),
+    (rx.compile(r"^(?:from now on|going forward|in the future|moving forward)\b[,:]?\s*", re.I), ""),
 )
-_MID_NEVER = re.compile(r"\b(?:make sure|be sure) (?:that )?(?:you )?(?:do ?n[o']?t|never|to not|not to) ", re.I)
-_ENDING = re.compile(r"[\s,;:.!]+$")
-_PAREN = re.compile(r"\s*\([^()]*\)")
-_CLAUSE_SPLIT = re.compile(
+_MID_NEVER = rx.compile(r"\b(?:make sure|be sure) (?:that )?(?:you )?(?:do ?n[o']?t|never|to not|not to) ", re.I)
+_ENDING = rx.compile(r"[\s,;:.!]+$")
+_PAREN = rx.compile(r"\s*\([^()]*\)")
+_CLAUSE_SPLIT = rx.compile(
     r"(?<=\S)(?:\s*[;]\s+|,\s+|\s+-{1,2}\s+|:\s+|\s+(?:because|since|so that|so|which|but|and then)\s+)"
 )
 
@@ -133,12 +135,12 @@ def imperative(sentence: str) -> str:
 
 
 _FIRST_PERSON = (
-    (re.compile(r"\bI'm\b"), "they're"),
-    (re.compile(r"\bI've\b"), "they've"),
-    (re.compile(r"\bI\b"), "they"),
-    (re.compile(r"\bmy\b", re.I), "their"),
-    (re.compile(r"\bme\b"), "them"),
-    (re.compile(r"\bmyself\b", re.I), "themselves"),
+    (rx.compile(r"\bI'm\b"), "they're"),
+    (rx.compile(r"\bI've\b"), "they've"),
+    (rx.compile(r"\bI\b"), "they"),
+    (rx.compile(r"\bmy\b", re.I), "their"),
+    (rx.compile(r"\bme\b"), "them"),
+    (rx.compile(r"\bmyself\b", re.I), "themselves"),
 )
 
 
@@ -165,7 +167,7 @@ def preference(sentence: str) -> str:
     return imperative(text)
 
 
-_THERE_IS = re.compile(
+_THERE_IS = rx.compile(
     r"\bthere(?:'s| is| are) (?:an? |the |my |our )?(?P<thing>[\w -]{1,40}?) "
     r"(?P<prep>at|in|under|inside) (?P<place>\S+)\s*$",
     re.I,
@@ -196,7 +198,7 @@ def location(sentence: str) -> str:
 
 # --- errors -------------------------------------------------------------------------------------
 
-_ERROR_TYPE = re.compile(
+_ERROR_TYPE = rx.compile(
     r"\b([A-Z][A-Za-z]+(?:Error|Exception|Failure|Fault))\b|\b(E(?!RROR\b)[A-Z]{3,9})\b|\b(TS\d{4})\b"
 )
 

@@ -11,13 +11,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from automem import lazy_re as rx  # module-level patterns compile on first use
 from automem.harness.model import Turn
 
-_USER_INPUT_BLOCK = re.compile(r"##\s*User Input\s*\n+\s*```[a-z]*\n(.*?)```", re.S | re.I)
+_USER_INPUT_BLOCK = rx.compile(r"##\s*User Input\s*\n+\s*```[a-z]*\n(.*?)```", re.S | re.I)
 from automem.controls import ANSI as _ANSI  # noqa: E402
 
 # A CLI wizard's question: "? Would you like X? › No / Yes", "Proceed? (y/N)", "Overwrite? [Y/n]".
-_ASKED = re.compile(
+_ASKED = rx.compile(
     r"^\s*[?✔]\s+([A-Z][^\n?=;{}]{5,120}\?)[^\n]{0,40}?›"
     r"|^\s*([A-Z][^\n?=;{}]{5,120}\?)\s*(?:\(y/n\)|\[y/n\]|\(yes/no\))",
     re.M | re.I,
@@ -79,7 +80,7 @@ def _raw_command(raw) -> str:
 
 
 ADDED_MAX = 2000
-_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update) File: (.+)$")
+_PATCH_FILE = rx.compile(r"^\*\*\* (?:Add|Update) File: (.+)$")
 
 
 def added_text(raw) -> str:
@@ -120,7 +121,7 @@ def _asked(text: str) -> str:
     return " ".join((match.group(1) or match.group(2)).split()) if match else ""
 
 
-_OPTION_LINE = re.compile(
+_OPTION_LINE = rx.compile(
     r"^\s*(?:\*\*)?(?:(\d{1,2})[.)]|[-*]\s*\*\*(\d{1,2})[.)]?\*\*|<option>)\s*(.+?)(?:</option>)?\s*$", re.M
 )
 
@@ -134,8 +135,8 @@ def offered_options(answer: str) -> list[str]:
     return found[:9] if 2 <= len(found) <= 9 else []
 
 
-_ANSWERED = re.compile(r"^\s*(?:User has answered your questions|Your questions have been answered)\s*:", re.I)
-_ANSWER_PAIR = re.compile(r'"((?:[^"\\]|\\.){3,600}?)"="((?:[^"\\]|\\.){1,300}?)"')
+_ANSWERED = rx.compile(r"^\s*(?:User has answered your questions|Your questions have been answered)\s*:", re.I)
+_ANSWER_PAIR = rx.compile(r'"((?:[^"\\]|\\.){3,600}?)"="((?:[^"\\]|\\.){1,300}?)"')
 
 
 def answered_questions(raw, result: str) -> list[tuple[str, str, str, list[str]]]:

@@ -16,15 +16,16 @@ from __future__ import annotations
 
 import re
 
+from automem import lazy_re as rx  # module-level patterns compile on first use
 from automem.controls import strip_controls
 
-_HOME = re.compile(
+_HOME = rx.compile(
     r"(?<![\w/.])(?:/home/[^/\s'\"`:]+|/Users/[^/\s'\"`:]+|/data/data/com\.termux/files/home|/var/home/[^/\s'\"`:]+"
     r"|/root(?=/|\b))"
     r"|(?<![\w])[A-Za-z]:[\\/](?:Users|Documents and Settings)[\\/][^\\/\s'\"`:]+",
     re.I,
 )
-_TEMP = re.compile(
+_TEMP = rx.compile(
     r"(?<![\w/])(?:/private)?/(?:tmp|var/tmp|var/folders/[\w/+-]+?/T)(?:/[^\s'\"`)\]]*)?"
     r"|(?:~|%USERPROFILE%)[\\/]AppData[\\/]Local[\\/]Temp(?:[\\/][^\s'\"`)\]]*)?",
     re.I,
@@ -64,7 +65,7 @@ def _home(match: re.Match) -> str:
     return "%USERPROFILE%" if match.group(0)[1:2] == ":" else "~"
 
 
-_RANDOM = re.compile(r"(?:tmp|temp)[\w.-]{4,}|[0-9a-f]{8,}|[\w-]*\d{5,}[\w-]*|claude-\d+|pytest-\d+", re.I)
+_RANDOM = rx.compile(r"(?:tmp|temp)[\w.-]{4,}|[0-9a-f]{8,}|[\w-]*\d{5,}[\w-]*|claude-\d+|pytest-\d+", re.I)
 
 
 def _temp(match: re.Match) -> str:
@@ -92,22 +93,22 @@ def summary_text(text: str, project_root: str = "") -> str:
     return " ".join(text.split())
 
 
-_DANGLING = re.compile(
+_DANGLING = rx.compile(
     r"(?:\b(?:the|a|an|to|of|and|or|with|in|on|for|from|by|at|as|is|are|that|which|but|so|if|when|then|via|into|than"
     r"|not|no|your|my|our|their|its)|--?|[:,;(\[{/\\=+&|<>*])\s*…?$",
     re.I,
 )
-_PRONOUN_START = re.compile(
+_PRONOUN_START = rx.compile(
     r"^(?:they|them|it|its|it's|this|that|these|those|he|she|him|her|there|here|close|same|or|and|but)"
     r"(?![A-Za-z])(?!\s+(?:repo|repository|project|folder|directory|machine|session|file named))",
     re.I,
 )
-_PRONOUN_START_CJK = re.compile(  # "这个改为…" ("change this to…"), "それを…": the referent stayed in the session
+_PRONOUN_START_CJK = rx.compile(  # "这个改为…" ("change this to…"), "それを…": the referent stayed in the session
     r"^(?:这个|这些|这里|那个|那些|它们?|他们|她们|此|これ|それ|あれ|この|その|あの|이거|이것|이건|그거|그것|그건|저것)"
     r"(?!\s*(?:项目|仓库|目录|文件夹|工程|仓|プロジェクト|リポジトリ|フォルダ|프로젝트|저장소|폴더))"
 )
-_BARE_OBJECT = re.compile(r"(?<![\w'])(?:it|them|this|that|these|those)(?![\w'])", re.I)
-_WORD = re.compile(r"[^\W\d_]{2,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_BARE_OBJECT = rx.compile(r"(?<![\w'])(?:it|them|this|that|these|those)(?![\w'])", re.I)
+_WORD = rx.compile(r"[^\W\d_]{2,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
 def readable(summary: str) -> bool:

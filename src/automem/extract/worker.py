@@ -12,7 +12,6 @@ ends each round, so no process outlives its job.
 
 from __future__ import annotations
 
-import argparse
 import os
 import signal
 import sys
@@ -22,7 +21,9 @@ TIME_LIMIT_SECONDS = 120
 STOP_WAIT_SECONDS = 5.0  # how long a stopped turn's answer may take to reach the transcript
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser():
+    import argparse
+
     parser = argparse.ArgumentParser(prog="automem.extract.worker")
     parser.add_argument("--harness", default="claude-code")
     parser.add_argument("--transcript")
@@ -35,7 +36,46 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--stopped", action="store_true", help="the Stop hook said the turn ended (stop_hook_active false): bank it now"
     )
-    args = parser.parse_args(argv)
+    return parser
+
+
+_VALUES: dict[str, type] = {"--harness": str, "--transcript": str, "--session": str, "--cwd": str}
+_NUMBERS: dict[str, type] = {"--claim-fd": int, "--queue-fd": int, "--handed": int}
+_SWITCHES = ("--no-bank", "--stopped")
+
+
+def parse_args(argv: list[str]):
+    """The options, read as argparse would: the command lines trigger.worker_args writes are read here (argparse and
+    what it imports cost ~4 CPU-ms of every worker); anything else (--help, ``--opt=value``, an abbreviation, a value
+    that starts with a dash, an error) is argparse's to read."""
+    from types import SimpleNamespace
+
+    options: dict[str, object] = {
+        "harness": "claude-code",
+        "transcript": None,
+        "session": "",
+        "cwd": None,
+        "no_bank": False,
+    }
+    options.update({"claim_fd": None, "queue_fd": None, "handed": 0, "stopped": False})
+    rest = iter(argv)
+    for arg in rest:
+        if arg in _SWITCHES:
+            options[arg[2:].replace("-", "_")] = True
+            continue
+        kind = _VALUES.get(arg) or _NUMBERS.get(arg)
+        value = next(rest, None) if kind else None
+        if kind is None or value is None or value.startswith("-"):
+            return _parser().parse_args(argv)
+        try:
+            options[arg[2:].replace("-", "_")] = kind(value)
+        except ValueError:
+            return _parser().parse_args(argv)
+    return SimpleNamespace(**options)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
     signal.alarm(TIME_LIMIT_SECONDS)
     import os
 
@@ -225,31 +265,40 @@ def _hold_index(home: str):
 
 
 def _work(args, log_error) -> None:
-    """One round: bank the transcript, then extract the session."""
-    if not args.no_bank:
+    """One round: bank the transcript, then extract the session (each line of the transcript parsed once for both)."""
+    from contextlib import nullcontext
+
+    from automem.harness.base import share_records
+
+    with share_records(args.transcript) if args.transcript else nullcontext():
+        if not args.no_bank:
+            _bank(args, log_error)
         try:
-            from pathlib import Path
-
-            from automem.bank.passes import run_pass
-
-            paths = {args.harness: [Path(args.transcript)]} if args.transcript else None
-            stopped = [Path(args.transcript)] if args.transcript and args.stopped else []
-            deadline = time.monotonic() + STOP_WAIT_SECONDS
-            report = run_pass(paths=paths, stopped=stopped)
-            # Claude Code writes its transcript asynchronously: the answer Stop announced may land a moment later
-            while stopped and report.waiting and time.monotonic() < deadline:
-                time.sleep(0.2)
-                report = run_pass(paths=paths, stopped=stopped)
-        except Exception as exc:  # noqa: BLE001 - detached: nobody to show a traceback to (the time limit goes through)
-            log_error("bank-worker", f"{type(exc).__name__}: {exc}")
-    try:
-        run_extraction(args.session, args.transcript, args.harness, args.cwd)
-    except Exception as exc:  # noqa: BLE001
-        log_error("extract-worker", f"{type(exc).__name__}: {exc}")
+            run_extraction(args.session, args.transcript, args.harness, args.cwd)
+        except Exception as exc:  # noqa: BLE001
+            log_error("extract-worker", f"{type(exc).__name__}: {exc}")
     try:
         sweep_index()
     except Exception as exc:  # noqa: BLE001
         log_error("extract-worker", f"index sweep: {type(exc).__name__}: {exc}")
+
+
+def _bank(args, log_error) -> None:
+    try:
+        from pathlib import Path
+
+        from automem.bank.passes import run_pass
+
+        paths = {args.harness: [Path(args.transcript)]} if args.transcript else None
+        stopped = [Path(args.transcript)] if args.transcript and args.stopped else []
+        deadline = time.monotonic() + STOP_WAIT_SECONDS
+        report = run_pass(paths=paths, stopped=stopped)
+        # Claude Code writes its transcript asynchronously: the answer Stop announced may land a moment later
+        while stopped and report.waiting and time.monotonic() < deadline:
+            time.sleep(0.2)
+            report = run_pass(paths=paths, stopped=stopped)
+    except Exception as exc:  # noqa: BLE001 - detached: nobody to show a traceback to (the time limit goes through)
+        log_error("bank-worker", f"{type(exc).__name__}: {exc}")
 
 
 def sweep_index() -> None:

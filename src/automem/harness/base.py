@@ -15,6 +15,7 @@ import json
 import os
 import time
 from collections.abc import Generator, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -35,12 +36,68 @@ SKIP_CHUNK = 1024 * 1024
 _PARSE_ERRORS = (ValueError, RecursionError)  # RecursionError: a line nested thousands of levels deep
 
 
+# files whose parsed lines are kept while share_records holds them: (st_dev, st_ino) -> the last whole read's
+# (its file's signature, its records, where each record starts), or {} before the first
+_SHARED: dict[tuple[int, int], dict] = {}
+
+
+@contextmanager
+def share_records(path: str | Path) -> Iterator[None]:
+    """Within this block, a whole read of ``path`` is kept, and a later read of the file as it was then (same inode,
+    size and mtime) is served from it, from any line on, instead of being parsed again. The detached worker banks a
+    transcript and then extracts it: two reads of every line of the same file. The records are shared, so readers
+    must not change them (none does: they copy what they keep). Nothing is kept after the block."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        yield
+        return
+    key = (st.st_dev, st.st_ino)
+    _SHARED[key] = {}
+    try:
+        yield
+    finally:
+        _SHARED.pop(key, None)
+
+
+def _signature(st: os.stat_result) -> tuple[int, int, int, int]:
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
 def iter_records(path: Path, start_offset: int = 0) -> Generator[tuple[int, int, Any], None, None]:
     """(offset, end offset, parsed JSON or None) per complete line from ``start_offset``.
 
     Stops before an unterminated last line (a writer is mid-line); yields None for a corrupt one
     and for one over ``MAX_LINE`` bytes, which is skipped to its newline without being parsed.
     """
+    if _SHARED:
+        try:
+            before = _signature(os.stat(path))
+        except OSError:
+            before = None
+        shared = _SHARED.get(before[:2]) if before else None
+        if shared is not None:
+            if shared.get("signature") == before and start_offset in shared["starts"]:
+                records = shared["records"]
+                yield from records[shared["starts"][start_offset] :]
+                return
+            if start_offset == 0:
+                records = []
+                for item in _read_records(path, 0):
+                    records.append(item)
+                    yield item
+                try:
+                    unchanged = _signature(os.stat(path)) == before  # unchanged while it was read: the read is the file
+                except OSError:
+                    unchanged = False
+                if unchanged:
+                    starts = {offset: i for i, (offset, _, _) in enumerate(records)}
+                    shared.update(signature=before, records=records, starts=starts)
+                return
+    yield from _read_records(path, start_offset)
+
+
+def _read_records(path: Path, start_offset: int) -> Generator[tuple[int, int, Any], None, None]:
     with open(path, "rb") as handle:
         if start_offset:
             handle.seek(start_offset)

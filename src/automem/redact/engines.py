@@ -13,6 +13,10 @@ from __future__ import annotations
 import bisect
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from automem.redact.betterleaks_rules import ByNeed
 
 _LOCK = threading.Lock()
 _STATE: dict[str, object] = {}  # name -> engine handle, or an Exception when it failed to load
@@ -96,29 +100,69 @@ def _reset(name: str | None = None) -> None:
         if name is None:
             _STATE.clear()
             _SCAN_FAILED.clear()
+            _BY_NEED.clear()
         else:
             _STATE.pop(name, None)
             _SCAN_FAILED.discard(name)
+            _BY_NEED.pop(name, None)
 
 
 # ---------------------------------------------------------------- betterleaks
 
 
 # betterleaks' default rules less its keyword-only ones (generic-api-key and friends): those cost most of its
-# time on transcript text, and the full pass runs them only on the windows around keys (see full.py)
+# time on transcript text, and the full pass runs them only on the windows around keys (see full.py). This set
+# extends the engine's own default: the full pass compiles it only when the generated rule files below do not come
+# from the installed betterleaks; otherwise it compiles just the vendor rules a text needs (betterleaks_rules.py)
 VENDOR_CONFIG = str(Path(__file__).resolve().parents[1] / "data" / "betterleaks_vendor.toml")
-# and those keyword-only rules alone, for the windows: a set that starts in a quarter of the default's time
-GENERIC_CONFIG = str(Path(__file__).resolve().parents[1] / "data" / "betterleaks_generic.toml")
+# the keyword-only rules alone, for the windows: standalone (generated from the same default), and extending the
+# engine's default for a betterleaks other than the one the generated files came from
+GENERIC_CONFIG: str | None = str(Path(__file__).resolve().parents[1] / "data" / "betterleaks_generic_rules.toml")
+GENERIC_FALLBACK = str(Path(__file__).resolve().parents[1] / "data" / "betterleaks_generic.toml")
+
+_BY_NEED: dict[str, ByNeed | None] = {}  # "betterleaks" -> its ByNeed, or None while the generated rules do not apply
 
 
 def _load_betterleaks():
+    import betterleaks
     from betterleaks._lib import get_binding
 
+    from automem.redact import betterleaks_rules
+
     binding = get_binding()
-    # the Go runtime and both rule sets start here, not on a user's text; a bad config fails the load
-    binding.scan_string("warm up", config_path=GENERIC_CONFIG)
-    binding.scan_string("warm up", config_path=VENDOR_CONFIG)
+    # the Go runtime and the rule sets start here, not on a user's text; a bad config fails the load
+    by_need = None
+    if betterleaks_rules.source_version() == betterleaks.__version__:
+        by_need = betterleaks_rules.ByNeed(binding)
+        warm = [str(betterleaks_rules.VENDOR_PROBE), str(betterleaks_rules.GENERIC_RULES)]
+    else:
+        warm = [GENERIC_FALLBACK, VENDOR_CONFIG]
+    for config in warm:
+        binding._call_and_parse(binding._lib.ScanStringWithConfigCGO(b"warm up", config.encode("utf-8")))
+    _BY_NEED["betterleaks"] = by_need
     return binding
+
+
+def vendor_config(text: str) -> str | None:
+    """The config to scan text with for betterleaks' vendor rules: one holding the rules whose keywords text has
+    (betterleaks_rules.py), or the whole set (VENDOR_CONFIG) when the generated rules do not apply or the probe
+    fails (logged once). None when no vendor rule can fire on text, or the engine is missing."""
+    binding = _load("betterleaks")
+    if isinstance(binding, BaseException) or not text:
+        return None
+    by_need = _BY_NEED.get("betterleaks")
+    if by_need is None:
+        return VENDOR_CONFIG
+    try:
+        return by_need.config_for(_encode(text.replace("\0", " ") if "\0" in text else text))
+    except Exception as exc:  # noqa: BLE001 - the whole set still finds everything
+        _scan_failed("betterleaks", exc)
+        return VENDOR_CONFIG
+
+
+def generic_config() -> str | None:
+    """The config of betterleaks' keyword-only rules (None: the engine's whole default)."""
+    return GENERIC_CONFIG if _BY_NEED.get("betterleaks") is not None or GENERIC_CONFIG is None else GENERIC_FALLBACK
 
 
 def betterleaks_spans(text: str, config: str | None = None) -> list[tuple[int, int, str]]:

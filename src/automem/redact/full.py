@@ -1,9 +1,10 @@
 """The full redaction pass: the shared rule table, detect-secrets, and betterleaks as a peer engine.
 
 betterleaks (redact/engines.py, loaded once per process, never by a hook) runs its vendor rules on the whole text in
-overlapping 4 KB chunks (it is several times faster on small inputs) and its keyword rules only on the same windows
-as detect-secrets; while it is loaded, detect-secrets' KeywordDetector is left out (same job, far slower). Its hits
-are widened and filtered like detect-secrets' hits. Without it (missing wheel, broken library) every detect-secrets
+overlapping 4 KB chunks (it is several times faster on small inputs), compiling only the rules whose keywords the text
+holds (redact/betterleaks_rules.py), and its keyword rules only on the same windows as detect-secrets; while it is
+loaded, detect-secrets' KeywordDetector is left out (same job, far slower). Its hits are widened and filtered like
+detect-secrets' hits. Without it (missing wheel, broken library) every detect-secrets
 plugin runs as before, and one line is logged.
 
 Every writer (store/, the index, anything sent to a model) goes through here.
@@ -80,14 +81,68 @@ _PUBLIC_KEYS = frozenset(
 )
 
 
-@lru_cache(maxsize=1)
-def _plugins() -> list:
-    """One instance of every detect-secrets plugin (the 1.5 in-process API)."""
-    with _offline_requests():
-        from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+# the module of each plugin the full pass may leave out (its module then is not even imported: keyword.py compiles
+# regexes for ~5 ms); tests/test_redact.py checks that each holds that plugin alone
+_PLUGIN_MODULES = {"IPPublicDetector": "ip_public", "KeywordDetector": "keyword"}
 
-        classes: dict[str, type] = get_mapping_from_secret_type_to_class()
-        return [cls() for cls in classes.values()]
+
+@lru_cache(maxsize=4)
+def _plugins(leave_out: frozenset[str] = frozenset()) -> list:
+    """One instance of each detect-secrets plugin (the 1.5 in-process API) but those whose class names are in
+    leave_out, in the order detect-secrets' own ``get_mapping_from_secret_type_to_class`` lists them."""
+    import os
+    from abc import abstractproperty
+    from importlib import import_module
+
+    skip_modules = {_PLUGIN_MODULES[name] for name in leave_out if name in _PLUGIN_MODULES}
+    with _offline_requests(), _plugins_package() as folder:
+        from detect_secrets.plugins.base import BasePlugin
+
+        classes: dict[str, type] = {}
+        # what detect-secrets' walk of its plugins package finds: its modules in name order, in each the public
+        # names in dir() order that are concrete plugin classes; a secret type named twice keeps its first place
+        for file in sorted(os.listdir(folder)):
+            name, ext = os.path.splitext(file)
+            if ext != ".py" or name.startswith("__") or name in skip_modules:
+                continue
+            module = import_module(f"detect_secrets.plugins.{name}")
+            for attr in dir(module):
+                cls = getattr(module, attr)
+                if (
+                    not attr.startswith("_")
+                    and isinstance(cls, type)
+                    and issubclass(cls, BasePlugin)
+                    and not isinstance(cls.secret_type, abstractproperty)
+                ):
+                    classes[str(cls.secret_type)] = cls
+        return [cls() for cls in classes.values() if cls.__name__ not in leave_out]
+
+
+@contextmanager
+def _plugins_package():
+    """detect-secrets' plugins without running its package's ``__init__``, which imports its file scanner (a process
+    pool, logging, subprocess: ~20 ms) that automem never uses. Unless the process has the package already, it is
+    made from its spec without running anything, and runs its ``__init__`` on the first use of a name that defines
+    (``from detect_secrets import SecretsCollection`` works as ever). Yields the plugins' folder."""
+    import importlib.util
+    import os
+    import sys
+
+    spec = importlib.util.find_spec("detect_secrets")
+    if spec is None or spec.loader is None or not spec.submodule_search_locations:
+        raise ImportError("detect_secrets is not installed")
+    if "detect_secrets" not in sys.modules:
+        package = importlib.util.module_from_spec(spec)
+        loader = spec.loader
+
+        def run_init(name: str):
+            del package.__getattr__  # once: the names __init__ defines are then found as attributes
+            loader.exec_module(package)
+            return getattr(package, name)
+
+        package.__getattr__ = run_init  # type: ignore[method-assign]
+        sys.modules["detect_secrets"] = package
+    yield os.path.join(list(spec.submodule_search_locations)[0], "plugins")
 
 
 @contextmanager
@@ -316,8 +371,7 @@ def detect_secrets_spans(
         windows = _windows(text, seeds or [], view)
     if not windows:
         return spans  # nothing suspicious: detect-secrets (~0.2 s to import) is not even loaded
-    skip = _NEVER_RUN | _ENGINE_COVERS if engine_loaded else _NEVER_RUN
-    plugins = [p for p in _plugins() if type(p).__name__ not in skip]
+    plugins = _plugins(_NEVER_RUN | _ENGINE_COVERS if engine_loaded else _NEVER_RUN)
     entropy_memo: dict[tuple[int, str], bool] = {}
     for ws, we in windows:
         window = text[ws:we]
@@ -466,11 +520,13 @@ def engine_spans(text: str, windows: list[tuple[int, int]]) -> list[tuple[int, i
     if engines.load_error(ENGINE) is not None:
         return []
     spans: list[tuple[int, int, str]] = []
-    for cs, ce in _chunks(text):
-        for a, b, rule in engines.betterleaks_spans(text[cs:ce], engines.VENDOR_CONFIG):
+    vendor = engines.vendor_config(text)  # the vendor rules whose keywords text holds; None: no rule can fire
+    for cs, ce in _chunks(text) if vendor else ():
+        for a, b, rule in engines.betterleaks_spans(text[cs:ce], vendor):
             spans.extend(_judge_engine_hit(text, cs + a, cs + b, rule))
+    generic = engines.generic_config()
     for joined, local, orig in _joined(text, windows):
-        for a, b, rule in engines.betterleaks_spans(joined, engines.GENERIC_CONFIG):
+        for a, b, rule in engines.betterleaks_spans(joined, generic):
             if rule not in _GENERIC_RULES:
                 continue  # the vendor rules already ran on the whole text
             i = bisect.bisect_right(local, a) - 1

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from automem import lazy_re as rx  # module-level patterns compile on first use
 from automem.extract import phrasing
 from automem.extract.intent import Difference, Intent, difference, installed_names, is_install, same_intent
 from automem.extract.rules import Session, machine
@@ -21,7 +22,7 @@ from automem.schema import VERIFIED_FIX, Candidate
 WINDOW = 40  # steps after a failure in which its fix must come
 SLIP_PATTERN_MIN = 3  # a tool-call slip is a lesson only when it keeps happening
 
-_SLIP = re.compile(
+_SLIP = rx.compile(
     r"InputValidationError|required parameter|Cancelled: parallel tool call|Permission for this tool use was denied"
     r"|haven't granted it yet|Could not find the exact text|String to replace not found|No changes made to"
     r"|replacement produced identical|old_string|Command aborted|aborted by user|Path does not exist: https?:"
@@ -31,31 +32,31 @@ _SLIP = re.compile(
     r"|File content \(\d+ tokens\) exceeds|exceeds maximum allowed (?:tokens|size)",
     re.I,
 )
-_INLINE_CODE = re.compile(r"\b(?:node|deno|bun)\s+(?:-e|--eval|-p)\b|\bpython[\d.]*\s+(?:-c\b|-\s*<<)|<<\s*['\"]?\w+")
-_CONTEXT_MISMATCH = re.compile(
+_INLINE_CODE = rx.compile(r"\b(?:node|deno|bun)\s+(?:-e|--eval|-p)\b|\bpython[\d.]*\s+(?:-c\b|-\s*<<)|<<\s*['\"]?\w+")
+_CONTEXT_MISMATCH = rx.compile(
     r"Failed to find expected lines|Could not find the exact text|String to replace not found"
     r"|old_string|patch does not apply",
     re.I,
 )
-_PROTOCOL = re.compile(
+_PROTOCOL = rx.compile(
     r"File has not been read yet|Failed to find expected lines|exceeds maximum allowed|File content \(", re.I
 )
-_BARE = re.compile(
+_BARE = rx.compile(
     r"^(?:exit code -?\d+|command exited with code \d+|error|\(tool reported an error with no output\))$", re.I
 )
-_VOLATILE = re.compile(r"\[[^\]]*\]|\"[^\"]*\"|'[^']*'|`[^`]*`|<[a-z]+>|\d+")
+_VOLATILE = rx.compile(r"\[[^\]]*\]|\"[^\"]*\"|'[^']*'|`[^`]*`|<[a-z]+>|\d+")
 _MISSING = (
-    re.compile(r"(?:^|[\s:])([\w.+-]+): (?:command not found|not found)$", re.M),
-    re.compile(r"command not found: ([\w.+-]+)"),
-    re.compile(r"The term '([\w.+-]+)' is not recognized"),
-    re.compile(r"'([\w.+-]+)' is not recognized as an internal or external command"),
-    re.compile(r"^which: no ([\w.+-]+) in", re.M),
-    re.compile(r"(?:^|\s)([\w.+-]+): No such file or directory$", re.M),
-    re.compile(r"failed to run command '([\w.+-]+)': No such file or directory"),  # nohup
-    re.compile(r"exec: \"([\w.+-]+)\": executable file not found"),
+    rx.compile(r"(?:^|[\s:])([\w.+-]+): (?:command not found|not found)$", re.M),
+    rx.compile(r"command not found: ([\w.+-]+)"),
+    rx.compile(r"The term '([\w.+-]+)' is not recognized"),
+    rx.compile(r"'([\w.+-]+)' is not recognized as an internal or external command"),
+    rx.compile(r"^which: no ([\w.+-]+) in", re.M),
+    rx.compile(r"(?:^|\s)([\w.+-]+): No such file or directory$", re.M),
+    rx.compile(r"failed to run command '([\w.+-]+)': No such file or directory"),  # nohup
+    rx.compile(r"exec: \"([\w.+-]+)\": executable file not found"),
 )
-_MODULE = re.compile(r"Cannot find module '([^']+)'|No module named '?([\w.]+)'?|Could not resolve \"([^\"]+)\"")
-_PATH_IN = re.compile(r"[\w.-]*/[\w./-]+|\b[\w-]+\.(?:py|js|ts|tsx|jsx|json|md|sh|rs|go|java|kt|rb|toml|ya?ml)\b")
+_MODULE = rx.compile(r"Cannot find module '([^']+)'|No module named '?([\w.]+)'?|Could not resolve \"([^\"]+)\"")
+_PATH_IN = rx.compile(r"[\w.-]*/[\w./-]+|\b[\w-]+\.(?:py|js|ts|tsx|jsx|json|md|sh|rs|go|java|kt|rb|toml|ya?ml)\b")
 
 
 def cluster(signature: str) -> str:
@@ -72,7 +73,7 @@ def _error_text(step: Step) -> str:
     return "\n".join(e.get("line", "") for e in step.errors) + "\n" + step.result_head
 
 
-_REASON = re.compile(
+_REASON = rx.compile(
     r"not allowed|denied|not permitted|refused|cannot|can't|unable to|invalid|missing|failed to|not found"
     r"|no such|does not exist|not supported|requires?|must|should|expected",
     re.I,
@@ -210,7 +211,7 @@ def _line(step: Step) -> str:
     return " ".join(best.split())[:240]
 
 
-_REASON_TAIL = re.compile(
+_REASON_TAIL = rx.compile(
     r"(?:[\w ]{0,40}\bis not allowed|[\w ]{0,40}\bis denied|Operation not permitted|Permission denied|No such file "
     r"or directory|command not found|Connection refused"
     r"|Could not resolve host[^\n]*|Read-only file system|not a git repository|Address already in use|ENOTFOUND[^\n]*"
@@ -248,7 +249,7 @@ def _gist(line: str, room: int = 60) -> str:
     return phrasing.error_gist(text, room)
 
 
-_PATH_NAMED = re.compile(r"(?:~|\.{1,2})?/[\w.@+-]+(?:/[\w.@+-]+)*|\.[\w-]+/[\w./-]+")
+_PATH_NAMED = rx.compile(r"(?:~|\.{1,2})?/[\w.@+-]+(?:/[\w.@+-]+)*|\.[\w-]+/[\w./-]+")
 
 
 def _protected_place(line: str) -> str:
@@ -284,11 +285,11 @@ def _fixed_summary(name: str, diff: Difference, line: str) -> str:
     return phrasing.needs_summary(name, diff.text.removeprefix("with "), line)
 
 
-_HEREDOC = re.compile(r"<<-?\s*(['\"]?)(\w+)\1")
-_LONG_QUOTED = re.compile(
+_HEREDOC = rx.compile(r"<<-?\s*(['\"]?)(\w+)\1")
+_LONG_QUOTED = rx.compile(
     r"(?<![^\s=])(\")([^\"]{48,})(?:\"|$)|(?<![^\s=])(')([^']{48,})(?:'|$)"
 )  # closed, or cut before it closed
-_SPILLED = re.compile(r"\S*/tool-results/\S+")
+_SPILLED = rx.compile(r"\S*/tool-results/\S+")
 COMMAND_MAX = 120
 
 
@@ -354,7 +355,7 @@ def missing_name(session: Session, index: int) -> str:
     return ""
 
 
-_SHELL_SAYS = re.compile(
+_SHELL_SAYS = rx.compile(
     r"\b(?:ba|z|da|k)?sh: (?:line \d+: )?([A-Za-z][\w.+-]*): command not found"
     r"|\bzsh:\d*:? command not found: ([A-Za-z][\w.+-]*)"
 )
@@ -472,7 +473,7 @@ def fixed_error_rule(session: Session) -> list[Candidate]:
 
 
 # an error that says what to do instead: "... Use offset and limit parameters ...", "Read it first before writing"
-_PRESCRIBES = re.compile(
+_PRESCRIBES = rx.compile(
     r"(?:^|[.!;]\s+)(?:please\s+)?(?:use|try|run|read|pass|set|add|call|specify|provide|install)"
     r"(?!\s+(?:of|to|failed|timed|objects?|out)\b)\s+\S",
     re.I,
@@ -539,7 +540,7 @@ SHELL_FUNCTIONS = {
     "goenv": ("goenv, the Go version manager", 'eval "$(goenv init -)"'),
     "fnm": ("fnm, the Node version manager", 'eval "$(fnm env)"'),
 }
-_LOADS = re.compile(r"^(?:source|\.)\s+\S|^eval\b.*\b(?:init|hook|env)\b")
+_LOADS = rx.compile(r"^(?:source|\.)\s+\S|^eval\b.*\b(?:init|hook|env)\b")
 
 
 def _shell_function_lesson(session: Session, index: int, name: str, line: str, count: int) -> Candidate:
@@ -575,7 +576,7 @@ def _loaded_by(session: Session, index: int, later: int, name: str) -> str:
 
 
 # an install that exited 0 only because a pipe hid its status (``sudo pacman -S x 2>&1 | tail -3``)
-_INSTALL_REFUSED = re.compile(
+_INSTALL_REFUSED = rx.compile(
     r"sudo: (?:a )?(?:password|terminal) is required|no tty present|Permission denied|Could not open lock"
     r"|are you root|EACCES|unable to lock database|you cannot perform this operation",
     re.I,
@@ -773,7 +774,7 @@ def missing_command_rule(session: Session) -> list[Candidate]:
     return out
 
 
-_PERSISTS_PATH = re.compile(
+_PERSISTS_PATH = rx.compile(
     r"SetEnvironmentVariable\(\s*['\"]Path['\"][^)]*['\"](?:User|Machine)['\"]|\bsetx\s+PATH\b"
     r"|export\s+PATH=.*>>\s*~?/?\S*(?:bashrc|zshrc|profile)\b",
     re.I,
@@ -931,7 +932,7 @@ def error_clusters(steps: list[Step]) -> Counter:
     return counts
 
 
-_REQUIREMENT = re.compile(
+_REQUIREMENT = rx.compile(
     r"\b(?:not on an? [\w-]+|must be|should be|requires?|needs? to|only (?:works|allowed|supported)"
     r"|expected (?:to|a|an)|is not a|not a [\w-]+ (?:repository|branch|directory))\b",
     re.I,
@@ -971,7 +972,7 @@ def stated_requirement_rule(session: Session) -> list[Candidate]:
     return out
 
 
-_NO_DNS = re.compile(
+_NO_DNS = rx.compile(
     r"getaddrinfo (?:ENOTFOUND|EAI_AGAIN)\s*([\w.-]*)|Could not resolve host(?:name)?:?\s*([\w.-]*)"
     r"|Temporary failure in name resolution|Name or service not known|nodename nor servname provided",
     re.I,
@@ -1023,14 +1024,14 @@ def offline_sandbox_rule(session: Session) -> list[Candidate]:
 # Errors that name a Python feature the interpreter is too old for: (pattern, "older than", what fails, what works)
 _OLD_PYTHON = (
     (
-        re.compile(r"future feature annotations is not defined"),
+        rx.compile(r"future feature annotations is not defined"),
         "3.7",
         "`from __future__ import annotations`",
         "typing's Optional/Tuple",
     ),
-    (re.compile(r"'type' object is not subscriptable"), "3.9", "tuple[...]/list[...] hints", "typing's Tuple/List"),
+    (rx.compile(r"'type' object is not subscriptable"), "3.9", "tuple[...]/list[...] hints", "typing's Tuple/List"),
     (
-        re.compile(r"unsupported operand type\(s\) for \|: 'type' and '(?:NoneType|type)'"),
+        rx.compile(r"unsupported operand type\(s\) for \|: 'type' and '(?:NoneType|type)'"),
         "3.10",
         "`X | None` annotations",
         "typing's Optional/Union",
@@ -1069,8 +1070,8 @@ def old_python_rule(session: Session) -> list[Candidate]:
     return out
 
 
-_NPM_SCRIPT = re.compile(r"^> [\w@/.-]+@[\w.+-]+ ([\w:.-]+)\r?\n> (.+)$", re.M)
-_HOOK_SAYS = re.compile(
+_NPM_SCRIPT = rx.compile(r"^> [\w@/.-]+@[\w.+-]+ ([\w:.-]+)\r?\n> (.+)$", re.M)
+_HOOK_SAYS = rx.compile(
     r"husky - (pre-commit|commit-msg|pre-push)\b|\b(lint-staged)\b|^[\w .()/-]{3,}?\.{4,}(?:Failed|Passed)$", re.M
 )
 

@@ -14,15 +14,16 @@ from __future__ import annotations
 
 import re
 
+from automem import lazy_re as rx  # module-level patterns compile on first use
 from automem.extract.intent import intent_of
 from automem.extract.rules import Session
 from automem.schema import VERIFIED_FIX, Candidate
 
-_SAYS_MISSING = re.compile(r"not found|not recognized|failed to run command|No such file or directory")
-_WORKED = re.compile(r"\n?What worked: `([^`\n]+)`[^\n]*")
+_SAYS_MISSING = rx.compile(r"not found|not recognized|failed to run command|No such file or directory")
+_WORKED = rx.compile(r"\n?What worked: `([^`\n]+)`[^\n]*")
 _DELETERS = frozenset({"rm", "unlink", "del", "erase", "remove-item", "ri", "rmdir", "trash"})
 # a path-like word of a summary: a/b/c.md, ./docs/plan.md, notes.md
-_PATH_WORD = re.compile(r"(?<![\w/.@-])(?:\.{0,2}/)?(?:[\w.@-]+/)*[\w@-][\w.@-]*\.[A-Za-z0-9]{1,8}(?![\w/])")
+_PATH_WORD = rx.compile(r"(?<![\w/.@-])(?:\.{0,2}/)?(?:[\w.@-]+/)*[\w@-][\w.@-]*\.[A-Za-z0-9]{1,8}(?![\w/])")
 
 
 def check_later(session: Session, found: list[Candidate]) -> list[Candidate]:

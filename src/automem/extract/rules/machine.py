@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from automem import lazy_re as rx  # module-level patterns compile on first use
 from automem.extract import phrasing
 from automem.extract.rules import Session
 from automem.extract.steps import Step
@@ -18,9 +19,9 @@ WINDOW = 12  # steps after a refused write in which the same job must have writt
 HEAD_CAP = 300  # a step keeps this much of a call's output (extract/steps.py): a longer one was cut
 
 PROBES = frozenset({"which", "where", "where.exe", "command", "type", "whereis", "get-command"})
-_NAME = re.compile(r"[A-Za-z][\w.+-]{0,40}")
-_PATH_LINE = re.compile(r"^\s*(?:(?P<name>[\w.+-]+) is )?(?P<path>/[^\s:]+|[A-Za-z]:\\[^\n:]+)\s*$")
-_WHICH_NO = re.compile(r"^which: no ([\w.+-]+) in", re.M)
+_NAME = rx.compile(r"[A-Za-z][\w.+-]{0,40}")
+_PATH_LINE = rx.compile(r"^\s*(?:(?P<name>[\w.+-]+) is )?(?P<path>/[^\s:]+|[A-Za-z]:\\[^\n:]+)\s*$")
+_WHICH_NO = rx.compile(r"^which: no ([\w.+-]+) in", re.M)
 
 
 def machine_label(root: str) -> str:
@@ -98,7 +99,7 @@ def absent_by_probe(session: Session, start: int, name: str) -> tuple[int, list[
 
 
 # "/tmp/x.log: Permission denied", "cannot create /var/log/x: Read-only file system"
-_REFUSED = re.compile(
+_REFUSED = rx.compile(
     r"(?P<path>/(?:[\w.@+-]+/)*[\w.@+-]+):\s+(?:Permission denied|Read-only file system)"
     r"|cannot (?:create|open|touch|write)[^/\n]{0,30}(?P<path2>/(?:[\w.@+-]+/)*[\w.@+-]+)[^\n]*?"
     r"(?:Permission denied|Read-only file system)"
@@ -187,12 +188,12 @@ def _gist(text: str) -> str:
     return command_gist(" ".join(text.split()), 100)
 
 
-_SUDO_REFUSED = re.compile(
+_SUDO_REFUSED = rx.compile(
     r"sudo: (?:a )?(?:terminal|password) is required|sudo: no tty present and no askpass program specified"
 )
 
 
-_RUNS_SUDO = re.compile(r"(?:^|[;&|(]\s*)sudo\s")
+_RUNS_SUDO = rx.compile(r"(?:^|[;&|(]\s*)sudo\s")
 
 
 def _sudo_refusal(step: Step) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from automem import lazy_re as rx  # module-level patterns compile on first use
 from automem.extract import phrasing
 from automem.extract.intent import EDIT_TOOLS
 from automem.extract.rules import Session
@@ -24,7 +25,7 @@ from automem.extract.rules.errors import _gist, cluster, is_failure, is_slip, ve
 from automem.extract.steps import Step
 from automem.schema import Candidate
 
-_CAUSE = re.compile(
+_CAUSE = rx.compile(
     r"\b(?:the|this|that|main|real|root)\s+(?:issue|problem|error|failure|cause|culprit|reason)\s+"
     r"(?:here\s+)?(?:is|was|seems to be|appears to be)\b"
     r"|\b(?:fails?|failed|failing|breaks?|broke|crash(?:es|ed)?|errors?|404s?|happens?|happened)\s+(?:\w+\s+){0,3}?because\b"
@@ -38,27 +39,27 @@ _CAUSE = re.compile(
     r"served)\b",
     re.I,
 )
-_BECAUSE = re.compile(
+_BECAUSE = rx.compile(
     r"\bbecause\b|\bsince\b(?= the\b)|, so (?:the |you|it)|\bfound it\b|\bis missing\b"
     r"|\b(?:was|were) (?:removed|renamed|deleted|never)\b|\bno longer exists?\b",
     re.I,
 )
-_FIX_REQUEST = re.compile(
+_FIX_REQUEST = rx.compile(
     r"^(?:please\s+|can you\s+|now\s+)?(?:fix|check|debug|investigate|troubleshoot|look into)\b", re.I
 )
-_FIXED = re.compile(
+_FIXED = rx.compile(
     r"^(?:I\s+)?(?:fixed|added|updated|switched|changed|moved|removed|replaced|wired|adjusted)\b"
     r"(?=[^.]*(?:`|\b\w+\.\w{1,5}\b|\b(?:so|to|because|instead)\b))",
     re.I,
 )
-_PLAN = re.compile(r"^(?:let me|let's|i'll|i will|now\b|next\b|first\b|i need to|i should)", re.I)
-_HEDGE = re.compile(
+_PLAN = rx.compile(r"^(?:let me|let's|i'll|i will|now\b|next\b|first\b|i need to|i should)", re.I)
+_HEDGE = rx.compile(
     r"\b(?:might|may|maybe|perhaps|possibly|probably|could be|not sure|i think|seems like|likely)\b", re.I
 )
-_SLIP_LIKE = re.compile(
+_SLIP_LIKE = rx.compile(
     r"\b(?:old_string|old text|exact text|string to replace|not (?:been )?read yet|parameter|persist\w*)\b", re.I
 )
-_PROBLEM = re.compile(
+_PROBLEM = rx.compile(
     r"\b(?:(?:isn'?t|aren'?t|is not|are not|not)\s+(?:working|showing|loading|rendering)|is broken|doesn'?t "
     r"work|does not work"
     r"|i (?:don'?t|do not|can'?t|cannot) see|(?:getting|seeing) (?:this|an?|these|all these) errors?|i'?m getting"
@@ -66,7 +67,7 @@ _PROBLEM = re.compile(
     r"|fails? to|crash(?:es|ed)?|just (?:text|black|blank|white))\b",
     re.I,
 )
-_PART = re.compile(r"[A-Za-z]{3,}")
+_PART = rx.compile(r"[A-Za-z]{3,}")
 _GENERIC = frozenset(
     "the and for not but are was were has have had its now can you this that with from been when then than into "
     "what error errors fail fails failed failing failure issue problem because same still file files code just only "
@@ -179,7 +180,7 @@ def diagnosis_rule(session: Session) -> list[Candidate]:
     return out
 
 
-_CAUSE_LEAD = re.compile(
+_CAUSE_LEAD = rx.compile(
     r"^(?:(?:ok(?:ay)?|ah|i see|got it|found it|good|great|yes)[,.!:]*\s+)*"
     r"(?:(?:i(?:'ve)?\s+)?found (?:it|why\b[^:—–]{0,60}|the (?:issue|problem|cause|bug))\s*[:—–-]\s*"
     r"|(?:two|three|several|a few|\d+) (?:issues|problems|things|bugs)\s*:\s*)?"
@@ -189,14 +190,14 @@ _CAUSE_LEAD = re.compile(
 )
 
 
-_AGENT_I = re.compile(
+_AGENT_I = rx.compile(
     r"^I(?:'ve| have)?\s+(?=(?:fixed|updated|changed|added|removed|moved|made|switched|replaced|"
     r"rewrote|wired|set|kept)\b)"
 )
 
 
 # "Those 404s are because X", "The Keycloak error is because X": the pointer goes, the cause stays
-_POINTER_BECAUSE = re.compile(
+_POINTER_BECAUSE = rx.compile(
     r"^(?:(?:those|these|this|that|it)(?:\s+[\w.“”\"'…-]+){0,3}?|the [\w .“”\"'…-]{1,40}?)\s+"
     r"(?:is|are|was|were|happens?|happened)"
     r"\s+(?:only\s+)?because\s+(?:of\s+)?",
@@ -228,7 +229,7 @@ def _pasted(prompt: str) -> str:
     return " ".join((inline.group("msg") or inline.group(0)).split())[:300]
 
 
-_INLINE_ERROR = re.compile(
+_INLINE_ERROR = rx.compile(
     r"\berror TS\d+:[^\n]{5,240}|\b(?:Uncaught\s+)?[A-Z][a-zA-Z]+(?:Error|Exception):\s[^\n]{3,240}|\bnpm "
     r"ERR![^\n]{5,200}"
     r"|Cannot find module '[^']+'|\bnet::ERR_[A-Z_]+[^\n]{0,120}"
@@ -328,17 +329,17 @@ def reported_problem_rule(session: Session) -> list[Candidate]:
     return out
 
 
-_HOW_QUESTION = re.compile(
+_HOW_QUESTION = rx.compile(
     r"^(?:(?:so|ok(?:ay)?|and|but)[,\s]+)*(?:(?:if|when)\b[^?]{0,60}?\s)?"
     r"(?:how (?:do|can|am|should|would) i|how to|why (?:is|are|does|do|did|isn'?t|aren'?t|doesn'?t|are you)"
     r"|where (?:do|does|is|are))\b",
     re.I,
 )
-_CODE_LINE = re.compile(r"```[\w-]*\n\s*([^\n`]{3,80})\n")
-_INLINE_COMMAND = re.compile(r"`((?:[a-z][\w.-]*)(?: (?:--?[\w-]+|[\w./:=-]+)){1,4})`")
+_CODE_LINE = rx.compile(r"```[\w-]*\n\s*([^\n`]{3,80})\n")
+_INLINE_COMMAND = rx.compile(r"`((?:[a-z][\w.-]*)(?: (?:--?[\w-]+|[\w./:=-]+)){1,4})`")
 
 
-_HOW_TO = re.compile(
+_HOW_TO = rx.compile(
     r"^(?P<lead>.*?)\bhow (?:do|can|could|should|would|am|are) (?:i|we)\s+(?:be\s+)?"
     r"(?:(?:supposed|suposed|able|meant) to\s+)?(?P<goal>.{6,})$|^(?P<lead2>.*?)\bhow to\s+(?P<goal2>.{6,})$",
     re.I,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from automem import lazy_re as rx  # module-level patterns compile on first use
 from automem.extract import phrasing
 from automem.extract.intent import installed_names, installs_for_project
 from automem.extract.rules import Session
@@ -17,9 +18,9 @@ from automem.schema import Candidate
 
 MAX_ENTRIES = 4  # more lines added to an ignore file than this: a template, not what the user asked for
 
-_IGNORE_ASKED = re.compile(r"\bignored?\b|\bgit-?ignored?\b|\bkeep (?:it|them|\S+) out of git\b", re.I)
-_GIT_WORD = re.compile(r"\bgit-?ignored?\b|\.gitignore\b|\bgit\b", re.I)
-_DELETE_ASKED = re.compile(r"\b(?:delete|remove|rm|get rid of|drop)\b|删除|删掉|삭제|удали", re.I)
+_IGNORE_ASKED = rx.compile(r"\bignored?\b|\bgit-?ignored?\b|\bkeep (?:it|them|\S+) out of git\b", re.I)
+_GIT_WORD = rx.compile(r"\bgit-?ignored?\b|\.gitignore\b|\bgit\b", re.I)
+_DELETE_ASKED = rx.compile(r"\b(?:delete|remove|rm|get rid of|drop)\b|删除|删掉|삭제|удали", re.I)
 _MANIFESTS = (
     "package.json",
     "pyproject.toml",
@@ -30,8 +31,8 @@ _MANIFESTS = (
     "gemfile",
     "composer.json",
 )
-_NPM_DEP = re.compile(r'^\s*"(@?[\w.-]+(?:/[\w.-]+)?)"\s*:\s*"(?:[\^~>=<]*\d|workspace:|latest|\*)', re.M)
-_PY_DEP = re.compile(r'^\s*"?([A-Za-z][\w.-]+)(?:\[[\w,.-]+\])?\s*(?:[<>=~!]=?|\^)', re.M)
+_NPM_DEP = rx.compile(r'^\s*"(@?[\w.-]+(?:/[\w.-]+)?)"\s*:\s*"(?:[\^~>=<]*\d|workspace:|latest|\*)', re.M)
+_PY_DEP = rx.compile(r'^\s*"?([A-Za-z][\w.-]+)(?:\[[\w,.-]+\])?\s*(?:[<>=~!]=?|\^)', re.M)
 
 
 def _quote(prompt: str, limit: int = 200) -> str:
@@ -170,7 +171,7 @@ def dependency_by_request_rule(session: Session) -> list[Candidate]:
     return out
 
 
-_REMOVE = re.compile(r"^(?:rm|git rm|remove-item|rmdir|rd|del)$", re.I)
+_REMOVE = rx.compile(r"^(?:rm|git rm|remove-item|rmdir|rd|del)$", re.I)
 
 
 def deleted_by_request_rule(session: Session) -> list[Candidate]:

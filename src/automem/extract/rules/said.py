@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from automem import lazy_re as rx  # module-level patterns compile on first use
 from automem.extract import phrasing
 from automem.extract.directives import _NARRATIVE, REMEMBER, Directive, directives, scope_of, sentences
 from automem.extract.glossary import english_terms
@@ -22,10 +23,10 @@ from automem.schema import INSTRUCTION, Candidate
 
 DOCUMENT_CHARS = 1200  # a prompt longer than this is a pasted spec or document
 
-_PROFANITY = re.compile(
+_PROFANITY = rx.compile(
     r"\b(?:fucking|fuckoing|fucked|fuck|shit|shitty|damn|omfg|wtf|my dude|dude|jesus|fucking hell)\b[,!]*\s*", re.I
 )
-_VAGUE = re.compile(
+_VAGUE = rx.compile(
     r"\b(?:do|undo|set|fix|use|make|keep|change|put|try|revert|remove|delete|move|copy)\s+(?:that|this|it|them|those)\b"
     r"(?!\s+(?:file|folder|directory|function|method|class|component|test|page|button|script|command|module|package|repo"
     r"|config|branch|dependency|api|endpoint|flag|option|setting|theme|color|image|directive|rule)s?\b)"
@@ -35,16 +36,16 @@ _VAGUE = re.compile(
     r"|\b(?:that|this|it|them|those|these)\s*[.!]?$",
     re.I,
 )
-_ERRORISH = re.compile(
+_ERRORISH = rx.compile(
     r"\b\w*(?:Error|Exception)\b:?|\bUncaught\b|\bTraceback\b|\berror TS\d+|\bERR_[A-Z_]+|\bexit code\b"
     r"|\bfailed to\b|\bnpm ERR",
     re.I,
 )
-_HEDGE = re.compile(
+_HEDGE = rx.compile(
     r"\b(?:maybe|perhaps|probably|i guess|not sure|real quick|for now|for the moment|let me|let's)\b", re.I
 )
-_OPINION = re.compile(r"\bi (?:have a feeling|think|guess|suppose|feel|assume|would assume|believe)\b", re.I)
-_RESTRICTED = re.compile(
+_OPINION = rx.compile(r"\bi (?:have a feeling|think|guess|suppose|feel|assume|would assume|believe)\b", re.I)
+_RESTRICTED = rx.compile(
     r"\b(?:not|never|no longer|only|always|instead|rather than|n't|NEVER|NOT)\b|\byou (?:must|have to|need to)\b"
 )
 
@@ -81,7 +82,7 @@ def _keep(d: Directive, document: bool) -> bool:
     return True
 
 
-_RULE_CLAUSE = re.compile(r"\b(?:invariant|rule|requirement|principle|convention|constraint)\s+that\s+", re.I)
+_RULE_CLAUSE = rx.compile(r"\b(?:invariant|rule|requirement|principle|convention|constraint)\s+that\s+", re.I)
 
 
 def _summary(d: Directive) -> str:
@@ -194,7 +195,7 @@ def _sole_request(prompt: str, sentence: str) -> bool:
 
 
 _STRONG_CUES = ("swap", "never", "dont", "always", "future", "prefer", "language", "sequence", "habit")
-_LASTING = re.compile(
+_LASTING = rx.compile(
     r"\b(?:never|always|only|not|no|don'?t|instead of|rather than|from now on|every|each|any"
     r"|in this (?:repo|repository|project|codebase)|you (?:have to|must|need to|should))\b",
     re.I,
@@ -204,7 +205,7 @@ _LASTING = re.compile(
 # What steers only this piece of work, not the work from now on. Read in the whole sentence: "for this fix",
 # "don't change the API, just fix the UI", "this should be a class", "switch to the dev branch", "option 2",
 # "the second approach", "don't stop until ...".
-_THIS_WORK = re.compile(
+_THIS_WORK = rx.compile(
     r"\b(?:for|in) (?:this|the current) (?:task|fix|change|pr|bug|issue|ticket|feature|step|commit|turn|one|part)\b"
     r"|\bjust (?:fix|change|update) (?:the|this|that)\b"
     r"|^\W*(?:this|that|it)\s+(?:should|must|needs?|has to)\b"
@@ -218,7 +219,7 @@ _THIS_WORK = re.compile(
 )
 # Read in the first clause only, where it qualifies the rule itself ("always run the linter, right now you keep
 # forgetting" stays a rule): "don't push yet", "don't deploy right now", "don't start writing code".
-_THIS_STAGE = re.compile(
+_THIS_STAGE = rx.compile(
     r"^(?!.*\b(?:if|unless|when|until|before)\b).*\byet$|\bnot yet\b"
     r"|\b(?:right now|at this (?:point|stage)|at the moment|this time)\b"
     r"|^\W*(?:don'?t|dont|do not)\s+(?:start|begin)\s+\w+ing\b(?!.*\b(?:before|until|unless)\b)",
@@ -232,14 +233,14 @@ def for_this_work(sentence: str) -> bool:
     return bool(_THIS_WORK.search(sentence) or _THIS_STAGE.search(first))
 
 
-_REMEMBER_LEAD = re.compile(
+_REMEMBER_LEAD = rx.compile(
     r"^\W*(?:(?:ok(?:ay)?|so|and|also|but|please|pls|hey|oh|btw|fyi|note)[,.!:]*\s+)*(?:please\s+)?"
     r"(?P<lead>(?:" + REMEMBER + r")(?:\s+(?:this|that))?(?:\s+for (?:the )?(?:future|next time|later))?"
     r"|(?:note )?for (?:future reference|the future|next time))",
     re.I,
 )
 # what the user said about this moment of the conversation, not a fact to keep
-_ABOUT_NOW = re.compile(
+_ABOUT_NOW = rx.compile(
     r"^(?:i|we|i'm|we're|i've|we've|i'd|we'd)\b|^you (?:already|just|said|tried|did|were|asked|told|are)\b"
     r"|\b(?:already|currently|still|right now|at the moment|today|so far|step \d+)\b",
     re.I,
@@ -343,8 +344,8 @@ def directive_rule(session: Session) -> list[Candidate]:
 
 
 _DET = r"(?:(?:the|a|an|my|our|your|this|that)\s+)?"
-_USES = re.compile(r"\b(?:use|using|run|prefer|switch to|stick (?:to|with)|go with)\s+" + _DET + r"([\w.@/+-]+)", re.I)
-_AVOIDS = re.compile(
+_USES = rx.compile(r"\b(?:use|using|run|prefer|switch to|stick (?:to|with)|go with)\s+" + _DET + r"([\w.@/+-]+)", re.I)
+_AVOIDS = rx.compile(
     r"(?:,\s*|\s)(?:not|instead of|rather than|over)\s+" + _DET + r"([\w.@/+-]+)"
     r"|\b(?:never|don'?t|do not|stop|avoid)\s+(?:use\s+|using\s+|run(?:ning)?\s+)" + _DET + r"([\w.@/+-]+)",
     re.I,
@@ -433,8 +434,8 @@ def _standing(feedback: str) -> bool:
     )
 
 
-_FACT_SHAPE = re.compile(r"\b(?:is|are|was|were|isn'?t|aren'?t|lives?|located|installed|uses?|runs?|not)\b", re.I)
-_NOT_A_FACT = re.compile(
+_FACT_SHAPE = rx.compile(r"\b(?:is|are|was|were|isn'?t|aren'?t|lives?|located|installed|uses?|runs?|not)\b", re.I)
+_NOT_A_FACT = rx.compile(
     r"^(?:why|what|how|when|where|who|which|is|are|does|do|did|can|could|would|will|please|ok|yes|no)\b", re.I
 )
 
@@ -467,13 +468,13 @@ def correction_rule(session: Session) -> list[Candidate]:
 
 
 _PATH = r"(?:~?[\w.-]*/)+[\w.-]+|[\w-]+\.(?:conf|json|ya?ml|toml|ini|md|env|cfg|lock|txt)\b"
-_LOCATION = re.compile(
+_LOCATION = rx.compile(
     r"\b(?:there(?:'s| is| are) (?:an? |the |my )?[\w -]{0,40}?(?:at|in|under)"
     r"|(?:is|are|lives?|located|kept|stored|sits?) (?:at|in|under|inside)"
     r"|(?:file|folder|directory|dir|config) (?:is )?(?:at|in|under))\s+(?:the )?(?P<path>" + _PATH + ")",
     re.I,
 )
-_TROUBLE = re.compile(r"\b(?:error|bug|issue|problem|typo|crash|fail\w*|wrong|broken|exception)s?\b", re.I)
+_TROUBLE = rx.compile(r"\b(?:error|bug|issue|problem|typo|crash|fail\w*|wrong|broken|exception)s?\b", re.I)
 
 
 def location_statement(sentence: str) -> str:
@@ -487,7 +488,7 @@ def location_statement(sentence: str) -> str:
     return sentence[start : match.end()].strip()
 
 
-_IT_IS_AT = re.compile(r"\bit(?:'s| is) (?:at|in|under) (?P<path>\S.{2,120})$", re.I)
+_IT_IS_AT = rx.compile(r"\bit(?:'s| is) (?:at|in|under) (?P<path>\S.{2,120})$", re.I)
 _GOES_TO = frozenset({"cd", "set-location", "push-location", "pushd", "sl"})
 
 
@@ -516,8 +517,8 @@ def _pointed_place(session: Session, index: int) -> str:
     return ""
 
 
-_ABOUT_PROJECT = re.compile(r"\b(?:this|the|our)\s+(?:repo|repository|project|codebase|app)\b|\bin here\b", re.I)
-_HOME_DOTFILE = re.compile(
+_ABOUT_PROJECT = rx.compile(r"\b(?:this|the|our)\s+(?:repo|repository|project|codebase|app)\b|\bin here\b", re.I)
+_HOME_DOTFILE = rx.compile(
     r"(^|\s)(\.(?:config|local|ssh|cache|aws|kube|gnupg|docker)/|\.(?:bashrc|zshrc|profile|gitconfig"
     r"|npmrc|bash_profile)\b)"
 )
@@ -575,7 +576,7 @@ def location_rule(session: Session) -> list[Candidate]:
     return out
 
 
-_MAPPING_LINE = re.compile(r"^(?:[-*]\s+)?(\S[\w./@, -]{0,99}?)\s*(?:->|→|=>)\s*([\w./@-]{1,80})(?:\s+\([^()\n]*\))?$")
+_MAPPING_LINE = rx.compile(r"^(?:[-*]\s+)?(\S[\w./@, -]{0,99}?)\s*(?:->|→|=>)\s*([\w./@-]{1,80})(?:\s+\([^()\n]*\))?$")
 
 
 def mapping_rule(session: Session) -> list[Candidate]:
@@ -610,7 +611,7 @@ def mapping_rule(session: Session) -> list[Candidate]:
     return out
 
 
-_MOVE = re.compile(r"^\W*(?:now\s+|then\s+|please\s+)?move\s+@?(\S+?)\s+(?:back\s+)?(?:in)?to\s+@?(\S+?)[.!]?$", re.I)
+_MOVE = rx.compile(r"^\W*(?:now\s+|then\s+|please\s+)?move\s+@?(\S+?)\s+(?:back\s+)?(?:in)?to\s+@?(\S+?)[.!]?$", re.I)
 
 
 def _moved_later(session: Session, index: int, pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -667,7 +668,7 @@ def choice_rule(session: Session) -> list[Candidate]:
     return out
 
 
-_DEFERS = re.compile(
+_DEFERS = rx.compile(
     r"\b(?:recommend\w*|you (?:decide|choose|pick)|up to you|either|any|other|none|skip|not sure|later)\b"
     r"|推荐|随便|都行|你来|おまかせ|추천",
     re.I,
@@ -716,8 +717,8 @@ _STOP = frozenset(
     "please just then so if at as by from all also now there here what how why when which its it's was were "
     "make sure add update".split()
 )
-_NOISE_TOKEN = re.compile(r"^(?:#?[0-9a-f]{6}|#?[0-9a-f]{3}|\d+[%\w]*)$", re.I)
-_CONTENT_WORD = re.compile(r"[A-Za-z][\w./@-]{3,}")
+_NOISE_TOKEN = rx.compile(r"^(?:#?[0-9a-f]{6}|#?[0-9a-f]{3}|\d+[%\w]*)$", re.I)
+_CONTENT_WORD = rx.compile(r"[A-Za-z][\w./@-]{3,}")
 _FILLER = frozenset(
     "that this what with have just really think would could should there their about horrible right "
     "wrong again actually maybe thing stuff good great nice look looks like doesn't isn't".split()
@@ -732,8 +733,8 @@ def _informative(sentence: str) -> bool:
     return len(words) >= 2
 
 
-_OBJECT_PRONOUN = re.compile(r"(?<![\w'])(?:it|them|this|that)(?![\w'])", re.I)
-_FILE_TOKEN = re.compile(r"@?[\w.-]*/[\w./-]+|\b[\w-]+\.[a-z]{1,5}\b")
+_OBJECT_PRONOUN = rx.compile(r"(?<![\w'])(?:it|them|this|that)(?![\w'])", re.I)
+_FILE_TOKEN = rx.compile(r"@?[\w.-]*/[\w./-]+|\b[\w-]+\.[a-z]{1,5}\b")
 
 
 def _named_object(clean: str, pair: tuple[str, str], examples: list[str]) -> str:
@@ -753,14 +754,14 @@ _CARRY_ON = frozenset(
 )
 
 
-_CARRY_ON_TEXT = re.compile(
+_CARRY_ON_TEXT = rx.compile(
     r"\b(?:until (?:it'?s |it is )?(?:completed?|done|finished)|keep going|carry on"
     r"|get (?:this|it|that) (?:resolved|done|fixed|working|finished))\b",
     re.I,
 )
 
 
-_SHELL_PROMPT = re.compile(r"^\s*(?:[➜❯λ$%#>]\s|\S+@\S+[:~]|\S+\s+git:\()")  # a pasted terminal line, not a request
+_SHELL_PROMPT = rx.compile(r"^\s*(?:[➜❯λ$%#>]\s|\S+@\S+[:~]|\S+\s+git:\()")  # a pasted terminal line, not a request
 
 
 def _typo_map(spread: Counter) -> dict[str, str]:
@@ -778,8 +779,8 @@ def _typo_map(spread: Counter) -> dict[str, str]:
     return out
 
 
-_DESCRIBES = re.compile(r"^(?:the|a|an|this|that|these|those|it|its|our|my)\b", re.I)
-_ASKS = re.compile(r"\b(?:should|must|need|needs|want|wants|has to|have to|please)\b", re.I)
+_DESCRIBES = rx.compile(r"^(?:the|a|an|this|that|these|those|it|its|our|my)\b", re.I)
+_ASKS = rx.compile(r"\b(?:should|must|need|needs|want|wants|has to|have to|please)\b", re.I)
 
 
 def _untypo(sentence: str, typed: dict[str, str]) -> str:
@@ -878,8 +879,8 @@ def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int
     return out
 
 
-_DOC_FILE = re.compile(r"(?<![\w/])[\w./-]*[\w-]\.md\b", re.I)
-_RECORD_VERB = re.compile(
+_DOC_FILE = rx.compile(r"(?<![\w/])[\w./-]*[\w-]\.md\b", re.I)
+_RECORD_VERB = rx.compile(
     r"\b(?:create|add|write|keep|put|update)\b[^.!?]{0,60}?\b(?:plan|code "
     r"?map|notes?|docs?|documentation|log|checklist)\b"
     r"|\b(?:plan|code ?map|notes|checklist)\s+(?:in|to|into)\s+\S+\.md\b",
@@ -887,7 +888,7 @@ _RECORD_VERB = re.compile(
 )
 
 
-_RECORD_NOUN = re.compile(
+_RECORD_NOUN = rx.compile(
     r"\b(?:(?:implementation|refactor(?:ing)?|project|design|migration|release)\s+)?"
     r"(?:plan|code ?map|notes|checklist|log|documentation)\b",
     re.I,
@@ -945,8 +946,8 @@ def doc_file_rule(session: Session) -> list[Candidate]:
     return out
 
 
-_ITEM_SPLIT = re.compile(r"(?:^|\s)[-*•]\s+|\n")
-_CHOICE_ITEM = re.compile(r"^([A-Z][\w/&+.-]*(?: [\w/&+.-]+){0,2}):\s+([^:\n]{2,80}?)\s*$")
+_ITEM_SPLIT = rx.compile(r"(?:^|\s)[-*•]\s+|\n")
+_CHOICE_ITEM = rx.compile(r"^([A-Z][\w/&+.-]*(?: [\w/&+.-]+){0,2}):\s+([^:\n]{2,80}?)\s*$")
 
 
 def stack_rule(session: Session) -> list[Candidate]:
@@ -983,32 +984,32 @@ def stack_rule(session: Session) -> list[Candidate]:
     return out
 
 
-_RULES_HEAD = re.compile(
+_RULES_HEAD = rx.compile(
     r"^(?:#{1,6}\s*)?(?P<kind>(?:(?:some|my|our|a few|few|general|coding|code|project|team|house|ground|working"
     r"|development|dev|style|build|building)\s+)*)(?:rules|guidelines|conventions|principles|coding standards)"
     r"(?P<qual>\s+(?:while|when|for|in)\s+[^:]{1,50}?)?\s*:?\s*$",
     re.I,
 )
-_OWNER_WORD = re.compile(
+_OWNER_WORD = rx.compile(
     r"\b(?:my|our|general|coding|code|project|team|house|ground|working|development|dev|style)\b", re.I
 )
-_STANDING_QUAL = re.compile(
+_STANDING_QUAL = rx.compile(
     r"^\s*(?:while|when) (?:building|working|coding|developing|writing|making)\b"
     r"|^\s*(?:for|in) (?:this|the|our|my) (?:project|repo|repository|codebase|app|team|code)\s*$",
     re.I,
 )
-_TASK_LABEL = re.compile(
+_TASK_LABEL = rx.compile(
     r"^\W*(?:task|goal|objective|expected(?: result| output)?|deliverables?|scope)\s*:", re.I | re.M
 )
-_WRITE_A_DOC = re.compile(
+_WRITE_A_DOC = rx.compile(
     r"\b(?:create|write|make|generate|draft|add|update)\b[^.\n]{0,60}\b(?:file|doc|document|readme|section|page"
     r"|[\w-]+\.md)\b",
     re.I,
 )
-_RULE_ITEM = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+(?P<item>\S.*)$")
-_CHECKBOX = re.compile(r"^\[[ xX]\]")
+_RULE_ITEM = rx.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+(?P<item>\S.*)$")
+_CHECKBOX = rx.compile(r"^\[[ xX]\]")
 # how a rule starts: an imperative or a negation ("Plan first", "No unrelated refactors", "Keep X simple")
-_RULE_START = re.compile(
+_RULE_START = rx.compile(
     r"^(?:no|not|never|always|only|don'?t|do|avoid|keep|prefer|use|write|add|run|make|plan|touch|work|return|follow"
     r"|test|commit|document|ask|check|explain|be|stay|limit|put|name|handle|log|validate|create|update|remove|split"
     r"|reuse|before|after|when|each|every|one|all|ensure|include|start|stop|read|respond|reply|answer)\b",

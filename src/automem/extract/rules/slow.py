@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import re
 
+from automem import lazy_re as rx  # module-level patterns compile on first use
 from automem.extract import phrasing
 from automem.extract.rules import Session
 from automem.schema import VERIFIED_FIX, Candidate
 
 WINDOW = 30
 _LISTERS = frozenset({"ls", "dir", "get-childitem", "gci", "find", "tree", "fd", "du"})
-_TIMED_OUT = re.compile(r"\btimed out\b|\btimeout\b|exit code 124\b", re.I)
-_BOUNDED = re.compile(
+_TIMED_OUT = rx.compile(r"\btimed out\b|\btimeout\b|exit code 124\b", re.I)
+_BOUNDED = rx.compile(
     r"select-object\s+-(?:first|last)\s+\d+|\|\s*head\b|-maxdepth\s+\d+|\btree\b.*-L\s*\d+"
     r"|measure-object|\|\s*wc\s+-l|-depth\s+\d+",
     re.I,

@@ -1,0 +1,152 @@
+"""betterleaks' vendor rules compiled by need (redact/betterleaks_rules.py) find what the whole set finds."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("betterleaks")
+
+from automem.redact import betterleaks_rules, engines  # noqa: E402
+from automem.redact.full import redact  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT.parent / "shared" / "corpus"
+REGENERATE = f"{Path(sys.executable).name} -m automem.redact.betterleaks_rules"
+
+
+def _secret_texts() -> list[str]:
+    sources = [ROOT / "tests" / "data" / "secrets_extra.jsonl", CORPUS / "secrets" / "cases.jsonl"]
+    return [json.loads(line)["text"] for src in sources if src.exists() for line in src.open(encoding="utf-8")]
+
+
+def _transcript_texts(limit: int = 1_500_000, piece: int = 8192) -> list[str]:
+    """Pieces of the corpus's largest transcripts of each harness (the text a worker redacts comes from them)."""
+    out: list[str] = []
+    for harness in ("claude", "codex", "pi"):
+        files = sorted((CORPUS / "transcripts" / harness).rglob("*.jsonl"), key=lambda p: p.stat().st_size)
+        budget = limit // 3
+        for path in reversed(files):
+            text = path.read_text(encoding="utf-8", errors="replace")[:budget]
+            out.extend(text[i : i + piece] for i in range(0, len(text), piece))
+            budget -= len(text)
+            if budget <= 0:
+                break
+    return out
+
+
+@pytest.fixture(scope="module")
+def binding():
+    assert engines.load_error("betterleaks") is None
+    return engines._load("betterleaks")
+
+
+def test_the_rule_files_are_what_the_installed_betterleaks_generates():
+    version, default = betterleaks_rules.installed()
+    for path, text in betterleaks_rules.render(default, version).items():
+        assert path.read_text(encoding="utf-8") == text, f"{path.name} is stale: run `{REGENERATE}`"
+    assert betterleaks_rules.source_version() == version
+    assert engines.load_error("betterleaks") is None
+    assert engines._BY_NEED["betterleaks"] is not None  # so the full pass loads the rules by need
+
+
+def _exact(binding, text: str) -> str | None:
+    """A config of exactly the rules text needs (a fresh set, not what earlier texts loaded)."""
+    by_need = betterleaks_rules.ByNeed(binding)
+    return by_need.config_for(engines._encode(text.replace("\0", " ")))
+
+
+def _spans(text: str, config: str | None) -> list:
+    return sorted(engines.betterleaks_spans(text, config)) if config else []
+
+
+@pytest.mark.parametrize("source", ["secrets", "transcripts"])
+def test_the_rules_a_text_needs_find_what_the_whole_set_finds(binding, source):
+    secrets = _secret_texts()
+    if len(secrets) < 100:
+        pytest.skip("the corpus (../shared/corpus) is not here")
+    texts = secrets
+    if source == "transcripts":  # transcript text, each piece with a case of the secrets corpus on its last line
+        texts = [piece + "\n" + secrets[i % len(secrets)] for i, piece in enumerate(_transcript_texts())]
+    found = 0
+    for text in texts:
+        whole = _spans(text, engines.VENDOR_CONFIG)
+        assert _spans(text, _exact(binding, text)) == whole, text[:200]
+        found += bool(whole)
+    assert found > 50
+
+
+def test_the_probe_names_a_rule_for_its_keyword_in_any_case_and_its_components(binding):
+    by_need = betterleaks_rules.ByNeed(binding)
+    assert by_need.needed(b"nothing to see here") == set()
+    assert "github-pat" in by_need.needed(b"x GHP_ y")
+    assert "github-pat" not in by_need.needed(b"x gh p_ y")
+    # a composite rule brings the rules it needs as components, whatever their own keywords
+    assert by_need.needed(b"ALGOLIA") >= {"algolia-api-key", "algolia-application-id"}
+    assert by_need.needed(b"aik_secret_") >= {"aikido-client-secret", "aikido-client-id"}
+
+
+def test_a_grown_set_keeps_finding_what_it_found_and_leaves_no_file(binding, monkeypatch):
+    scratch = Path(tempfile.mkdtemp(prefix="automem-test-"))
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    by_need = betterleaks_rules.ByNeed(binding)
+    gh = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A"
+    sg = "SG." + "aB3dE5fG7hJ9kL1mN3pQ5r" + "." + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5AbC7dE9f"
+    first = by_need.config_for(f"token {gh}".encode())
+    assert first and "github-pat" in by_need.loaded and "sendgrid-api-token" not in by_need.loaded
+    second = by_need.config_for(f"key {sg}".encode())
+    assert second != first and {"github-pat", "sendgrid-api-token"} <= by_need.loaded
+    assert by_need.config_for(f"token {gh}".encode()) == second  # nothing new: the same compiled set
+    text = f"token {gh} and {sg}"
+    assert [r for *_, r in engines.betterleaks_spans(text, second)] == [
+        r for *_, r in engines.betterleaks_spans(text, engines.VENDOR_CONFIG)
+    ]
+    assert os.listdir(scratch) == []
+    os.rmdir(scratch)
+
+
+def test_a_process_that_meets_every_kind_ends_with_the_whole_set(binding):
+    by_need = betterleaks_rules.ByNeed(binding)
+    total = len(by_need.rules.blocks)
+    texts = _secret_texts()
+    for text in texts:
+        by_need.config_for(engines._encode(text))
+    assert by_need.whole and by_need.config == str(betterleaks_rules.VENDOR_RULES)
+    assert by_need.loaded == frozenset(by_need.rules.blocks) and by_need.spent <= total // 2 + total
+    assert [_spans(t, by_need.config_for(engines._encode(t))) for t in texts[:50]] == [
+        _spans(t, engines.VENDOR_CONFIG) for t in texts[:50]
+    ]
+
+
+def test_another_betterleaks_version_gets_the_whole_set(monkeypatch):
+    texts = _secret_texts()[:150]
+    by_need = [redact(text) for text in texts]
+    monkeypatch.setattr(betterleaks_rules, "source_version", lambda: "0.0.0")
+    engines._reset("betterleaks")
+    try:
+        assert engines.vendor_config("any text") == engines.VENDOR_CONFIG
+        assert engines.generic_config() == engines.GENERIC_FALLBACK
+        assert [redact(text) for text in texts] == by_need
+    finally:
+        engines._reset("betterleaks")
+
+
+def test_a_failing_probe_falls_back_to_the_whole_set(monkeypatch, automem_home):
+    assert engines.load_error("betterleaks") is None
+    by_need = engines._BY_NEED["betterleaks"]
+    assert by_need is not None
+
+    def boom(_data):
+        raise RuntimeError("probe broke")
+
+    monkeypatch.setattr(by_need, "needed", boom)
+    engines._SCAN_FAILED.discard("betterleaks")
+    gh = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A"
+    assert engines.vendor_config(f"x {gh}") == engines.VENDOR_CONFIG
+    assert gh not in redact(f"x {gh}")
+    engines._SCAN_FAILED.discard("betterleaks")
