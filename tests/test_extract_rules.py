@@ -1341,3 +1341,31 @@ def test_a_command_is_split_into_words_as_shlex_splits_it():
             want = segment.split()
         if not intent._WINDOWS_PATH.search(segment):
             assert intent._split_words(segment) == want, repr(segment)
+
+
+def test_the_options_offered_are_the_last_numbered_list_and_not_numbered_questions():
+    from automem.extract.steps import offered_options
+
+    answer = (
+        "Problems I found:\n1. It uses the Options API\n2. No types\n\nWhich way?\n"
+        "1. Keep `LoginResult` as it is\n2. Convert `LoginResult` into `LoginEffect`\n"
+    )
+    assert offered_options(answer) == ["Keep `LoginResult` as it is", "Convert `LoginResult` into `LoginEffect`"]
+    questions = "A few questions:\n1. Convert it to the Composition API, or keep the Options API?\n2. Add tests?\n"
+    assert offered_options(questions) == []
+    assert offered_options("三个问题：\n1. 转换为 Composition API 还是保持 Options API？\n2. 要加测试吗？\n") == []
+
+
+def test_a_question_typed_back_to_the_question_tool_is_no_choice():
+    questions = {"questions": [{"question": "Where should the docs live?", "header": "Location", "options": []}]}
+    result = 'User has answered your questions: "Where should the docs live?"="so this folder is what does it?".'
+    turn = Turn("claude-code", "s", "t1", prompt="set up docs")
+    turn.actions = [ToolAction("AskUserQuestion", input=questions, result_text=result)]
+    assert _run(said.asked_choice_rule, steps_from_turns([turn])) == []
+
+
+def test_a_rule_for_now_in_chinese_japanese_or_korean_is_not_stored():
+    for text in ("先不要提交代码", "暂时不要修改数据库", "実装はまだ始めてはいけない"):
+        assert _run(said.directive_rule, [_prompt(text)]) == [], text
+    [japanese] = _run(said.directive_rule, [_prompt("日本語で解答して")])
+    assert japanese.summary == "Talk to the user in Japanese; they asked for it"

@@ -39,7 +39,7 @@ _OPENERS = (
     r"(?:(?:no|nope|ok(?:ay)?|so|and|also|but|please|pls|hey|oh|yes|yeah|alright|"
     r"right|actually|again|btw|fyi|remember|note)[,.!:]*\s+)*"
 )
-REMEMBER = r"remember|remembe|remeber|rember|rememeber|remmember|keep in mind"  # and the usual slips
+REMEMBER = r"remember|remembe|remeber|remmeber|rember|rememeber|remmember|keep in mind"  # and the usual slips
 _EN: tuple[tuple[str, str, re.Pattern], ...] = (
     (
         "habit",
@@ -265,7 +265,7 @@ _LATIN = ("es", "de", "fr", "pt")
 # "talk to me in Chinese" in the language itself or in English
 _LANGUAGES = (
     ("Chinese", rx.compile(r"(?:用中文|中文(?:交互|回答|回复|交流|沟通|问我)|说中文|讲中文)")),
-    ("Japanese", rx.compile(r"(?:日本語で(?:話|答え|返事|書い|お願い)|日本語でお願いします)")),
+    ("Japanese", rx.compile(r"(?:日本語で(?:話|答え|解答|回答|返事|返信|書い|説明|お願い)|日本語でお願いします)")),
     ("Korean", rx.compile(r"(?:한국어로\s*(?:대답|답변|말|해|써))")),
     ("Russian", rx.compile(r"(?:(?:отвечай|говори|пиши)\s+(?:по-русски|на\s+русском))", re.I)),
     ("Spanish", rx.compile(r"\b(?:(?:responde|habla|contesta|escribe)(?:me)?\s+en\s+español)\b", re.I)),

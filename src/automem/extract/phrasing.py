@@ -30,9 +30,9 @@ _POLITE = rx.compile(
     r"^(?:please|pls|plz|kindly|(?:can|could|would|will) you(?: please)?|i (?:want|need|would like|'d like) you to"
     r"|i want to|you (?:should|must|need to|have to|gotta)|we (?:should|must|need to|have to)|let'?s"
     r"|make sure (?:that )?(?:you )?(?:to )?|remember to|be sure to)\b[,]?\s+"
-    r"|^(?:remember|remembe|remeber|rember|rememeber|remmember|keep in mind)(?: this| that)?"
+    r"|^(?:remember|remembe|remeber|remmeber|rember|rememeber|remmember|keep in mind)(?: this| that)?"
     r"(?: for (?:the )?(?:future|next time|later))?\s*(?:[,:;!]|\s-\s)\s*"
-    r"|^(?:remember|remembe|remeber|rember|rememeber|remmember|keep in mind) that\s+"
+    r"|^(?:remember|remembe|remeber|remmeber|rember|rememeber|remmember|keep in mind) that\s+"
     r"|^(?:note )?for (?:future reference|the future|next time)\s*[,:;-]\s*",
     re.I,
 )

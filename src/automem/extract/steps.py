@@ -131,8 +131,19 @@ def offered_options(answer: str) -> list[str]:
     tail = (answer or "")[-3000:]
     if "?" not in tail and "？" not in tail and "<option>" not in tail:
         return []
-    found = [" ".join(m.group(3).replace("**", "").split()) for m in _OPTION_LINE.finditer(tail)]
+    lists: list[list[str]] = []
+    for m in _OPTION_LINE.finditer(tail):
+        if not lists or m.group(1) == "1" or m.group(2) == "1":
+            lists.append([])  # numbering starts again: a new list (findings first, then the choices)
+        lists[-1].append(" ".join(m.group(3).replace("**", "").split()))
+    found = lists[-1] if lists else []
+    if any(_OWN_ALTERNATIVES.search(item) for item in found):
+        return []  # numbered questions, each with alternatives of its own: "1" answers a question, picks nothing
     return found[:9] if 2 <= len(found) <= 9 else []
+
+
+# a question that holds its own alternatives ("Convert to X, or keep Y?", "转换为 X 还是保持 Y？")
+_OWN_ALTERNATIVES = rx.compile(r"\S\s+or\s+[^?？]*[?？]\s*$|.还是|.還是|.または|.それとも|.아니면", re.I)
 
 
 _ANSWERED = rx.compile(r"^\s*(?:User has answered your questions|Your questions have been answered)\s*:", re.I)

@@ -222,7 +222,8 @@ _THIS_WORK = rx.compile(
 _THIS_STAGE = rx.compile(
     r"^(?!.*\b(?:if|unless|when|until|before)\b).*\byet$|\bnot yet\b"
     r"|\b(?:right now|at this (?:point|stage)|at the moment|this time)\b"
-    r"|^\W*(?:don'?t|dont|do not)\s+(?:start|begin)\s+\w+ing\b(?!.*\b(?:before|until|unless)\b)",
+    r"|^\W*(?:don'?t|dont|do not)\s+(?:start|begin)\s+\w+ing\b(?!.*\b(?:before|until|unless)\b)"
+    r"|先不要|暂时|暫時|目前先|还不要|還不要|先别|まだ|今は|とりあえず|一旦|当面|아직|일단|우선",
     re.I,
 )
 
@@ -683,7 +684,7 @@ def asked_choice_rule(session: Session) -> list[Candidate]:
         picks = [
             (header or question, question, picked, others)
             for header, question, picked, others in step.answers
-            if picked and len(picked) <= 160 and not _DEFERS.search(picked)
+            if picked and len(picked) <= 80 and not _DEFERS.search(picked) and not re.search(r"[?？]", picked)
         ]
         if not picks:
             continue
