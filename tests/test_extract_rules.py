@@ -1369,3 +1369,26 @@ def test_a_rule_for_now_in_chinese_japanese_or_korean_is_not_stored():
         assert _run(said.directive_rule, [_prompt(text)]) == [], text
     [japanese] = _run(said.directive_rule, [_prompt("日本語で解答して")])
     assert japanese.summary == "Talk to the user in Japanese; they asked for it"
+
+
+def test_a_failure_fixed_by_editing_the_code_is_the_work_not_a_lesson():
+    """A failing test, a type error or a lint finding that an edit of the code fixed is development; an edit of a
+    file that configures the call (tsconfig.json, package.json, .env) can be what the call needed."""
+
+    def edit(path: str) -> Step:
+        return _ok(path, tool="Edit")
+
+    test = _fail("pytest tests/test_a.py", "AssertionError: assert 2 == 3")
+    assert _run(errors.fixed_error_rule, [test, edit("src/a.py"), _ok("pytest tests/test_a.py")]) == []
+    typed = _fail("npm run build", "src/page.tsx(3,5): error TS2322: Type 'string' is not assignable to type 'number'.")
+    steps = [typed, edit("src/page.tsx"), _fail("npm run build", typed.errors[0]["line"]), edit("src/page.tsx")]
+    assert _run(errors.repeated_error_rule, steps + [_ok("npm run build")]) == []
+    config = _fail("npx tsc -p apps/api", "error TS6059: File 'tests/a.ts' is not under 'rootDir' './src'.")
+    [fixed] = _run(errors.fixed_error_rule, [config, edit("apps/api/tsconfig.json"), _ok("npx tsc -p apps/api")])
+    assert fixed.summary.endswith("until tsconfig.json is fixed") and fixed.promotion == VERIFIED_FIX
+
+
+def test_a_process_id_in_the_step_that_fixed_a_call_is_not_kept():
+    busy = _fail("npm run dev", "Error: listen EADDRINUSE: address already in use :::3000")
+    [cand] = _run(errors.fixed_error_rule, [busy, _ok("kill -9 48213"), _ok("npm run dev")])
+    assert "`kill -9 <pid>`" in cand.summary and "48213" not in cand.summary

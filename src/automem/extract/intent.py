@@ -523,9 +523,12 @@ def difference(
         return Difference("escalated", "with escalated sandbox permissions")
     if edits:
         files = {t for i in edits for t in i.targets}
-        if len(files) == 1 and same.text == main.text and len(between) == len(edits):
-            return Difference("edit", f"after editing {next(iter(files)).rsplit('/', 1)[-1]}")
-        return Difference("", "")  # several changes: which one made the difference is not known
+        edited = next(iter(files)).replace("\\", "/").rsplit("/", 1)[-1] if len(files) == 1 else ""
+        if edited and _CONFIG_FILE.search(edited) and same.text == main.text and len(between) == len(edits):
+            return Difference("edit", f"after editing {edited}")
+        # several changes, or a fix to the code the call runs or checks (a failing test, a type error, a lint
+        # finding): that is the work itself, not a lesson about running the call
+        return Difference("", "")
     added_env = [e for e in same.env if e not in main.env]
     if added_env:
         return Difference("env", " ".join(added_env[:2]))
@@ -568,6 +571,16 @@ def is_install(command: Command) -> bool:
 _SYSTEM_INSTALLERS = frozenset(
     {"brew", "apt", "apt-get", "pkg", "dnf", "yum", "pacman", "zypper", "apk", "winget", "choco", "scoop", "pipx"}
     | {"snap", "cargo", "go", "gem"}
+)
+
+
+# files that configure how a call runs, rather than the code it runs: an edit of one can be what a call needed
+_CONFIG_FILE = rx.compile(
+    r"^(?:package\.json|tsconfig[\w.-]*\.json|jsconfig\.json|pyproject\.toml|setup\.cfg|setup\.py|tox\.ini"
+    r"|pytest\.ini|requirements[\w.-]*\.txt|Pipfile|Cargo\.toml|go\.mod|Gemfile|Makefile|CMakeLists\.txt"
+    r"|Dockerfile[\w.-]*|docker-compose[\w.-]*\.ya?ml|compose[\w.-]*\.ya?ml|\.env[\w.-]*|\.\w+rc(?:\.\w+)?"
+    r"|[\w.-]+\.config\.[cm]?[jt]s|[\w.-]+\.(?:toml|ini|cfg|conf|ya?ml|properties|gradle|xml|lock))$",
+    re.I,
 )
 
 

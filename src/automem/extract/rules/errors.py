@@ -263,6 +263,10 @@ def _protected_place(line: str) -> str:
     return ""
 
 
+# a process id is this run's: the lesson is to stop the process, whichever id it has next time
+_PID = rx.compile(r"\b((?:kill|pkill|taskkill|stop-process)\b(?:\s+(?:-\S+|/\S+))*\s+)\d+(?:\s+\d+)*", re.I)
+
+
 def _fixed_summary(name: str, diff: Difference, line: str) -> str:
     gist = _gist(line, 48)
     if diff.kind == "escalated":
@@ -274,7 +278,7 @@ def _fixed_summary(name: str, diff: Difference, line: str) -> str:
     if diff.kind == "before" and diff.text.startswith("after reading"):
         return phrasing.fit(f'{name} needs the file read first in the session: "{gist}" otherwise')
     if diff.kind == "before":
-        step = diff.text.removeprefix("after ").strip("`")
+        step = _PID.sub(r"\g<1><pid>", diff.text.removeprefix("after ").strip("`"))
         return phrasing.fit(f"{name} works only after `{step}`: {gist} otherwise")
     if diff.kind == "cwd":
         return phrasing.fit(f"{name} must run {diff.text}: {gist} otherwise")
