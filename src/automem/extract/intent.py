@@ -523,8 +523,10 @@ def difference(
         return Difference("escalated", "with escalated sandbox permissions")
     if edits:
         files = {t for i in edits for t in i.targets}
-        edited = next(iter(files)).replace("\\", "/").rsplit("/", 1)[-1] if len(files) == 1 else ""
-        if edited and _CONFIG_FILE.search(edited) and same.text == main.text and len(between) == len(edits):
+        path = next(iter(files)).replace("\\", "/") if len(files) == 1 else ""
+        edited = path.rsplit("/", 1)[-1]
+        configures = _CONFIG_FILE.search(edited) or _CONFIG_DIR.search(path)
+        if configures and same.text == main.text and len(between) == len(edits):
             return Difference("edit", f"after editing {edited}")
         # several changes, or a fix to the code the call runs or checks (a failing test, a type error, a lint
         # finding): that is the work itself, not a lesson about running the call
@@ -579,9 +581,11 @@ _CONFIG_FILE = rx.compile(
     r"^(?:package\.json|tsconfig[\w.-]*\.json|jsconfig\.json|pyproject\.toml|setup\.cfg|setup\.py|tox\.ini"
     r"|pytest\.ini|requirements[\w.-]*\.txt|Pipfile|Cargo\.toml|go\.mod|Gemfile|Makefile|CMakeLists\.txt"
     r"|Dockerfile[\w.-]*|docker-compose[\w.-]*\.ya?ml|compose[\w.-]*\.ya?ml|\.env[\w.-]*|\.\w+rc(?:\.\w+)?"
-    r"|[\w.-]+\.config\.[cm]?[jt]s|[\w.-]+\.(?:toml|ini|cfg|conf|ya?ml|properties|gradle|xml|lock))$",
+    r"|[\w.-]+\.config\.[cm]?[jt]s|[\w.-]+\.(?:toml|ini|cfg|conf|ya?ml|properties|gradle|xml|lock)"
+    r"|(?:config|settings|defaults)[\w.-]*\.json)$",
     re.I,
 )
+_CONFIG_DIR = rx.compile(r"(?:^|/)(?:config|configs|conf|settings|\.vscode|\.github|\.claude|\.codex)/")
 
 
 def installs_for_project(command: Command) -> bool:
