@@ -264,8 +264,19 @@ _LATIN = ("es", "de", "fr", "pt")
 
 # "talk to me in Chinese" in the language itself or in English
 _LANGUAGES = (
-    ("Chinese", rx.compile(r"(?:用中文|中文(?:交互|回答|回复|交流|沟通|问我)|说中文|讲中文)")),
-    ("Japanese", rx.compile(r"(?:日本語で(?:話|答え|解答|回答|返事|返信|書い|説明|お願い)|日本語でお願いします)")),
+    # said to the agent about talking with the user, not a task done in the language ("用中文写 README")
+    (
+        "Chinese",
+        rx.compile(
+            r"用中文来?(?:回答|回复|交流|沟通|问我|和我|跟我|说|讲|交互)|中文(?:交互|回答|回复|交流|沟通|问我)|说中文|讲中文"
+        ),
+    ),
+    (
+        "Japanese",
+        rx.compile(
+            r"^(?:今後は?|これから(?:は)?|以後|常に|いつも)?[、,\s]*日本語で(?:話|答え|解答|回答|返事|返信|お願い)"
+        ),
+    ),
     ("Korean", rx.compile(r"(?:한국어로\s*(?:대답|답변|말|해|써))")),
     ("Russian", rx.compile(r"(?:(?:отвечай|говори|пиши)\s+(?:по-русски|на\s+русском))", re.I)),
     ("Spanish", rx.compile(r"\b(?:(?:responde|habla|contesta|escribe)(?:me)?\s+en\s+español)\b", re.I)),

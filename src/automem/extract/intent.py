@@ -523,7 +523,7 @@ def difference(
         return Difference("escalated", "with escalated sandbox permissions")
     if edits:
         files = {t for i in edits for t in i.targets}
-        path = next(iter(files)).replace("\\", "/") if len(files) == 1 else ""
+        path = next(iter(files)) if len(files) == 1 else ""
         edited = path.rsplit("/", 1)[-1]
         configures = _CONFIG_FILE.search(edited) or _CONFIG_DIR.search(path)
         if configures and same.text == main.text and len(between) == len(edits):
@@ -581,11 +581,12 @@ _CONFIG_FILE = rx.compile(
     r"^(?:package\.json|tsconfig[\w.-]*\.json|jsconfig\.json|pyproject\.toml|setup\.cfg|setup\.py|tox\.ini"
     r"|pytest\.ini|requirements[\w.-]*\.txt|Pipfile|Cargo\.toml|go\.mod|Gemfile|Makefile|CMakeLists\.txt"
     r"|Dockerfile[\w.-]*|docker-compose[\w.-]*\.ya?ml|compose[\w.-]*\.ya?ml|\.env[\w.-]*|\.\w+rc(?:\.\w+)?"
-    r"|[\w.-]+\.config\.[cm]?[jt]s|[\w.-]+\.(?:toml|ini|cfg|conf|ya?ml|properties|gradle|xml|lock)"
+    r"|[\w.-]+\.config\.[cm]?[jt]s|[\w.-]+\.(?:toml|ini|cfg|conf|properties|gradle)"
     r"|(?:config|settings|defaults)[\w.-]*\.json)$",
     re.I,
 )
-_CONFIG_DIR = rx.compile(r"(?:^|/)(?:config|configs|conf|settings|\.vscode|\.github|\.claude|\.codex)/")
+# a data file in a configuration folder (config/defaults.json), not code kept there (config/routes.rb)
+_CONFIG_DIR = rx.compile(r"(?:^|/)(?:config|configs|conf|settings)/[^/]+\.(?:json|ya?ml|toml|ini|env|cfg|conf)$", re.I)
 
 
 def installs_for_project(command: Command) -> bool:
@@ -593,7 +594,17 @@ def installs_for_project(command: Command) -> bool:
     install --user``, brew, apt or another system package manager."""
     if not is_install(command) or command.program in _SYSTEM_INSTALLERS:
         return False
-    return not any(a in ("-g", "--global", "--location=global", "--user") for a in command.args)
+    args = command.args
+    if command.program == "yarn" and "global" in args[:2]:
+        return False
+    return not any(
+        a in _MACHINE_WIDE or (a == "--location" and args[i + 1 : i + 2] == ["global"]) for i, a in enumerate(args)
+    )
+
+
+_MACHINE_WIDE = frozenset(
+    {"-g", "--global", "--location=global", "--user", "--break-system-packages", "-t", "--target", "--prefix", "--root"}
+)
 
 
 def installed_names(command: Command) -> list[str]:

@@ -126,22 +126,56 @@ _OPTION_LINE = rx.compile(
 )
 
 
+def _numbered_lists(text: str) -> list[tuple[int, int, list[str]]]:
+    """(first line, last line, items) of each numbered list: numbering that starts again, or prose at the list's own
+    indent, starts a new one; deeper lines (an option's pros and cons) belong to the item above."""
+    lists: list[tuple[int, int, list[str]]] = []
+    current: list[str] = []
+    start = end = indent = 0
+    for at, line in enumerate(text.splitlines()):
+        if not line.strip():
+            continue
+        depth = len(line) - len(line.lstrip())
+        m = _OPTION_LINE.match(line)
+        if m and (not current or depth <= indent):
+            number = m.group(1) or m.group(2)
+            if current and number == "1":
+                lists.append((start, end, current))
+                current = []
+            if not current:
+                start, indent = at, depth
+            current.append(" ".join(m.group(3).replace("**", "").split()))
+            end = at
+        elif current and depth <= indent:
+            lists.append((start, end, current))
+            current = []
+    if current:
+        lists.append((start, end, current))
+    return lists
+
+
 def offered_options(answer: str) -> list[str]:
-    """The numbered choices (or ``<option>`` items) an answer ends by offering the user, else []."""
+    """The numbered choices (or ``<option>`` items) an answer ends by offering the user, else []: the list right after
+    its last question, or the one that holds or ends at it; none when the items are questions of their own."""
     tail = (answer or "")[-3000:]
     if "?" not in tail and "？" not in tail and "<option>" not in tail:
         return []
-    lists: list[list[str]] = []
-    for m in _OPTION_LINE.finditer(tail):
-        if not lists or m.group(1) == "1" or m.group(2) == "1":
-            lists.append([])  # numbering starts again: a new list (findings first, then the choices)
-        lists[-1].append(" ".join(m.group(3).replace("**", "").split()))
-    found = lists[-1] if lists else []
-    if any(_OWN_ALTERNATIVES.search(item) for item in found):
-        return []  # numbered questions, each with alternatives of its own: "1" answers a question, picks nothing
+    lines = tail.splitlines()
+    asked = max((at for at, line in enumerate(lines) if "?" in line or "？" in line), default=len(lines))
+    lists = _numbered_lists(tail)
+    after = [items for first, _last, items in lists if first > asked]
+    before = [items for first, _last, items in lists if first <= asked]
+    found = after[0] if after else (before[-1] if before else [])
+    questions = sum(item.rstrip("*` ").endswith(("?", "？")) for item in found)
+    if sum(bool(_OWN_ALTERNATIVES.search(item)) for item in found) * 2 >= max(1, len(found)) or (
+        questions * 2 >= max(1, len(found)) and not any(_OR_NEXT.match(item) for item in found)
+    ):
+        return []  # numbered questions, not options: "1" answers a question, picks nothing
     return found[:9] if 2 <= len(found) <= 9 else []
 
 
+# an option phrased as the other side of a question ("Or convert X into Y?")
+_OR_NEXT = rx.compile(r"^(?:or|otherwise|还是|還是|或者|それとも|または|아니면)\b", re.I)
 # a question that holds its own alternatives ("Convert to X, or keep Y?", "转换为 X 还是保持 Y？")
 _OWN_ALTERNATIVES = rx.compile(r"\S\s+or\s+[^?？]*[?？]\s*$|.还是|.還是|.または|.それとも|.아니면", re.I)
 

@@ -264,7 +264,18 @@ def _protected_place(line: str) -> str:
 
 
 # a process id is this run's: the lesson is to stop the process, whichever id it has next time
-_PID = rx.compile(r"\b((?:kill|pkill|taskkill|stop-process)\b(?:\s+(?:-\S+|/\S+))*\s+)\d+(?:\s+\d+)*", re.I)
+_PID = rx.compile(
+    r"\b((?:kill|pkill|taskkill|stop-process)\b(?:\s+(?:--?[A-Za-z]\S*|-\d+(?=\s+-?\d)|--|/\S+))*\s+)-?\d+(?:\s+-?\d+)*",
+    re.I,
+)
+
+
+def _without_pid(text: str) -> str:
+    return _PID.sub(r"\g<1><pid>", text)
+
+
+# a step that stopped a process: it freed what a stale one held, a state of that moment, not a standing lesson
+_STOPS_PROCESS = rx.compile(r"^(?:after )?`?(?:sudo\s+)?(?:kill|pkill|killall|taskkill|stop-process|fuser -k)\b", re.I)
 
 
 def _fixed_summary(name: str, diff: Difference, line: str) -> str:
@@ -278,7 +289,7 @@ def _fixed_summary(name: str, diff: Difference, line: str) -> str:
     if diff.kind == "before" and diff.text.startswith("after reading"):
         return phrasing.fit(f'{name} needs the file read first in the session: "{gist}" otherwise')
     if diff.kind == "before":
-        step = _PID.sub(r"\g<1><pid>", diff.text.removeprefix("after ").strip("`"))
+        step = _without_pid(diff.text.removeprefix("after ").strip("`"))
         return phrasing.fit(f"{name} works only after `{step}`: {gist} otherwise")
     if diff.kind == "cwd":
         return phrasing.fit(f"{name} must run {diff.text}: {gist} otherwise")
@@ -434,7 +445,7 @@ def repeated_error_rule(session: Session) -> list[Candidate]:
                 scope=_scope(first, intent),
                 weight=3.0 if diff else 2.0,
                 promotion=VERIFIED_FIX
-                if diff and not mismatch and (count >= SLIP_PATTERN_MIN or not self_taught(line))
+                if diff and not mismatch and lasting_fix(diff) and (count >= SLIP_PATTERN_MIN or not self_taught(line))
                 else "",
             )
         )
@@ -466,14 +477,20 @@ def fixed_error_rule(session: Session) -> list[Candidate]:
                 summary=_fixed_summary(name, diff, line),
                 content=f"`{_command_text(step)}` failed: {line}\nWhat worked: `{_command_text(fix)}` ({diff.text}).",
                 why="The same call failed, then worked once it ran " + diff.text + ".",
-                how_to_apply=f"Run {name} {diff.text} from the start here.",
+                how_to_apply=f"Run {name} {_without_pid(diff.text)} from the start here.",
                 signals=["error"] + (["confirmation"] if confirmed_after(session, fix_index) else []),
                 scope=_scope(step, session.intent(index)),
                 weight=2.2,
-                promotion="" if self_taught(line) else VERIFIED_FIX,
+                promotion="" if self_taught(line) or not lasting_fix(diff) else VERIFIED_FIX,
             )
         )
     return out
+
+
+def lasting_fix(diff: Difference) -> bool:
+    """Does the fix hold for the next call, or did it change the state that failed? A config file edited is fixed
+    for good and a stale process killed is gone: stored, but promoted only when another session meets it again."""
+    return diff.kind != "edit" and not (diff.kind == "before" and _STOPS_PROCESS.search(diff.text))
 
 
 # an error that says what to do instead: "... Use offset and limit parameters ...", "Read it first before writing"

@@ -193,7 +193,17 @@ _SUDO_REFUSED = rx.compile(
 )
 
 
-_RUNS_SUDO = rx.compile(r"(?:^|[;&|(]\s*)sudo\s")
+_RUNS_SUDO = rx.compile(r"(?:^|[;&|(\'\"]\s*)sudo\s", re.M)
+# sudo run elsewhere (a server, a container): its password says nothing about this machine
+_ELSEWHERE = rx.compile(
+    r"\b(?:ssh|docker\s+(?:exec|run)|podman\s+(?:exec|run)|kubectl\s+exec|vagrant\s+ssh|lxc\s+exec)\b"
+)
+
+
+def _sudo_here(step: Step) -> bool:
+    """Did the call itself run sudo on this machine (not grep for the message, not over ssh or in a container)?"""
+    command = step.raw or step.input
+    return bool(_RUNS_SUDO.search(command)) and not _ELSEWHERE.search(command)
 
 
 def _sudo_refusal(step: Step) -> str:
@@ -205,7 +215,7 @@ def sudo_password_rule(session: Session) -> list[Candidate]:
     """sudo asking for a password the agent's shell cannot type: the agent's sudo calls fail on this machine, so the
     user has to run them. Told by sudo's own words, whatever exit status a pipe left; not when a later sudo call of
     the session went through (a password cached, or no password needed after all)."""
-    refused = [i for i, s in enumerate(session.steps) if s.kind == "action" and _sudo_refusal(s)]
+    refused = [i for i, s in enumerate(session.steps) if s.kind == "action" and _sudo_refusal(s) and _sudo_here(s)]
     if not refused:
         return []
     for later in range(refused[-1] + 1, len(session.steps)):

@@ -223,14 +223,14 @@ _THIS_STAGE = rx.compile(
     r"^(?!.*\b(?:if|unless|when|until|before)\b).*\byet$|\bnot yet\b"
     r"|\b(?:right now|at this (?:point|stage)|at the moment|this time)\b"
     r"|^\W*(?:don'?t|dont|do not)\s+(?:start|begin)\s+\w+ing\b(?!.*\b(?:before|until|unless)\b)"
-    r"|先不要|暂时|暫時|目前先|还不要|還不要|先别|まだ|今は|とりあえず|一旦|当面|아직|일단|우선",
+    r"|先不要|暂时|暫時|目前先|还不要|還不要|先别|まだ(?![^、。]*(?:なら|たら|ければ))|今は|とりあえず|아직|일단",
     re.I,
 )
 
 
 def for_this_work(sentence: str) -> bool:
     """Does the sentence steer only the work at hand ("don't touch the schema for this fix", "don't push yet")?"""
-    first = re.split(r",\s+|;\s+|\s+-\s+", sentence.strip().rstrip(".!"), maxsplit=1)[0]
+    first = re.split(r",\s+|;\s+|\s+-\s+|[，、；]", sentence.strip().rstrip(".!"), maxsplit=1)[0]
     return bool(_THIS_WORK.search(sentence) or _THIS_STAGE.search(first))
 
 
@@ -670,10 +670,14 @@ def choice_rule(session: Session) -> list[Candidate]:
 
 
 _DEFERS = rx.compile(
-    r"\b(?:recommend\w*|you (?:decide|choose|pick)|up to you|either|any|other|none|skip|not sure|later)\b"
-    r"|推荐|随便|都行|你来|おまかせ|추천",
+    r"^(?:you recommend|your (?:call|choice|pick)|you (?:decide|choose|pick)|up to you|either|any|other|none|skip"
+    r"|not sure|later|not yet|whatever|doesn'?t matter|no preference)\b"
+    r"|^\W*(?:yes|no|yeah|yep|nope|ok(?:ay)?|sure|cancel|continue|proceed|go ahead|done)\W*$"
+    r"|^\W*(?:commit|push|merge|deploy|release|publish|run|start|stop)\b"
+    r"|推荐|随便|都行|你来|你决定|お?まかせ|お任せ|任せ|추천|알아서",
     re.I,
 )
+_RECOMMENDED = rx.compile(r"\s*\((?:recommended|推荐|推奨|추천)\)", re.I)
 
 
 def asked_choice_rule(session: Session) -> list[Candidate]:
@@ -683,12 +687,16 @@ def asked_choice_rule(session: Session) -> list[Candidate]:
     for step in session.steps:
         picks = [
             (header or question, question, picked, others)
-            for header, question, picked, others in step.answers
-            if picked and len(picked) <= 80 and not _DEFERS.search(picked) and not re.search(r"[?？]", picked)
+            for header, question, raw_pick, others in step.answers
+            if (picked := _RECOMMENDED.sub("", raw_pick).strip())
+            and len(picked) <= 80
+            and not _DEFERS.search(picked)
+            and not re.search(r"[?？]", picked)
+            and not for_this_work(picked)
         ]
         if not picks:
             continue
-        listed = [f"{phrasing.fit(topic, 60)}: {_clean(picked)}" for topic, _q, picked, _o in picks]
+        listed = [f"{phrasing.fit(topic, 60)}: {picked}" for topic, _q, picked, _o in picks]
         lines = [
             f'Asked "{question[:300]}", the user picked "{picked}"'
             + (f" (not: {'; '.join(o[:60] for o in others[:4])})" if others else "")
