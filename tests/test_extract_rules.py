@@ -1453,7 +1453,7 @@ def test_answers_that_choose_nothing_lasting_are_left_out():
 def test_the_list_right_after_the_last_question_is_the_options():
     from automem.extract.steps import offered_options
 
-    plan = "Which approach?\n1. Keep the session cookie\n2. Move to JWT\n\nOnce you pick, I will:\n1. Update it\n2. Test it"
+    plan = "Which approach?\n1. Keep the session cookie\n2. Move to JWT\n\nThen I will:\n1. Update it\n2. Test it"
     assert offered_options(plan) == ["Keep the session cookie", "Move to JWT"]
     nested = "Options:\n1. Redis\n   1. fast\n   2. needs a server\n2. SQLite\n   1. single instance only\n\nWhich one?"
     assert offered_options(nested) == ["Redis", "SQLite"]
