@@ -1474,3 +1474,20 @@ def test_installs_onto_the_machine_in_other_spellings():
         assert not installs_for_project(parsed), command
     [local] = intent_of("Bash", "pip install ruflo").commands
     assert installs_for_project(local)
+
+
+def test_what_the_user_says_of_the_work_after_stopping_the_agent_is_no_fact():
+    def after_stop(text: str) -> list:
+        return _run(said.correction_rule, [Step("interrupt"), _prompt(text, after_interrupt=True)])
+
+    for text in (
+        "it's not working",
+        "you are editing the wrong file",
+        "the build is broken because of your change",
+        "that's not what I asked",
+        "please review milestone 5. Complete milestone 6 when milestone 5 is done",
+    ):
+        assert after_stop(text) == [], text
+    [fact] = after_stop("wait, the function is called getUser not fetchUser")
+    assert fact.summary == "The function is called getUser not fetchUser" and fact.promotion == INSTRUCTION
+    assert '"Wait, the function is called getUser not fetchUser"' in fact.content  # the user's words, as typed

@@ -441,22 +441,34 @@ _NOT_A_FACT = rx.compile(
 )
 
 
+# what the user says of the agent's work at that moment, rather than a fact about the project or the machine
+_ABOUT_THE_WORK = rx.compile(
+    r"\b(?:you|your|you'?re|you'?ve)\b|^(?:it|that|this)(?:'s|\s+is|\s+was)?\s+(?!is\s+an?\b)(?:not|still|broken|wrong"
+    r"|working|failing|done|fine|better|worse|good|bad)\b|^(?:that|this)\s+(?:file|one|thing|part|change|code)\b"
+    r"|\b(?:not working|doesn'?t work|isn'?t working|broken|wrong|still fail\w*|still broken|not what i)\b",
+    re.I,
+)
+
+
 def correction_rule(session: Session) -> list[Candidate]:
     """What the user typed right after stopping the agent, when it states a fact ("Teams is installed as a pwa")."""
     out: list[Candidate] = []
     for step in session.steps:
         if step.kind != "prompt" or not step.after_interrupt:
             continue
-        text = _clean(step.text.strip())
-        if not 12 <= len(text) <= 160 or text.endswith("?") or _NOT_A_FACT.match(text) or not _FACT_SHAPE.search(text):
+        said = _clean(step.text.strip())
+        if not 12 <= len(said) <= 160 or said.endswith("?") or _NOT_A_FACT.match(said) or not _FACT_SHAPE.search(said):
             continue
+        text = phrasing._cap(phrasing.strip_openers(said))  # "wait, the tests are in x" -> "The tests are in x"
+        if _ABOUT_THE_WORK.search(text):
+            continue  # "you are editing the wrong file", "it's not working": how this turn goes, not a fact to keep
         if _VAGUE.search(text) or _ERRORISH.search(text) or directives(text):
             continue  # a directive is the directive rule's; a pointer to "that" means nothing later
         out.append(
             Candidate(
                 kind="observation",
                 summary=phrasing.fit(text),
-                content=f'The user stopped the agent and said: "{text}"',
+                content=f'The user stopped the agent and said: "{said}"',
                 why="The user interrupted the agent to correct its course with this fact.",
                 how_to_apply="Start from this fact instead of rediscovering it.",
                 signals=["correction"],
