@@ -462,6 +462,8 @@ def correction_rule(session: Session) -> list[Candidate]:
         text = phrasing._cap(phrasing.strip_openers(said))  # "wait, the tests are in x" -> "The tests are in x"
         if _ABOUT_THE_WORK.search(text):
             continue  # "you are editing the wrong file", "it's not working": how this turn goes, not a fact to keep
+        if location_statement(text):
+            continue  # where a thing lives: the location rule's
         if _VAGUE.search(text) or _ERRORISH.search(text) or directives(text):
             continue  # a directive is the directive rule's; a pointer to "that" means nothing later
         out.append(
@@ -571,7 +573,9 @@ def location_rule(session: Session) -> list[Candidate]:
                 continue
             if not _ABOUT_PROJECT.search(sentence):  # ".config/hypr/x.conf" is the home's, wherever the agent is
                 place = _HOME_DOTFILE.sub(r"\1~/\2", place)
-            summary = phrasing.location(_clean(place)) or phrasing.fit(_clean(place))
+            summary = phrasing.location(_clean(place)) or phrasing.fit(
+                phrasing._cap(phrasing.strip_openers(_clean(place)))
+            )
             out.append(
                 Candidate(
                     kind="observation",
