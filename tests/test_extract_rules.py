@@ -1491,3 +1491,15 @@ def test_what_the_user_says_of_the_work_after_stopping_the_agent_is_no_fact():
     [fact] = after_stop("wait, the function is called getUser not fetchUser")
     assert fact.summary == "The function is called getUser not fetchUser" and fact.promotion == INSTRUCTION
     assert '"Wait, the function is called getUser not fetchUser"' in fact.content  # the user's words, as typed
+
+
+def test_a_thing_handed_over_for_this_turn_is_not_where_something_lives():
+    for text in (
+        "I put the file in /tmp/x.txt",
+        "the output is in /tmp/out.txt",
+        "the screenshot is at ~/Desktop/shot.png",
+        "check the file at src/utils/helpers.ts",
+    ):
+        assert _run(said.location_rule, [_prompt(text)]) == [], text
+    [logs] = _run(said.location_rule, [_prompt("the logs are in ~/Library/Logs/app")])
+    assert logs.summary == "The logs are in ~/Library/Logs/app" and logs.promotion == INSTRUCTION

@@ -499,10 +499,24 @@ def location_statement(sentence: str) -> str:
         return ""
     if _TROUBLE.search(sentence[max(0, match.start() - 40) : match.start()]):
         return ""  # "the bug is in x.py" points at a one-off problem, not at where something lives
+    if _FLEETING.search(sentence) or _FLEETING_PLACE.search(match.group("path")):
+        return ""  # "I put the file in /tmp/x", "the screenshot is at ~/Desktop/a.png", "check the file at x": now only
     start = sentence.rfind(" ", 0, max(0, match.start() - 30)) + 1 if match.start() > 30 else 0
     return sentence[start : match.end()].strip()
 
 
+# a thing handed over for this turn, or a request to look at it, rather than where something lives
+_FLEETING = rx.compile(
+    r"^\W*(?:please\s+)?(?:check|look at|see|open|read|fix|edit|review|use|try|run)\b"
+    r"|\bi(?:'ve| have)?\s+(?:just\s+)?(?:put|saved|added|dropped|uploaded|attached|copied|moved|pasted|exported)\b"
+    r"|\b(?:screenshot|screen shot|image|picture|photo|attachment|export|output|dump|recording)s?\b",
+    re.I,
+)
+_FLEETING_PLACE = rx.compile(
+    r"^(?:/tmp/|/var/folders/|/private/tmp/|~/Downloads/|~/Desktop/|[A-Za-z]:[\\/]Users[\\/][^\\/]+[\\/](?:Downloads|Desktop)"
+    r"|.*[\\/]Temp[\\/]|%TEMP%)",
+    re.I,
+)
 _IT_IS_AT = rx.compile(r"\bit(?:'s| is) (?:at|in|under) (?P<path>\S.{2,120})$", re.I)
 _GOES_TO = frozenset({"cd", "set-location", "push-location", "pushd", "sl"})
 
