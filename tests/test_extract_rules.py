@@ -1503,3 +1503,15 @@ def test_a_thing_handed_over_for_this_turn_is_not_where_something_lives():
         assert _run(said.location_rule, [_prompt(text)]) == [], text
     [logs] = _run(said.location_rule, [_prompt("the logs are in ~/Library/Logs/app")])
     assert logs.summary == "The logs are in ~/Library/Logs/app" and logs.promotion == INSTRUCTION
+
+
+def test_a_record_written_once_and_a_tickets_fields_are_no_decisions():
+    assert _run(said.doc_file_rule, [_prompt("write a summary of the changes to notes.md")]) == []
+    assert _run(said.doc_file_rule, [_prompt("save your findings to report.md")]) == []
+    [log] = _run(said.doc_file_rule, [_prompt("keep notes of what you did in progress.md")])
+    assert log.summary == "The notes are kept in progress.md; keep it up to date"
+    ticket = "Here's the ticket:\n- Status: done\n- Owner: me\n- Priority: high\n- Due: Friday"
+    assert _run(said.stack_rule, [_prompt(ticket)]) == []
+    stack = "- Language: Python\n- Framework: FastAPI\n- Database: Postgres\n- Deploy: Fly.io"
+    [choices] = _run(said.stack_rule, [_prompt(stack)])
+    assert choices.summary.startswith("The user's choices: Language: Python; Framework: FastAPI")

@@ -940,7 +940,13 @@ def _record_summary(clause: str) -> str:
     noun, where = _RECORD_NOUN.search(clause), _DOC_FILE.search(clause)
     if not noun or not where:
         return phrasing.imperative(clause)
-    return phrasing.fit(f"The {noun.group(0).lower()} is kept in {where.group(0)}; keep it up to date")
+    thing = noun.group(0).lower()
+    verb = "are" if thing.endswith("s") and not thing.endswith("ss") else "is"
+    return phrasing.fit(f"The {thing} {verb} kept in {where.group(0)}; keep it up to date")
+
+
+# a record written once, for this turn: a summary of the changes, a report of findings
+_ONE_OFF_RECORD = rx.compile(r"\b(?:summary|summari[sz]e|report|findings|results|output|answer)\b", re.I)
 
 
 def doc_file_rule(session: Session) -> list[Candidate]:
@@ -958,6 +964,7 @@ def doc_file_rule(session: Session) -> list[Candidate]:
                 or sentence.endswith("?")
                 or not 12 <= len(sentence) <= 400
                 or re.match(r"^(?:why|what|how|is|are|does|do|can)\b", sentence, re.I)
+                or _ONE_OFF_RECORD.search(sentence)
             ):
                 continue
             clause = next(
@@ -985,6 +992,14 @@ def doc_file_rule(session: Session) -> list[Candidate]:
     return out
 
 
+_STACK_LABEL = rx.compile(
+    r"\b(?:language|lang|framework|front-?end|back-?end|server|client|ui|database|db|storage|cache|queue|auth\w*|identity"
+    r"|real-?time|api|orm|runtime|platform|hosting|host|deploy\w*|infra\w*|cloud|ci|cd|build|bundler|package manager"
+    r"|testing|tests?|styling|css|state|routing|mobile|desktop|observability|monitoring|logging|dashboards?|metrics"
+    r"|tracing|search|messaging|payments?|email|container\w*|orchestration|editor|os|shell|llm|model|ai|embeddings?"
+    r"|vector\w*|analytics|stack|tooling|lint\w*|format\w*|docs?)\b",
+    re.I,
+)
 _ITEM_SPLIT = rx.compile(r"(?:^|\s)[-*•]\s+|\n")
 _CHOICE_ITEM = rx.compile(r"^([A-Z][\w/&+.-]*(?: [\w/&+.-]+){0,2}):\s+([^:\n]{2,80}?)\s*$")
 
@@ -1002,6 +1017,8 @@ def stack_rule(session: Session) -> list[Candidate]:
                 items.append((match.group(1), match.group(2).rstrip(".,;")))
         if len(items) < 4 or any("e.g." in v or "i.e." in v for _l, v in items):
             continue  # examples and explanations are a spec's prose, not a list of choices
+        if sum(bool(_STACK_LABEL.search(label)) for label, _v in items) * 5 < len(items) * 3:
+            continue  # "Status: done, Owner: me, Priority: high": a ticket's fields, not the parts of a stack
         if sum(len(v.split()) <= 6 for _l, v in items) < 0.6 * len(items):
             continue
         listed = [f"{label}: {value}" for label, value in items]
