@@ -1462,7 +1462,7 @@ def test_the_list_right_after_the_last_question_is_the_options():
 
 
 def test_installs_onto_the_machine_in_other_spellings():
-    from automem.extract.intent import installs_for_project, intent_of
+    from automem.extract.intent import installed_names, installs_for_project, intent_of
 
     for command in (
         "yarn global add ruflo",
@@ -1474,6 +1474,8 @@ def test_installs_onto_the_machine_in_other_spellings():
         assert not installs_for_project(parsed), command
     [local] = intent_of("Bash", "pip install ruflo").commands
     assert installs_for_project(local)
+    [short] = intent_of("Bash", "npm i express").commands  # the short verb installs too
+    assert installs_for_project(short) and installed_names(short) == ["express"]
 
 
 def test_what_the_user_says_of_the_work_after_stopping_the_agent_is_no_fact():

@@ -566,10 +566,13 @@ def difference(
 
 def is_install(command: Command) -> bool:
     verb = _INSTALLERS.get(command.program)
-    return bool(verb) and verb in command.args[:3]
+    return bool(verb) and any(a == verb or a in _INSTALL_ALIASES.get(command.program, ()) for a in command.args[:3])
 
 
 # installers that put a program on the machine, not a dependency in the project
+# the other words a package manager takes for its install verb
+_INSTALL_ALIASES = {"npm": ("i", "add"), "pnpm": ("install", "i"), "bun": ("install", "i"), "yarn": ("install",)}
+
 _SYSTEM_INSTALLERS = frozenset(
     {"brew", "apt", "apt-get", "pkg", "dnf", "yum", "pacman", "zypper", "apk", "winget", "choco", "scoop", "pipx"}
     | {"snap", "cargo", "go", "gem"}
@@ -611,4 +614,4 @@ def installed_names(command: Command) -> list[str]:
     """The packages an install command names (``pkg install openssh`` -> ["openssh"])."""
     if not is_install(command):
         return []
-    return [a for a in command.positional if a not in ("install", "add", "-S")]
+    return [a for a in command.positional if a not in ("install", "add", "i", "global", "-S")]
