@@ -105,6 +105,22 @@ def test_an_escalated_rerun_of_the_same_command_says_so():
     assert len(cand.summary) <= 120
 
 
+def test_a_retry_that_leaves_out_what_the_error_named_is_no_fix():
+    """Listing what exists, then running again without the clashing part, teaches nothing about the call."""
+    failed = "cd /srv/app && \\\n  git tag v0.1.0 f56b7 && \\\n  git tag v0.4.0 fad28 && \\\n  git push origin --tags"
+    retry = "cd /srv/app && \\\n  git tag v0.5.0 0a0c61c && \\\n  git push origin --tags"
+    listing = _ok("cd /srv/app && git tag | sort")
+    assert intent_of("bash", listing.input).read_only()  # listing tags through a filter only looks
+    parsed = intent_of("bash", failed)
+    assert parsed.cwd == "/srv/app" and [c.subcommand for c in parsed.commands] == ["tag", "tag", "push"]
+    steps = [_fail(failed, "fatal: tag 'v0.4.0' already exists"), listing, _ok(retry)]
+    assert _run(errors.fixed_error_rule, steps) == [] and _run(errors.repeated_error_rule, steps) == []
+    deleted = [steps[0], _ok("git tag -d v0.4.0"), _ok(failed)]
+    assert _run(errors.fixed_error_rule, deleted) == []  # `git tag -d` is another action, not `git tag` fixed
+    aborted = [_fail("git rebase main", "error: could not apply 1a2b3c"), _ok("git rebase --abort")]
+    assert _run(errors.fixed_error_rule, aborted) == []
+
+
 def test_one_named_error_fixed_by_editing_one_file_names_the_file():
     line = "TypeError: cannot read properties of undefined (reading 'port')"
     steps = [_fail("node server.js", line), _ok("config/defaults.json", tool="Edit"), _ok("node server.js")]

@@ -156,6 +156,13 @@ _LOOK = frozenset(
         "printenv",
         "sleep",
         "true",
+        "sort",
+        "uniq",
+        "cut",
+        "tr",
+        "column",
+        "nl",
+        "tac",
     }
 )
 _LOOK_GIT = frozenset({"status", "log", "diff", "show", "branch", "remote", "rev-parse", "ls-files", "blame"})
@@ -268,6 +275,8 @@ def is_look(command: Command) -> bool:
         return True
     if command.program == "git" and command.subcommand in _LOOK_GIT:
         return True
+    if command.program == "git" and command.subcommand == "tag":
+        return len(command.positional) == 1 or "-l" in command.args or "--list" in command.args  # lists tags
     return False
 
 
@@ -322,6 +331,9 @@ def split_segments(body: str) -> list[str]:
         elif ch in "'\"`":
             quote = ch
             current.append(ch)
+        elif ch == "\\" and body[i + 1 : i + 2] in ("\n", "\r"):
+            current.append(" ")  # a line continuation joins the next line to this command
+            i += 2 if body[i + 1 : i + 3] == "\r\n" else 1
         elif ch in ";\n" or (ch in "&|" and body[i : i + 2] in ("&&", "||")) or (ch == "|" and body[i - 1 : i] != ">"):
             out.append("".join(current))
             current = []
@@ -475,6 +487,25 @@ def _reads(intent: Intent, targets: list[str]) -> bool:
     return False
 
 
+# a name an error quotes: tag 'v1.0' already exists, pathspec "docs" did not match
+_QUOTED_NAME = rx.compile(r"""['"`\u2018\u201c]([^'"`\u2019\u201d\s]{2,80})['"`\u2019\u201d]""")
+
+
+# options that make a call do another thing than the one that failed
+_OTHER_ACTION = frozenset(
+    {"--delete", "--abort", "--continue", "--skip", "--quit", "--list", "--remove", "--unset", "--help", "--version"}
+    | {"--dry-run", "-h"}
+)
+_OTHER_GIT_ACTION = frozenset({"-d", "-D", "-l", "-m", "-M"})  # git branch/tag: delete, list, rename
+
+
+def _avoided(failed: Intent, fix: Intent, error: str) -> bool:
+    """Did the retry drop a name the error quoted that the failed call had?"""
+    failed_text = " ".join(c.text for c in failed.commands)
+    fix_text = " ".join(c.text for c in fix.commands)
+    return any(name in failed_text and name not in fix_text for name in _QUOTED_NAME.findall(error))
+
+
 def difference(
     failed: Intent,
     fix: Intent,
@@ -531,10 +562,16 @@ def difference(
         # several changes, or a fix to the code the call runs or checks (a failing test, a type error, a lint
         # finding): that is the work itself, not a lesson about running the call
         return Difference("", "")
+    if _avoided(failed, fix, error):
+        return Difference("", "")  # the retry left out what the error named: that is the work, not a way to run it
     added_env = [e for e in same.env if e not in main.env]
     if added_env:
         return Difference("env", " ".join(added_env[:2]))
     added = [o for o in dict.fromkeys(same.options) if o not in main.options and o != "--"]
+    lists_refs = main.program == "git" and main.subcommand in ("branch", "tag")
+    other = _OTHER_ACTION | (_OTHER_GIT_ACTION if lists_refs else frozenset())
+    if any(o.split("=", 1)[0] in other for o in added):
+        return Difference("", "")  # `git tag -d`, `git rebase --abort`: another action, not the same call fixed
     if added:
         return Difference("flag", " ".join(added[:3]))
     index = fix.commands.index(same)

@@ -197,7 +197,8 @@ def _name(session: Session, index: int) -> str:
     step = session.steps[index]
     intent = session.intent(index)
     if intent.kind == "shell" and intent.main is not None:
-        return intent.main.name()
+        name = intent.main.name()
+        return name if any(ch.isalnum() for ch in name) else ""  # a lesson about a call it cannot name says nothing
     tool = "apply_patch" if intent.tool == "apply_patch" else step.tool
     if intent.kind in ("edit", "read") and intent.targets and _scope(step, intent) == "project":
         return f"{tool} of {intent.targets[0].rsplit('/', 1)[-1]}"
@@ -397,6 +398,8 @@ def repeated_error_rule(session: Session) -> list[Candidate]:
         at = explained[0] if explained else indexes[0]
         line = _line(session.steps[at])
         name = _name(session, at)
+        if not name:
+            continue
         intent = session.intent(at)
         diff = explained[2] if explained else Difference("", "")
         fix_step = session.steps[explained[1]] if explained else None
@@ -471,6 +474,8 @@ def fixed_error_rule(session: Session) -> list[Candidate]:
         fix = session.steps[fix_index]
         line = _line(step)
         name = _name(session, index)
+        if not name:
+            continue
         out.append(
             Candidate(
                 kind="observation",
