@@ -1466,6 +1466,28 @@ def test_answers_that_choose_nothing_lasting_are_left_out():
     assert picked.summary == "Chosen by the user: State library: Zustand; Target: macOS"
 
 
+def test_an_answer_quoting_something_is_read_whole_and_the_options_survive_the_reader():
+    from automem.harness.model import small_input
+
+    asked = {
+        "questions": [
+            {"question": "Which installer?", "header": "Installer", "options": [{"label": "uv"}, {"label": "pip"}]},
+            {"question": "Which target?", "header": "Target", "options": [{"label": "macOS"}, {"label": "Linux"}]},
+        ]
+    }
+    kept = small_input(asked)
+    assert kept["questions"][1]["options"][1] == {"label": "Linux"}  # labels are not cut to "..."
+    result = (
+        'User has answered your questions: "Which installer?"="Always "uv", never "pip"", "Which target?"="macOS".'
+        " You can now continue with the user's answers in mind."
+    )
+    turn = Turn("claude-code", "s", "t1", prompt="set up the project")
+    turn.actions = [ToolAction("AskUserQuestion", input=kept, result_text=result)]
+    [picked] = _run(said.asked_choice_rule, steps_from_turns([turn]))
+    assert picked.summary == 'Chosen by the user: Installer: Always "uv", never "pip"; Target: macOS'
+    assert "(not: Linux)" in picked.content
+
+
 def test_the_list_right_after_the_last_question_is_the_options():
     from automem.extract.steps import offered_options
 

@@ -197,12 +197,39 @@ def answered_questions(raw, result: str) -> list[tuple[str, str, str, list[str]]
             options = item.get("options")
             labels = [o.get("label", "") for o in options if isinstance(o, dict)] if isinstance(options, list) else []
             asked[item["question"].strip()] = (str(item.get("header") or ""), [str(x) for x in labels if x])
+    pairs = _pairs_of_known_questions(result, list(asked)) or [
+        (m.group(1).strip(), m.group(2).strip()) for m in _ANSWER_PAIR.finditer(result)
+    ]
     out = []
-    for match in _ANSWER_PAIR.finditer(result):
-        question, picked = match.group(1).strip(), match.group(2).strip()
+    for question, picked in pairs:
         header, labels = asked.get(question, ("", []))
         out.append((header, question, picked, [label for label in labels if label not in picked]))
     return out
+
+
+def _pairs_of_known_questions(result: str, questions: list[str]) -> list[tuple[str, str]]:
+    """(question, answer) cut at the next asked question rather than at the next quote, so an answer that
+    quotes something ("use "uv" not pip") is read whole; empty when the result does not hold every question."""
+    starts: list[tuple[int, str]] = []
+    for question in questions if questions else ():
+        at = result.find(f'"{question}"="')
+        if at == -1:
+            return []
+        starts.append((at, question))
+    if not starts:
+        return []
+    starts.sort()
+    ends = [at for at, _ in starts[1:]] + [len(result)]
+    pairs = []
+    for (at, question), end in zip(starts, ends, strict=True):
+        answer = result[at + len(question) + 4 : end].rstrip()
+        answer = _ANSWER_TAIL.sub("", answer)
+        pairs.append((question, answer.strip()))
+    return pairs
+
+
+# what follows the last answer's closing quote, or the comma before the next question
+_ANSWER_TAIL = rx.compile(r'"\s*(?:,|\.\s*You can now continue\b.*|\.?)\s*$', re.S)
 
 
 def steps_from_turns(turns: list[Turn]) -> list[Step]:

@@ -101,7 +101,7 @@ def small_input(value: Any) -> dict | str | None:
 def _trim(value: Any, depth: int) -> Any:
     if isinstance(value, str):
         return cap(value, INPUT_VALUE_CAP)
-    if depth >= 3:
+    if depth >= 4:  # deep enough for a question tool's questions[].options[].label
         return "..." if isinstance(value, (dict, list)) else value
     if isinstance(value, dict):
         return {k: _trim(v, depth + 1) for k, v in list(value.items())[:40]}
