@@ -951,6 +951,18 @@ def test_asked_to_remember_is_a_standing_rule_even_misspelt():
     assert _run(said.directive_rule, [_prompt(pasted)]) == []  # a pasted document's advice is the document's
 
 
+def test_a_sentence_the_next_one_asks_to_remember_is_a_standing_rule():
+    for text, summary in (
+        ("Don't use emojis in commit messages. remember that I want this", "Don't use emojis in commit messages"),
+        ("The staging db is called shop_stg. Keep this in mind.", "The staging db is called shop_stg"),
+        ("Use tabs in this repo. Please remember this for next time.", "Use tabs in this repo"),
+    ):
+        [cand] = _run(said.directive_rule, [_prompt(text)])
+        assert cand.summary == summary and cand.promotion == INSTRUCTION, text
+    for text in ("We are on step 3 now. Remember that.", "Is the server up? Remember that.", "Remember that."):
+        assert _run(said.directive_rule, [_prompt(text)]) == [], text
+
+
 def test_a_pronoun_directive_takes_its_subject_from_the_files_its_turn_changed():
     steps = [
         _prompt("这个改为整个.claude目录 │ ~/.claude/skills/  │ .claude/skills/  │"),

@@ -433,10 +433,31 @@ _CLAUSE = rx.compile(
 )
 
 
+# a sentence that asks to keep the one before it: "Remember that.", "Please remember this for next time."
+_REMEMBER_TAIL = rx.compile(
+    r"^(?:please\s+)?(?:(?:" + REMEMBER + r")(?:\s+(?:this|that|it))?|keep (?:this|that|it) in mind)"
+    r"(?:\s+(?:i|we)\s+(?:want|like|prefer|need)\s+(?:this|that|it)(?:\s+(?:this|that)\s+way)?)?"
+    r"(?:\s+(?:for (?:the )?(?:future|next time|later)|going forward|from now on))?"
+    r"(?:\s*,?\s*(?:please|thanks?|thank you))?\s*[.!。]*$",
+    re.I,
+)
+
+
 def directives(prompt: str, limit: int = 3) -> list[Directive]:
-    """The directives of one prompt, in order, at most ``limit``: a sentence, or the clause of it that holds the cue."""
+    """The directives of one prompt, in order, at most ``limit``: a sentence, or the clause of it that holds the cue.
+
+    A sentence followed by one that only asks to remember it ("Use tabs. Remember that.") is a directive whatever
+    its words, with the cue "remembered"."""
     out: list[Directive] = []
-    for sentence in sentences(prompt):
+    said = sentences(prompt)
+    for at, sentence in enumerate(said):
+        if at + 1 < len(said) and _REMEMBER_TAIL.match(said[at + 1]) and not _REMEMBER_TAIL.match(sentence):
+            text = " ".join(sentence.split())
+            if 6 <= len(text) <= MAX_SENTENCE and not _is_question(text) and not _NARRATIVE.search(text):
+                out.append(Directive(text, "decision", "remembered", scope_of(text, "decision"), _language(text)))
+                if len(out) >= limit:
+                    break
+                continue
         found = classify(sentence)
         if found is not None:
             clauses = [c for c in _CLAUSE.split(sentence) if c.strip()]

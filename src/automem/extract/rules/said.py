@@ -73,7 +73,7 @@ def _keep(d: Directive, document: bool) -> bool:
     text = d.sentence
     if _ERRORISH.search(text) or _VAGUE.search(text) or (_HEDGE.search(text) and d.cue != "habit"):
         return False
-    if d.cue in ("must", "want", "default", "remember") and document:
+    if d.cue in ("must", "want", "default", "remember", "remembered") and document:
         return False  # requirements of a pasted spec are the spec's, not a rule for the agent
     if d.cue == "must" and d.language == "en" and not _RESTRICTED.search(text):
         return False  # "X should open Y" is a one-off setting; "X must never Y", "you have to Y" are rules
@@ -254,8 +254,10 @@ def _remembered(d: Directive) -> tuple[bool, bool]:
     ("remember this: X", "keep in mind that X", "for future reference, X") or it reads as a rule."""
     lead = _REMEMBER_LEAD.match(d.sentence)
     rest = phrasing.strip_openers(d.sentence)
-    if not lead or _ABOUT_NOW.search(rest) or _NARRATIVE.search(rest):
+    if (not lead and d.cue != "remembered") or _ABOUT_NOW.search(rest) or _NARRATIVE.search(rest):
         return False, False
+    if not lead:
+        return True, True  # the next sentence asked for this one to be remembered
     explicit = bool(re.search(r"(?:this|that|future|next time|later|reference)$", lead.group("lead"), re.I))
     return True, explicit or bool(_LASTING.search(rest))
 
@@ -299,7 +301,7 @@ def directive_rule(session: Session) -> list[Candidate]:
                 continue  # an item of a typed rule list is rule_list_rule's
             if for_this_work(d.sentence):
                 continue  # it steers this piece of work only; said again in another session it still would
-            keep, standing = _remembered(d) if d.cue == "remember" else (True, lasting(d))
+            keep, standing = _remembered(d) if d.cue in ("remember", "remembered") else (True, lasting(d))
             if not keep:
                 continue
             summary = _summary(d)
