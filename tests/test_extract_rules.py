@@ -119,6 +119,11 @@ def test_a_retry_that_leaves_out_what_the_error_named_is_no_fix():
     assert _run(errors.fixed_error_rule, deleted) == []  # `git tag -d` is another action, not `git tag` fixed
     aborted = [_fail("git rebase main", "error: could not apply 1a2b3c"), _ok("git rebase --abort")]
     assert _run(errors.fixed_error_rule, aborted) == []
+    pushed = _fail("git push origin main", "error: failed to push some refs to the remote")
+    other = [pushed, _ok("git switch -c fix-login"), _ok("git push origin fix-login")]
+    assert _run(errors.fixed_error_rule, other) == []  # run with other arguments: the step before proves nothing
+    [cand] = _run(errors.fixed_error_rule, [pushed, _ok("git pull --rebase"), _ok("git push origin main")])
+    assert "after `git pull --rebase`" in cand.summary
 
 
 def test_one_named_error_fixed_by_editing_one_file_names_the_file():

@@ -594,6 +594,7 @@ def difference(
         and not last.read_only()
         and last.main is not None
         and (last.main.program != main.program or last.main.subcommand != main.subcommand)
+        and same.text == main.text  # run again unchanged: only the call before it can have made the difference
     ):
         return Difference("before", f"after `{last.main.text[:80]}`")  # the call made right before it worked
     if fix.cwd and fix.cwd != failed.cwd:
