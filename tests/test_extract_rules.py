@@ -1436,6 +1436,20 @@ def test_a_process_id_in_the_step_that_fixed_a_call_is_not_kept():
     assert not cand.promotion  # a stale process killed is gone: a state of that moment
 
 
+def test_a_fix_that_repaired_the_state_once_waits_and_one_to_repeat_is_promoted():
+    for failed, repair in (
+        (_fail("./run.sh", "bash: ./run.sh: Permission denied"), "chmod +x run.sh"),
+        (_fail("git push", "! [rejected] main -> main (non-fast-forward)"), "git pull --rebase"),
+        (_fail("git checkout main", "error: Your local changes would be overwritten by checkout"), "git stash"),
+        (_fail("npm install", "npm ERR! code EEXIST"), "rm -rf node_modules package-lock.json"),
+    ):
+        [cand] = _run(errors.fixed_error_rule, [failed, _ok(repair), _ok(failed.input)])
+        assert f"after `{repair}`" in cand.summary and not cand.promotion, repair
+    old_node = _fail("npm test", "SyntaxError: Unexpected token '?'")
+    [cand] = _run(errors.fixed_error_rule, [old_node, _ok("nvm use 20"), _ok("npm test")])
+    assert "after `nvm use 20`" in cand.summary and cand.promotion == VERIFIED_FIX  # needed in every new shell
+
+
 def test_a_task_done_in_a_language_is_no_request_to_talk_in_it():
     for text in ("このissueに日本語で返信して", "README の使い方を日本語で説明して", "用中文写这个README"):
         assert _run(said.directive_rule, [_prompt(text)]) == [], text

@@ -275,8 +275,18 @@ def _without_pid(text: str) -> str:
     return _PID.sub(r"\g<1><pid>", text)
 
 
-# a step that stopped a process: it freed what a stale one held, a state of that moment, not a standing lesson
-_STOPS_PROCESS = rx.compile(r"^(?:after )?`?(?:sudo\s+)?(?:kill|pkill|killall|taskkill|stop-process|fuser -k)\b", re.I)
+# a step that repaired the state that failed, once: a stale process stopped, a file made executable or removed, a
+# folder made, the branch pulled, stashed or pushed, git configured. The next call finds the state repaired; what
+# was learned is a state of that moment, not something to do every time (unlike `nvm use 20` or starting a service)
+_REPAIRS_STATE = rx.compile(
+    r"^(?:after )?`?(?:sudo\s+)?(?:kill|pkill|killall|taskkill|stop-process|fuser -k"
+    r"|chmod|chown|rm|rmdir|del|remove-item|mkdir|md|new-item|touch|mv|ln|unlink"
+    r"|git (?:stash|pull|fetch|config|push|add|commit|checkout|switch|reset|restore|rebase|merge|init|remote|clean"
+    r"|rm|branch|tag|worktree|submodule)"
+    r"|docker(?:-compose| compose| container)? (?:rm|stop|kill|down|prune)|docker system prune"
+    r"|(?:npm|pnpm|yarn) cache|ssh-keygen|ssh-add)\b",
+    re.I,
+)
 
 
 def _fixed_summary(name: str, diff: Difference, line: str) -> str:
@@ -494,8 +504,9 @@ def fixed_error_rule(session: Session) -> list[Candidate]:
 
 def lasting_fix(diff: Difference) -> bool:
     """Does the fix hold for the next call, or did it change the state that failed? A config file edited is fixed
-    for good and a stale process killed is gone: stored, but promoted only when another session meets it again."""
-    return diff.kind != "edit" and not (diff.kind == "before" and _STOPS_PROCESS.search(diff.text))
+    for good, a stale process killed is gone, a script made executable stays so: stored, but promoted only when
+    another session meets it again."""
+    return diff.kind != "edit" and not (diff.kind == "before" and _REPAIRS_STATE.search(diff.text))
 
 
 # an error that says what to do instead: "... Use offset and limit parameters ...", "Read it first before writing"
