@@ -1450,6 +1450,23 @@ def test_a_fix_that_repaired_the_state_once_waits_and_one_to_repeat_is_promoted(
     assert "after `nvm use 20`" in cand.summary and cand.promotion == VERIFIED_FIX  # needed in every new shell
 
 
+def test_a_retry_that_overrode_the_check_that_refused_it_is_no_lesson():
+    """ "git push needs --force here" injected into the next session would be harm, not memory."""
+    for failed, retry in (
+        ("git push origin main", "git push --force origin main"),
+        ('git commit -m "x"', 'git commit --no-verify -m "x"'),
+        ("curl https://intranet.local/api", "curl -k https://intranet.local/api"),
+        ("git checkout main", "git checkout -f main"),
+        ("rm build", "rm -r build"),
+    ):
+        steps = [_fail(failed, "error: refused by a check"), _ok(retry)]
+        assert _run(errors.fixed_error_rule, steps) == [], retry
+    reset = [_fail("git pull", "error: Your local changes would be overwritten by merge"), _ok("git reset --hard")]
+    assert _run(errors.fixed_error_rule, [*reset, _ok("git pull")]) == []
+    [kept] = _run(errors.fixed_error_rule, [_fail("docker run app", "exec format error"), _ok("docker run -f x app")])
+    assert "needs -f" in kept.summary  # -f overrides only where it means force
+
+
 def test_a_task_done_in_a_language_is_no_request_to_talk_in_it():
     for text in ("このissueに日本語で返信して", "README の使い方を日本語で説明して", "用中文写这个README"):
         assert _run(said.directive_rule, [_prompt(text)]) == [], text

@@ -497,6 +497,18 @@ _OTHER_ACTION = frozenset(
     | {"--dry-run", "-h"}
 )
 _OTHER_GIT_ACTION = frozenset({"-d", "-D", "-l", "-m", "-M"})  # git branch/tag: delete, list, rename
+# options that push past the check that refused the call (a rejected push, a commit hook, a certificate): whether that
+# was right is the user's call each time, never a lesson to apply from the start
+_OVERRIDES = frozenset(
+    {"--force", "--force-with-lease", "--no-verify", "--insecure", "--hard", "--allow-unrelated-histories"}
+    | {"--no-check-certificate", "--unsafe-perm", "--skip-verify", "--no-gpg-sign"}
+)
+_OVERRIDES_OF = {"git": frozenset({"-f", "-n"}), "curl": frozenset({"-k"}), "wget": frozenset({"-k"})}
+
+
+def _overrides(command: Command, option: str) -> bool:
+    name = option.split("=", 1)[0]
+    return name in _OVERRIDES or name in _OVERRIDES_OF.get(command.program, ())
 
 
 def _avoided(failed: Intent, fix: Intent, error: str) -> bool:
@@ -572,6 +584,11 @@ def difference(
     other = _OTHER_ACTION | (_OTHER_GIT_ACTION if lists_refs else frozenset())
     if any(o.split("=", 1)[0] in other for o in added):
         return Difference("", "")  # `git tag -d`, `git rebase --abort`: another action, not the same call fixed
+    if main.program in ("rm", "rmdir", "del", "remove-item") or any(_overrides(same, o) for o in added):
+        return Difference("", "")  # the retry overrode the check that stopped it: no way to run the call from the start
+    ran_before = fix.commands[: fix.commands.index(same)] + [c for i in between for c in i.commands]
+    if any(_overrides(c, o) for c in ran_before for o in c.options):
+        return Difference("", "")  # `git reset --hard` first: what it threw away is the user's call each time
     if added:
         return Difference("flag", " ".join(added[:3]))
     index = fix.commands.index(same)
