@@ -1458,6 +1458,8 @@ def test_a_retry_that_overrode_the_check_that_refused_it_is_no_lesson():
         ("curl https://intranet.local/api", "curl -k https://intranet.local/api"),
         ("git checkout main", "git checkout -f main"),
         ("rm build", "rm -r build"),
+        ('git commit -m "x"', 'HUSKY=0 git commit -m "x"'),
+        ("node sync.js", "NODE_TLS_REJECT_UNAUTHORIZED=0 node sync.js"),
     ):
         steps = [_fail(failed, "error: refused by a check"), _ok(retry)]
         assert _run(errors.fixed_error_rule, steps) == [], retry

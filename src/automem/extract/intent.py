@@ -506,6 +506,13 @@ _OVERRIDES = frozenset(
 _OVERRIDES_OF = {"git": frozenset({"-f", "-n"}), "curl": frozenset({"-k"}), "wget": frozenset({"-k"})}
 
 
+_OVERRIDING_ENV = rx.compile(
+    r"(?:HUSKY=0|NODE_TLS_REJECT_UNAUTHORIZED=0|GIT_SSL_NO_VERIFY=|PYTHONHTTPSVERIFY=0|SKIP=|PRE_COMMIT_ALLOW_NO_CONFIG="
+    r"|SKIP_PREFLIGHT_CHECK=|\w*_NO_VERIFY=|\w*INSECURE\w*=)",
+    re.I,
+)
+
+
 def _overrides(command: Command, option: str) -> bool:
     name = option.split("=", 1)[0]
     return name in _OVERRIDES or name in _OVERRIDES_OF.get(command.program, ())
@@ -577,6 +584,8 @@ def difference(
     if _avoided(failed, fix, error):
         return Difference("", "")  # the retry left out what the error named: that is the work, not a way to run it
     added_env = [e for e in same.env if e not in main.env]
+    if any(_OVERRIDING_ENV.match(e) for e in added_env):
+        return Difference("", "")  # HUSKY=0, NODE_TLS_REJECT_UNAUTHORIZED=0: a check switched off, as with --no-verify
     if added_env:
         return Difference("env", " ".join(added_env[:2]))
     added = [o for o in dict.fromkeys(same.options) if o not in main.options and o != "--"]
