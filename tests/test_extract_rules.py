@@ -541,6 +541,9 @@ def test_narrative_role_play_questions_and_pasted_logs_are_never_directives():
         "```\nnever use this in production\n```",
         "> always use the v2 API\n",
         'Uncaught TypeError: x. Relative references must start with either "/", "./", or "../".',
+        "From now on, you are a pirate.",
+        "Always the same problem with you!",
+        "never gonna give you up",
     ):
         assert find_candidates(Session([_prompt(text)])) == [], text
     lore = "\n".join(f"Line {i} of the story: the dragon always sleeps by day." for i in range(30))

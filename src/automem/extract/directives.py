@@ -40,6 +40,11 @@ _OPENERS = (
     r"right|actually|again|btw|fyi|remember|note)[,.!:]*\s+)*"
 )
 REMEMBER = r"remember|remembe|remeber|remmeber|rember|rememeber|remmember|keep in mind"  # and the usual slips
+# words after "always"/"never" that make no rule of it: "always the same problem", "never gonna give you up"
+_NOT_A_VERB = (
+    r"(?:the|a|an|so|such|same|like|been|was|were|is|are|has|had|gonna|going|mind|with|in|on|at|for|more|less|too"
+    r"|very|this|that|it|my|your|our|their)\b"
+)
 _EN: tuple[tuple[str, str, re.Pattern], ...] = (
     (
         "habit",
@@ -67,7 +72,7 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
         "never",
         "decision",
         rx.compile(
-            r"^" + _OPENERS + r"(?:never|don'?t ever|do not ever)\s+\w+"
+            r"^" + _OPENERS + r"(?:never|don'?t ever|do not ever)\s+(?!" + _NOT_A_VERB + r")\w+"
             r"|\b(?:must|should|shall)\s+(?:never|not|NEVER|NOT)\s+\w+|\bmustn'?t\b|\bshouldn'?t\s+(?!have\b)\w+"
             r"|\b(?:make sure|be sure|ensure)\s+(?:that\s+)?(?:you\s+)?(?:do ?n[o']?t|never|to not|not to)\s+\w+"
             r"|^" + _OPENERS + r"i never (?:said|asked|told) (?:you )?to\s+\w+",
@@ -87,7 +92,7 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
         "always",
         "preference",
         rx.compile(
-            r"^" + _OPENERS + r"always\s+\w+|\b(?:you|we)\s+(?:should\s+)?always\s+\w+"
+            r"^" + _OPENERS + r"always\s+(?!" + _NOT_A_VERB + r")\w+|\b(?:you|we)\s+(?:should\s+)?always\s+\w+"
             r"|\b(?:every ?time|each time|whenever)\b[^.!?]{3,120}?,\s*(?:please\s+)?(?:always\s+|first\s+)?"
             r"(?:run|use|make|add|update|check|do|write|commit|create|keep|ask|test|rebuild|restart|include|tell|read)\b"
             r"|\b(?:after|before) (?:each|every) \w+(?: \w+)?,?\s+(?:please\s+)?(?:always\s+|first\s+)?"
@@ -170,6 +175,8 @@ _QUESTION_START = rx.compile(
 )
 _NARRATIVE = rx.compile(
     r"^(?:you are|you're|act as|pretend|imagine|roleplay|role-play|your name is|as an? \w+,? you|once upon)\b"
+    r"|^(?:(?:from now on|going forward|for the rest of (?:this|the) (?:session|chat|conversation)|now|ok(?:ay)?|so)"
+    r"[,:]?\s+)+(?:you are|you're|you will be|act as|pretend|your name is|play)\s+(?:a|an|my|the|\w+ the)\b"
     r"|\b(?:he|she|they)\s+(?:draws?|says?|said|walks?|looks?|turns?|smiles?|whispers?|nods?|runs?|stands?|grabs?)\b"
     r"|\b(?:the|a)\s+(?:knight|king|queen|dragon|wizard|hero|villain|princess|warrior|character|narrator)\b",
     re.I,
