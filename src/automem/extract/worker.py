@@ -422,6 +422,9 @@ def run_extraction(session_id: str, transcript: str | None, harness: str, cwd: s
 
 if __name__ == "__main__":
     code = main()
+    from automem import regex_cache
+
+    regex_cache.flush()  # os._exit skips atexit: the patterns this run compiled are kept for the next
     sys.stdout.flush()
     sys.stderr.flush()
     import os
