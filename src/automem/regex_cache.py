@@ -34,6 +34,7 @@ except ImportError:  # another implementation of ``re``: compile as usual
     _sre = None
 
 _FORMAT = 1
+_plain_compile = re.compile  # re's own, even while a caller routes re.compile through here
 _MAX_ENTRIES = 4096  # past this many the file starts afresh (the project holds about 500 patterns)
 
 # (flags, code, groups, groupindex, indexgroup): _sre.compile's arguments after the pattern, the code as bytes
@@ -49,7 +50,7 @@ def compile(pattern: AnyStr, flags: int | re.RegexFlag = 0) -> re.Pattern[AnyStr
     """``re.compile(pattern, flags)``, from the code kept in the cache file when it holds the pattern."""
     flags = int(flags)
     if _sre is None or not isinstance(pattern, (str, bytes)) or flags & re.DEBUG:
-        return re.compile(pattern, flags)
+        return _plain_compile(pattern, flags)
     table = _load() if _table is None else _table
     key = (pattern, flags)
     entry = table.get(key)
@@ -63,7 +64,7 @@ def compile(pattern: AnyStr, flags: int | re.RegexFlag = 0) -> re.Pattern[AnyStr
     try:
         compiled, entry = _compile(pattern, flags)
     except Exception:  # noqa: BLE001 - a bad pattern (re.compile raises its error), or re's internals changed shape
-        return re.compile(pattern, flags)
+        return _plain_compile(pattern, flags)
     table[key] = _added[key] = entry
     _register_flush()
     return compiled

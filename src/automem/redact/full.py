@@ -98,7 +98,7 @@ def _plugins(leave_out: frozenset[str] = frozenset()) -> list:
     from importlib import import_module
 
     skip_modules = {_PLUGIN_MODULES[name] for name in leave_out if name in _PLUGIN_MODULES}
-    with _offline_requests(), _plugins_package() as folder:
+    with _offline_requests(), _plugins_package() as folder, _kept_compiles():
         from detect_secrets.plugins.base import BasePlugin
 
         classes: dict[str, type] = {}
@@ -146,6 +146,25 @@ def _plugins_package():
         package.__getattr__ = run_init  # type: ignore[method-assign]
         sys.modules["detect_secrets"] = package
     yield os.path.join(list(spec.submodule_search_locations)[0], "plugins")
+
+
+@contextmanager
+def _kept_compiles():
+    """While detect-secrets' plugins load, the ``re.compile`` calls of their module and class bodies (constant
+    patterns of the installed package: about half of their load) go through regex_cache. Only this thread's: a
+    pattern another thread compiles meanwhile (made of a text, perhaps) compiles as ever and is never kept."""
+    import threading
+
+    plain, loader = re.compile, threading.get_ident()
+
+    def compile(pattern, flags=0):  # noqa: A001 - re.compile's stand-in
+        return regex_cache.compile(pattern, flags) if threading.get_ident() == loader else plain(pattern, flags)
+
+    re.compile = compile
+    try:
+        yield
+    finally:
+        re.compile = plain
 
 
 @contextmanager
