@@ -16,7 +16,8 @@ def test_a_lazy_pattern_does_what_the_compiled_one_does():
     assert "_compiled" not in vars(lazy)  # nothing compiled yet
     text = "Mail A@B and c@d"
     assert lazy.search(text).groups() == plain.search(text).groups()
-    assert "_compiled" in vars(lazy) and vars(lazy)["search"] == plain.search  # its own attribute from now on
+    compiled = vars(lazy)["_compiled"]
+    assert compiled == plain and vars(lazy)["search"] == compiled.search  # its own attribute from now on
     assert [m.span() for m in lazy.finditer(text)] == [m.span() for m in plain.finditer(text)]
     assert lazy.sub(r"\2", text) == plain.sub(r"\2", text) and lazy.findall(text) == plain.findall(text)
     assert (lazy.pattern, lazy.flags, lazy.groups) == (plain.pattern, plain.flags, plain.groups)

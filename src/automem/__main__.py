@@ -39,6 +39,9 @@ def main() -> int:
 
 
 def _exit_now(code: int) -> None:
+    patterns = sys.modules.get("automem.regex_cache")
+    if patterns is not None:
+        patterns.flush()  # os._exit skips atexit: the patterns this hook compiled are kept for the next
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()

@@ -2,17 +2,19 @@
 
 The extractor's modules hold about 300 patterns, and ``re`` compiles each in pure Python (its parser and compiler):
 about 45 CPU-ms of a worker's start, of which a third goes to patterns a given session never reaches (other
-languages' cue words, error shapes it does not have). ``compile`` returns a stand-in that compiles its pattern the
-first time it is used, then serves the compiled pattern's methods as its own attributes (no indirection after
-that). It offers what a ``re.Pattern`` does to code that uses one (methods and attributes), not to ``re``'s
-functions: pass it to ``re.sub`` and the like and they refuse it, so a module-level pattern made here is used
-through its methods only.
+languages' cue words, error shapes it does not have), and the rest comes from regex_cache once a run has compiled
+them. ``compile`` returns a stand-in that compiles its pattern the first time it is used, then serves the
+compiled pattern's methods as its own attributes (no indirection after that). It offers what a ``re.Pattern``
+does to code that uses one (methods and attributes), not to ``re``'s functions: pass it to ``re.sub`` and the
+like and they refuse it, so a module-level pattern made here is used through its methods only.
 """
 
 from __future__ import annotations
 
 import re
 from typing import cast
+
+from automem import regex_cache
 
 _METHODS = ("search", "match", "fullmatch", "finditer", "findall", "sub", "subn", "split", "scanner")
 
@@ -28,7 +30,7 @@ class _Lazy:
             raise AttributeError(name)
         compiled = self.__dict__.get("_compiled")
         if compiled is None:
-            compiled = re.compile(self.pattern, self._flags)
+            compiled = regex_cache.compile(self.pattern, self._flags)
             self._compiled = compiled
             for method in _METHODS:
                 setattr(self, method, getattr(compiled, method))

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from automem import regex_cache
+
 MAX_ITEMS = 5
 MAX_TEXT = 1000
 
@@ -20,7 +22,7 @@ _NEG = r"(?<!\bnot )(?<!n't )(?<!\bnever )(?<!\bno )(?<!\bnot really )"
 _RULES: tuple[tuple[str, re.Pattern], ...] = (
     (
         "correction",
-        re.compile(
+        regex_cache.compile(
             r"^(?:no|nope|nah)\b[,.!]*\s+(?:don'?t|do not|stop|that'?s|it'?s|this is|not|you|"
             r"i said|i meant|use|we|please|the"
             r"|wrong|undo|revert|never|leave|keep|put|instead)\b"
@@ -44,7 +46,7 @@ _RULES: tuple[tuple[str, re.Pattern], ...] = (
     ),
     (
         "rule",
-        re.compile(
+        regex_cache.compile(
             r"^(?:and |also |please |so )?(?:every ?time|each time|whenever|any ?time)\b(?=[^?]*$)"
             r"(?:\s+you\b|[^,]{1,120},\s*(?:please\s+)?(?:always\s+|also\s+|first\s+)?"
             r"(?:run|make sure|use|add|update|check|remember|ensure|do|don'?t|never|write|commit|create|keep|ask|test"
@@ -55,7 +57,7 @@ _RULES: tuple[tuple[str, re.Pattern], ...] = (
     ),
     (
         "preference",
-        re.compile(
+        regex_cache.compile(
             _NEG + r"\bi (?:really |strongly |much |always |generally )?(?:would |'d |do )?(?:prefer|rather)\b"
             r"|\bi'd rather\b"
             r"|" + _NEG + r"\b(?:always|never) (?:use|run|write|add|put|call|prefer|commit|push|include|keep|make"
@@ -68,7 +70,7 @@ _RULES: tuple[tuple[str, re.Pattern], ...] = (
     ),
     (
         "confirmation",
-        re.compile(
+        regex_cache.compile(
             r"^(?:oh |ok(?:ay)?,? |yes,? |yeah,? )?(?:perfect|exactly|excellent|awesome|great|"
             r"sweet|nice|brilliant|beautiful"
             r"|lgtm|well done|good job|nice work|great work|thanks,? that works)\b(?!\s+(?:question|point)\b)"
@@ -88,30 +90,30 @@ _RULES: tuple[tuple[str, re.Pattern], ...] = (
         ),
     ),
 )
-_RETRACTION = re.compile(
+_RETRACTION = regex_cache.compile(
     r"\b(?:never ?mind|nvm|just kidding|jk|scratch that|ignore (?:that|what i said|my last(?: message)?)"
     r"|forget (?:that|what i said|i said that))\b",
     re.I,
 )
 # "no" followed by a comma or stop is an interjection ("no, always use pnpm"), not a negation of what follows
-_NEGATION_BEFORE = re.compile(
+_NEGATION_BEFORE = regex_cache.compile(
     r"\b(?:not|never|no(?!\s*[,.;:!])|isn'?t|wasn'?t|don'?t|doesn'?t|didn'?t|hardly)\W+(?:\w+\W+)?$", re.I
 )
-_QUESTION_START = re.compile(r"^(?:why|what|how|when|where|who|which|is|are|does|do|did)\b", re.I)
+_QUESTION_START = regex_cache.compile(r"^(?:why|what|how|when|where|who|which|is|are|does|do|did)\b", re.I)
 # blocks a harness or a template puts into a prompt: not the user's words
-INJECTED = re.compile(
+INJECTED = regex_cache.compile(
     r"<(system-reminder|command-[\w-]+|local-command-[\w-]+|bash-[\w-]+|user-prompt-submit-hook|task-notification"
     r"|environment_context|user_instructions|INSTRUCTIONS|image|attachments?)>.*?</\1>",
     re.S,
 )
-_FENCE = re.compile(r"^\s*(?:```|~~~)")
-_CODE_OR_LOG = re.compile(
+_FENCE = regex_cache.compile(r"^\s*(?:```|~~~)")
+_CODE_OR_LOG = regex_cache.compile(
     r"^\s*(?:\d{4}-\d\d-\d\d\b|\d\d:\d\d:\d\d|\[(?:[A-Z]+|\d[^\]]*)\]|(?:DEBUG|INFO|WARN|WARNING|ERROR|FATAL|TRACE)\b"
     r"|at \S+ \(|File \"|Traceback|def |class |import |from \S+ import |const |let |var |function |return |#include"
     r"|\$ |>>> |npm ERR!|<[/\w!?]|[{}\[\]]\s*$|[\w.]+\(.*\)\s*;?$)"
     r"|[;{]\s*$|^\s*(?:[\w.]+\s*(?:=|\+=|==|=>)\s*\S+)$"
 )
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_SENTENCE_END = regex_cache.compile(r"(?<=[.!?])\s+")
 
 
 def prose_lines(prompt: str):

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from automem import regex_cache
+
 
 class _Lazy:
     """A regex compiled on first use: a hook process pays only for the patterns it reaches."""
@@ -28,7 +30,7 @@ class _Lazy:
 
     def _get(self) -> re.Pattern:
         if self._compiled is None:
-            self._compiled = re.compile(self._pattern, self._flags)
+            self._compiled = regex_cache.compile(self._pattern, self._flags)
         return self._compiled
 
     def match(self, text: str):

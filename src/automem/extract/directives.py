@@ -105,7 +105,7 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
     (
         "remember",
         "decision",
-        re.compile(  # "remember this: X", "keep in mind that X", "for future reference, X": said to be kept
+        rx.compile(  # "remember this: X", "keep in mind that X", "for future reference, X": said to be kept
             r"^" + _OPENERS + r"(?:please\s+)?(?:"
             r"(?:" + REMEMBER + r")(?:\s+(?:this|that))?(?:\s+for (?:the )?(?:future|next time|later))?"
             r"\s*(?:[,:;!]|\s-\s)"

@@ -31,6 +31,7 @@ import re
 from contextlib import contextmanager
 from functools import lru_cache
 
+from automem import regex_cache
 from automem.redact.rules import (
     AsciiView,
     apply_spans,
@@ -44,13 +45,13 @@ from automem.redact.rules import (
 _WINDOW_BACK = 96
 _WINDOW_FWD = 224
 # searched in the ASCII view (non-ASCII characters are "?", in no class here): same matches, cheaper scan
-_QUOTED_CANDIDATE = re.compile(rb"[\"']([A-Za-z0-9+/=_.-]{20,})[\"']")
+_QUOTED_CANDIDATE = regex_cache.compile(rb"[\"']([A-Za-z0-9+/=_.-]{20,})[\"']")
 # ids that transcripts are full of: message, tool-use, request ids
-_ID_PREFIX = re.compile(
+_ID_PREFIX = regex_cache.compile(
     r"(?:msg|toolu|req|call|run|resp|chatcmpl|evt|cus|pi|ch|sub|in|file|asst|thread|batch)_[A-Za-z0-9]"
 )
-_WIDEN_RIGHT = re.compile(r"[A-Za-z0-9_\-+/=.~]*")
-_WIDEN_LEFT = re.compile(r"[A-Za-z0-9_-]*")
+_WIDEN_RIGHT = regex_cache.compile(r"[A-Za-z0-9_\-+/=.~]*")
+_WIDEN_LEFT = regex_cache.compile(r"[A-Za-z0-9_-]*")
 
 
 def _run_end(pattern: re.Pattern, text: str, pos: int = 0) -> int:
@@ -59,18 +60,20 @@ def _run_end(pattern: re.Pattern, text: str, pos: int = 0) -> int:
     return found.end() if found else pos
 
 
-_KEY_BEFORE = re.compile(r"([A-Za-z0-9_.$-]+)\\?[\"']?\s*(?:=>|:=|==?|:)\s*(?:[bru]{0,2}\\?[\"'`])?$")
+_KEY_BEFORE = regex_cache.compile(r"([A-Za-z0-9_.$-]+)\\?[\"']?\s*(?:=>|:=|==?|:)\s*(?:[bru]{0,2}\\?[\"'`])?$")
 
 # Shapes that are not secrets when nothing names them as one.
 _SHAPE_RXES = [
-    re.compile(r"[0-9a-fA-F]{7,40}"),  # git SHAs, short digests
-    re.compile(r"[0-9a-fA-F]{64}|[0-9a-fA-F]{96}|[0-9a-fA-F]{128}"),  # sha256/384/512 digests
-    re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"),  # UUIDs
-    re.compile(r"(?:sha(?:1|224|256|384|512)|md5)[-:=][A-Za-z0-9+/=_-]+"),  # SRI integrity, digests
-    re.compile(r"h1:[A-Za-z0-9+/=]+"),  # go.sum
-    re.compile(r"AAAA(?:B3NzaC1yc2E|C3NzaC1lZDI1NTE5|E2VjZHNhLXNoYTItbmlzdHA)[A-Za-z0-9+/=]*"),  # SSH public keys
-    re.compile(r"(?:iVBORw0KGgo|/9j/|R0lGOD|PHN2Zy|UklGR)[A-Za-z0-9+/=]*"),  # base64 images
-    re.compile(r"pk_(?:live|test)_[A-Za-z0-9]+"),  # Stripe publishable keys are public by design
+    regex_cache.compile(r"[0-9a-fA-F]{7,40}"),  # git SHAs, short digests
+    regex_cache.compile(r"[0-9a-fA-F]{64}|[0-9a-fA-F]{96}|[0-9a-fA-F]{128}"),  # sha256/384/512 digests
+    regex_cache.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"),  # UUIDs
+    regex_cache.compile(r"(?:sha(?:1|224|256|384|512)|md5)[-:=][A-Za-z0-9+/=_-]+"),  # SRI integrity, digests
+    regex_cache.compile(r"h1:[A-Za-z0-9+/=]+"),  # go.sum
+    regex_cache.compile(
+        r"AAAA(?:B3NzaC1yc2E|C3NzaC1lZDI1NTE5|E2VjZHNhLXNoYTItbmlzdHA)[A-Za-z0-9+/=]*"
+    ),  # SSH public keys
+    regex_cache.compile(r"(?:iVBORw0KGgo|/9j/|R0lGOD|PHN2Zy|UklGR)[A-Za-z0-9+/=]*"),  # base64 images
+    regex_cache.compile(r"pk_(?:live|test)_[A-Za-z0-9]+"),  # Stripe publishable keys are public by design
 ]
 _PUBLIC_KEYS = frozenset(
     re.sub(r"[^a-z0-9]", "", k)
@@ -95,7 +98,7 @@ def _plugins(leave_out: frozenset[str] = frozenset()) -> list:
     from importlib import import_module
 
     skip_modules = {_PLUGIN_MODULES[name] for name in leave_out if name in _PLUGIN_MODULES}
-    with _offline_requests(), _plugins_package() as folder:
+    with _offline_requests(), _plugins_package() as folder, _kept_compiles():
         from detect_secrets.plugins.base import BasePlugin
 
         classes: dict[str, type] = {}
@@ -143,6 +146,25 @@ def _plugins_package():
         package.__getattr__ = run_init  # type: ignore[method-assign]
         sys.modules["detect_secrets"] = package
     yield os.path.join(list(spec.submodule_search_locations)[0], "plugins")
+
+
+@contextmanager
+def _kept_compiles():
+    """While detect-secrets' plugins load, the ``re.compile`` calls of their module and class bodies (constant
+    patterns of the installed package: about half of their load) go through regex_cache. Only this thread's: a
+    pattern another thread compiles meanwhile (made of a text, perhaps) compiles as ever and is never kept."""
+    import threading
+
+    plain, loader = re.compile, threading.get_ident()
+
+    def compile(pattern, flags=0):  # noqa: A001 - re.compile's stand-in
+        return regex_cache.compile(pattern, flags) if threading.get_ident() == loader else plain(pattern, flags)
+
+    re.compile = compile
+    try:
+        yield
+    finally:
+        re.compile = plain
 
 
 @contextmanager
@@ -431,7 +453,7 @@ def _low_entropy(plugin, hit: str, memo: dict | None) -> bool:
 
 
 # an anti-forgery token in a form field or meta tag: per-session, public to the page, not a credential
-_CSRF_BEFORE = re.compile(
+_CSRF_BEFORE = regex_cache.compile(
     r"(?i)(?:authenticity_token|csrf[\w-]*|xsrf[\w-]*|_token|__requestverificationtoken)\\?[\"']"
     r"(?:\s+[\w-]+=\\?[\"'][^\"'<>]*\\?[\"'])*\s+(?:value|content)=\\?[\"']$"
 )

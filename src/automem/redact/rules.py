@@ -21,6 +21,8 @@ from __future__ import annotations
 import math
 import re
 
+from automem import regex_cache
+
 
 class _Lazy:
     """A regex compiled on first use: the hooks import this module and most texts need few rules."""
@@ -33,7 +35,7 @@ class _Lazy:
 
     def __getattr__(self, name: str):
         if self._rx is None:
-            self._rx = re.compile(*self._args)
+            self._rx = regex_cache.compile(*self._args)
         return getattr(self._rx, name)
 
 
@@ -262,7 +264,7 @@ class Rule:
     @property
     def rx(self) -> re.Pattern[str]:
         if self._rx is None:
-            self._rx = re.compile(self.pattern, self.flags)
+            self._rx = regex_cache.compile(self.pattern, self.flags)
         return self._rx
 
 

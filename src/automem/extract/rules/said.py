@@ -185,11 +185,15 @@ def _with_subject(summary: str, subject: str) -> str:
     return summary
 
 
+_WORDS = rx.compile(r"\w+")
+_CJK_CHAR = rx.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")  # each counts as a word
+
+
 def _sole_request(prompt: str, sentence: str) -> bool:
     """Is the instruction (nearly) all the prompt says, so that what the agent did next was doing it?"""
 
     def words(text: str) -> int:
-        return len(re.findall(r"\w+", text)) + len(re.findall(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]", text))
+        return len(_WORDS.findall(text)) + len(_CJK_CHAR.findall(text))
 
     return words(sentence) >= 0.7 * words(prompt)
 
