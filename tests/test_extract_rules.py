@@ -246,6 +246,28 @@ def test_not_installed_only_when_nothing_later_ran_it():
     assert _run(errors.missing_command_rule, [zsh])[0].summary.startswith("fd is not installed")  # not "1"
 
 
+def test_a_tool_found_through_the_projects_runner_is_run_that_way_and_a_typo_is_no_missing_program():
+    def missing(command: str, name: str) -> Step:
+        step = _fail(command, f"bash: {name}: command not found")
+        step.errors[0]["error_type"] = "not-found"
+        return step
+
+    for worked, how in (
+        ("uv run pytest -q", "uv run pytest"),
+        (".venv/bin/pytest -q", ".venv/bin/pytest"),
+        ("source .venv/bin/activate && pytest -q", "source .venv/bin/activate && pytest"),
+    ):
+        [cand] = _run(errors.missing_command_rule, [missing("pytest -q", "pytest"), _ok(worked)])
+        assert cand.summary == f"pytest is not on the PATH in this project; run it as `{how}`", worked
+        assert cand.scope == "project" and cand.promotion == VERIFIED_FIX
+    [tsc] = _run(errors.missing_command_rule, [missing("tsc --noEmit", "tsc"), _ok("npx tsc --noEmit")])
+    assert tsc.summary.endswith("run it as `npx tsc`")
+    assert _run(errors.missing_command_rule, [missing("gti status", "gti"), _ok("git status")]) == []
+    assert _run(errors.missing_command_rule, [missing("pyhton a.py", "pyhton"), _ok("python a.py")]) == []
+    [pip] = _run(errors.missing_command_rule, [missing("pip install x", "pip"), _ok("pip3 install x")])
+    assert pip.summary.startswith("pip is not on the PATH")  # pip3 is another version, not a slip
+
+
 def test_an_install_after_a_not_found_a_pipe_hid_is_a_lesson_that_waits():
     """`ssh -V 2>&1 | head -1` exits 0 with "ssh: command not found"; the install and a later run make it a lesson,
     a candidate: the install lasts, so on this machine the problem is gone until another session meets it again."""

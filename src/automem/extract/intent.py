@@ -74,6 +74,12 @@ _ENV = rx.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 # programs that run the next word as the real program
 _PREFIXES = frozenset({"sudo", "env", "time", "nice", "nohup", "command", "exec", "doas", "stdbuf", "caffeinate"})
 _RUNNERS = frozenset({"npx", "bunx", "pnpx", "uvx"})
+# a tool run from the project's environment: `uv run pytest`, `poetry run black`, `bundle exec rspec`
+_PROJECT_RUNNERS = frozenset(
+    {("uv", "run"), ("poetry", "run"), ("pipenv", "run"), ("pdm", "run"), ("hatch", "run"), ("rye", "run")}
+    | {("bundle", "exec"), ("pnpm", "exec"), ("npm", "exec"), ("yarn", "exec"), ("conda", "run")}
+)
+_PROJECT_BIN = rx.compile(r"^(?:\./)?(?:\.?venv|env|node_modules/\.bin|vendor/bin|bin)/(?:bin/|Scripts/)?(?=[^/]+$)")
 _SUBCOMMAND_TOOLS = frozenset(
     {
         "npm",
@@ -202,6 +208,7 @@ class Command:
     env: list[str] = field(default_factory=list)  # VAR=value assignments in front of it
     text: str = ""  # the segment as written
     background: bool = False  # `cmd &` or nohup: started, not finished (its success proves nothing)
+    runner: str = ""  # what ran it from the project's own tools: "npx", "uv run", ".venv/bin/" ("" when the PATH did)
 
     @property
     def positional(self) -> list[str]:
@@ -373,10 +380,14 @@ def parse_command_line(text: str) -> tuple[list[Command], str]:
             words.pop(0)
             while words and (_OPTION.match(words[0]) or re.fullmatch(r"\d+[smhd]?", words[0])):
                 words.pop(0)
+        runner = ""
         if words and words[0].lower() in _RUNNERS:
-            words.pop(0)
+            runner = words.pop(0).lower()
             while words and _OPTION.match(words[0]):
                 words.pop(0)
+        elif len(words) > 2 and (words[0].lower(), words[1]) in _PROJECT_RUNNERS and not _OPTION.match(words[2]):
+            runner = f"{words[0].lower()} {words[1]}"
+            words = words[2:]
         if words and words[0].lower() in ("pnpm", "yarn") and words[1:2] == ["dlx"]:
             words = words[2:]
         if not words:
@@ -388,7 +399,11 @@ def parse_command_line(text: str) -> tuple[list[Command], str]:
             continue
         if program in ("export", "set", "source", ".", "setopt", "unset"):
             continue
-        commands.append(Command(program=program, args=words[1:], env=env, text=segment, background=background))
+        if not runner and (project_bin := _PROJECT_BIN.match(words[0])):
+            runner = project_bin.group(0)
+        commands.append(
+            Command(program=program, args=words[1:], env=env, text=segment, background=background, runner=runner)
+        )
     return commands, cwd
 
 

@@ -706,6 +706,9 @@ def missing_command_rule(session: Session) -> list[Candidate]:
                 )
             )
             continue
+        if later is not None and (via := _project_runner(session, index, later, name)):
+            out.append(_runner_lesson(session, index, later, name, via, line))
+            continue
         if later is not None:
             installs = installs_between(session, index, later, name)
             if installs:
@@ -775,6 +778,8 @@ def missing_command_rule(session: Session) -> list[Candidate]:
             continue
         if _user_says_installed(session, name):
             continue  # "Teams is installed as a pwa": there is no binary, and the user says it is there
+        if _mistyped(session, index, name):
+            continue  # `gti status`, then `git status`: a slip of the keys, not a missing program
         alt = _alternative(session, index, name)
         if alt:
             out.append(
@@ -809,6 +814,64 @@ def missing_command_rule(session: Session) -> list[Candidate]:
             )
         )
     return out
+
+
+_ACTIVATE = rx.compile(r"(?:^|[;&|]\s*)(?:source|\.)\s+(\S*activate)\b")
+
+
+def _project_runner(session: Session, index: int, later: int, name: str) -> str:
+    """How the call that worked ran ``name`` from the project's own environment when the failed one asked the PATH:
+    "uv run", "npx", ".venv/bin/", or "source .venv/bin/activate &&"; "" when it did not."""
+    failed = next((c for c in session.intent(index).commands if c.program == name), None)
+    if failed is None or failed.runner:
+        return ""
+    worked = session.intent(later)
+    via = next((c.runner for c in worked.commands if c.program == name and c.runner), "")
+    if via:
+        return via
+    activate = _ACTIVATE.search(session.steps[later].raw or session.steps[later].input)
+    return f"source {activate.group(1)} &&" if activate else ""
+
+
+def _runner_lesson(session: Session, index: int, later: int, name: str, via: str, line: str) -> Candidate:
+    step = session.steps[index]
+    how = f"{via}{name}" if via.endswith("/") else f"{via} {name}"
+    return Candidate(
+        kind="observation",
+        summary=phrasing.fit(f"{name} is not on the PATH in this project; run it as `{how}`"),
+        content=f"`{_command_text(step)}` failed: {line}\nWhat worked: `{_command_text(session.steps[later])}`",
+        why=f"{name} lives in the project's own environment, not on the PATH; `{how}` found it.",
+        how_to_apply=f"Call `{how}`, not a bare {name}, in this project.",
+        signals=["error"],
+        scope="project",
+        weight=2.4,
+        promotion=VERIFIED_FIX,
+    )
+
+
+def _mistyped(session: Session, index: int, name: str) -> bool:
+    """Did a later successful call run a program one keystroke away from ``name`` (gti -> git, pyhton -> python)?"""
+    programs = {
+        c.program
+        for j in range(index + 1, min(len(session.steps), index + WINDOW))
+        if session.steps[j].kind == "action" and session.steps[j].ok
+        for c in session.intent(j).commands
+    }
+    return any(p != name and _one_slip(name, p) for p in programs)
+
+
+def _one_slip(typed: str, meant: str) -> bool:
+    """One key swapped, doubled, dropped or mistaken inside the name (gti, pyhton, pyton), on names of three letters
+    or more."""
+    if min(len(typed), len(meant)) < 3 or abs(len(typed) - len(meant)) > 1:
+        return False
+    if len(typed) == len(meant):
+        diff = [i for i, (a, b) in enumerate(zip(typed, meant, strict=True)) if a != b]
+        swapped = len(diff) == 2 and diff[1] == diff[0] + 1 and typed[diff[0]] == meant[diff[1]]
+        return len(diff) == 1 or (swapped and typed[diff[1]] == meant[diff[0]])
+    short, long = sorted((typed, meant), key=len)
+    # a letter dropped or doubled inside the name; one more at its end is another program (pip3, pipx, nodemon)
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long) - 1))
 
 
 _PERSISTS_PATH = rx.compile(
