@@ -510,6 +510,12 @@ def test_use_x_not_y_forms_and_their_scope():
         assert cand.summary == summary and cand.scope == "project", text
     [general] = _run(said.directive_rule, [_prompt("I prefer short commit messages in the imperative mood.")])
     assert general.scope == "global" and general.kind == "preference"
+    [explain] = _run(said.directive_rule, [_prompt("I prefer you to explain before making changes")])
+    assert explain.summary == "Explain before making changes"
+    [short] = _run(said.directive_rule, [_prompt("No, pnpm, not npm")])
+    assert short.summary.lower().startswith("pnpm, not npm")
+    for pointer in ("no, not that header, the one in the sidebar", "No, not the red one, the blue one"):
+        assert _run(said.directive_rule, [_prompt(pointer)]) == [], pointer  # which one of this turn's things
 
 
 def test_directives_in_other_languages():

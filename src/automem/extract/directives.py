@@ -63,7 +63,8 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
             r"\b(?:use|using|run|call|prefer|pick|choose|go with|switch to|stick (?:to|with)|keep)\s+[^,.;!?]{1,60}?"
             r"(?:,\s*|\s+)(?:not|no|instead of|rather than|over|and not|but not)\s+\S"
             r"|\b(?:instead of|rather than)\s+\S[^.!?]{0,80}?,?\s*(?:use|run|call|do|put|keep|write|go)\b"
-            r"|^" + _OPENERS + r"[\w./@`'-]+(?:\s+[\w./@`'-]+){0,3},\s+not\s+[\w./@`'-]+"
+            r"|^" + _OPENERS + r"(?!(?:no|nope|yes|yeah|ok|okay|so|and|but|well|wait|hmm|hey|oh)\b)"
+            r"[\w./@`'-]+(?:\s+[\w./@`'-]+){0,3},\s+not\s+(?!(?:that|this|those|these|it|the one)\b)[\w./@`'-]+"
             r"|\b(?:use|do|run|put)\b[^.!?]{1,80}\binstead\b",
             re.I,
         ),

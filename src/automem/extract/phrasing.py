@@ -48,6 +48,7 @@ _INSTEAD_OF = rx.compile(  # "use Z instead of X (for Y)"
     re.I,
 )
 _PREFER = (
+    (rx.compile(r"^i(?:'d| would| do)?(?: really| strongly| much| generally)? prefer (?:you|the agent) to ", re.I), ""),
     (
         rx.compile(
             r"^i(?:'d| would| do)?(?: really| strongly| much| generally)?(?: would|'d| do)? "
