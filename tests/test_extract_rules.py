@@ -1294,6 +1294,8 @@ def test_a_rule_for_this_stage_or_this_piece_of_work_is_not_stored():
         "Pick option 2, not option 1.",
         "Use the second approach instead.",
         "Keep the old function, not the new one.",
+        "Don't change anything else.",
+        "Don't write any code, only plan.",
     ):
         assert _run(said.directive_rule, [_prompt(text)]) == [], text
     for text in (
@@ -1307,6 +1309,7 @@ def test_a_rule_for_this_stage_or_this_piece_of_work_is_not_stored():
         "Don't over-engineer, just do what I ask",
         "Switch to uv instead of pip",
         "Always run the linter, right now you keep forgetting",
+        "I would only want e2e tests for the session class, anything else is noise.",
     ):
         [lasting] = _run(said.directive_rule, [_prompt(text)])
         assert lasting.promotion == INSTRUCTION, text

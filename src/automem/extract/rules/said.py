@@ -218,7 +218,10 @@ _THIS_WORK = rx.compile(
     r"|\b(?:option|approach|variant|choice|alternative|solution|proposal)\s+(?:\d|[a-d]\b|#)"
     r"|\bthe (?:first|second|third|last|other|previous|original) (?:one|approach|option|version|way|solution)\b"
     r"|\b(?:the )?(?:old|new|previous|original|other) one\b"
-    r"|\b(?:stop|finish|quit|give up|end)\s+until\b",
+    r"|\b(?:stop|finish|quit|give up|end)\s+until\b"
+    r"|\b(?:change|touch|modify|edit|do|add|remove|delete|fix|update|refactor)\s+(?:anything|everything|nothing)"
+    r" else\b|\bthe rest of (?:it|the (?:file|code|page))\b"
+    r"|\b(?:only|just) (?:plan|analy[sz]e|investigate|review|read|look|explore|research|diagnose)\b",
     re.I,
 )
 # Read in the first clause only, where it qualifies the rule itself ("always run the linter, right now you keep
