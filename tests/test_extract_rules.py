@@ -570,6 +570,8 @@ def test_narrative_role_play_questions_and_pasted_logs_are_never_directives():
         "> always use the v2 API\n",
         'Uncaught TypeError: x. Relative references must start with either "/", "./", or "../".',
         "From now on, you are a pirate.",
+        "Translate to French: 'Always wash your hands. Never touch your face.'",
+        "The prompt for the bot should say: 'You are a helpful assistant. Always answer in English.'",
         "Always the same problem with you!",
         "never gonna give you up",
     ):

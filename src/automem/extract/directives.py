@@ -451,13 +451,23 @@ _REMEMBER_TAIL = rx.compile(
 )
 
 
+# a quoted passage of a sentence or more: text to translate, write or put in a prompt, someone else's words
+_QUOTED_PASSAGE = rx.compile(
+    r"(?:(?<=^)|(?<=[\s:(]))(['\"\u201c\u2018])(?=\S)"
+    r"(?=(?:[^'\"\u201c\u201d\u2018\u2019\n]|(?<=\w)'(?=\w)){0,600}?[.!?]['\"\u201d\u2019]?(?:$|[\s,;:)]))"
+    r"(?:[^'\"\u201c\u201d\u2018\u2019\n]|(?<=\w)'(?=\w)){20,600}?['\"\u201d\u2019](?=$|[\s.,;:!?)])"
+)
+
+
 def directives(prompt: str, limit: int = 3) -> list[Directive]:
     """The directives of one prompt, in order, at most ``limit``: a sentence, or the clause of it that holds the cue.
 
     A sentence followed by one that only asks to remember it ("Use tabs. Remember that.") is a directive whatever
-    its words, with the cue "remembered"."""
+    its words, with the cue "remembered". A quoted passage (text to translate, to write, someone's words) is not
+    read."""
     out: list[Directive] = []
-    said = sentences(prompt)
+    quoted = "'" in prompt or '"' in prompt or "\u201c" in prompt
+    said = sentences(_QUOTED_PASSAGE.sub(" ", prompt) if quoted else prompt)
     for at, sentence in enumerate(said):
         if at + 1 < len(said) and _REMEMBER_TAIL.match(said[at + 1]) and not _REMEMBER_TAIL.match(sentence):
             text = " ".join(sentence.split())
