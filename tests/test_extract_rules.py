@@ -1625,8 +1625,13 @@ def test_a_thing_handed_over_for_this_turn_is_not_where_something_lives():
         "the output is in /tmp/out.txt",
         "the screenshot is at ~/Desktop/shot.png",
         "check the file at src/utils/helpers.ts",
+        "the file is at ./data/input.csv",  # which file: only this turn knew
+        "the component is in src/components/Header.tsx",
+        "the new version is in v2/api.py",
+        "there's a typo in README.md",
     ):
         assert _run(said.location_rule, [_prompt(text)]) == [], text
+        assert find_candidates(Session([_prompt(text)])) == [], text
     [logs] = _run(said.location_rule, [_prompt("the logs are in ~/Library/Logs/app")])
     assert logs.summary == "The logs are in ~/Library/Logs/app" and logs.promotion == INSTRUCTION
 

@@ -506,14 +506,28 @@ def location_statement(sentence: str) -> str:
     match = _LOCATION.search(sentence)
     if not match or match.group("path").startswith(("http", "www.")) or "://" in sentence:
         return ""
-    if _TROUBLE.search(sentence[max(0, match.start() - 40) : match.start()]):
-        return ""  # "the bug is in x.py" points at a one-off problem, not at where something lives
+    before = sentence[max(0, match.start() - 40) : match.start()]
+    if _TROUBLE.search(before) or _TROUBLE.search(match.group(0)[:40]):
+        return ""  # "the bug is in x.py", "there's a typo in x.md" point at a one-off problem, not where a thing lives
+    lead = match.group(0).split(None, 1)[0].lower()  # "file" when the match began at "file is at"
+    subject = before + lead if lead in ("file", "folder", "directory", "dir", "config") else before
+    if _VAGUE_SUBJECT.search(subject) or _VAGUE_THERE.match(match.group(0)):
+        return ""  # "the file is at x", "the component is in y": which one, only this turn knew
     if _FLEETING.search(sentence) or _FLEETING_PLACE.search(match.group("path")):
         return ""  # "I put the file in /tmp/x", "the screenshot is at ~/Desktop/a.png", "check the file at x": now only
     start = sentence.rfind(" ", 0, max(0, match.start() - 30)) + 1 if match.start() > 30 else 0
     return sentence[start : match.end()].strip()
 
 
+# a subject that names nothing out of its turn: "the file", "the new version", "this component"
+_VAGUE_THING = (
+    r"(?:(?:new|old|other|same|first|second|updated|current|right|correct)\s+)?(?:file|component|function|method"
+    r"|class|code|script|thing|one|version|change|logic|part|page|line|test|snippet|module|implementation|helper)"
+)
+_VAGUE_SUBJECT = rx.compile(
+    r"(?:^|\b(?:and|but|so|no|ok|okay|oh|wait)\W+)\W*(?:the|this|that|its|a)\s+" + _VAGUE_THING + r"\s*$", re.I
+)
+_VAGUE_THERE = rx.compile(r"there(?:'s| is| are) (?:an? |the )?" + _VAGUE_THING + r"\s+(?:at|in|under)\b", re.I)
 # a thing handed over for this turn, or a request to look at it, rather than where something lives
 _FLEETING = rx.compile(
     r"^\W*(?:please\s+)?(?:check|look at|see|open|read|fix|edit|review|use|try|run)\b"
