@@ -1632,6 +1632,8 @@ def test_a_thing_handed_over_for_this_turn_is_not_where_something_lives():
     ):
         assert _run(said.location_rule, [_prompt(text)]) == [], text
         assert find_candidates(Session([_prompt(text)])) == [], text
+        typed_after_stop = [_prompt("fix it"), _ok("ls"), _prompt(text, after_interrupt=True)]
+        assert find_candidates(Session(typed_after_stop)) == [], text
     [logs] = _run(said.location_rule, [_prompt("the logs are in ~/Library/Logs/app")])
     assert logs.summary == "The logs are in ~/Library/Logs/app" and logs.promotion == INSTRUCTION
 

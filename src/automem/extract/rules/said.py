@@ -471,8 +471,8 @@ def correction_rule(session: Session) -> list[Candidate]:
         text = phrasing._cap(phrasing.strip_openers(said))  # "wait, the tests are in x" -> "The tests are in x"
         if _ABOUT_THE_WORK.search(text):
             continue  # "you are editing the wrong file", "it's not working": how this turn goes, not a fact to keep
-        if location_statement(text):
-            continue  # where a thing lives: the location rule's
+        if _LOCATION.search(text):
+            continue  # where a thing lives: the location rule's, which also knows when it names no lasting place
         if _VAGUE.search(text) or _ERRORISH.search(text) or directives(text):
             continue  # a directive is the directive rule's; a pointer to "that" means nothing later
         out.append(
