@@ -1612,6 +1612,8 @@ def test_what_the_user_says_of_the_work_after_stopping_the_agent_is_no_fact():
         "the build is broken because of your change",
         "that's not what I asked",
         "please review milestone 5. Complete milestone 6 when milestone 5 is done",
+        "the server is already running on port 3000",
+        "the migration is still running",
     ):
         assert after_stop(text) == [], text
     [fact] = after_stop("wait, the function is called getUser not fetchUser")

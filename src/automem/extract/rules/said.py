@@ -459,6 +459,9 @@ _ABOUT_THE_WORK = rx.compile(
 )
 
 
+_THIS_MOMENT = rx.compile(r"\b(?:already|currently|still|right now|at the moment|today|so far|for now)\b", re.I)
+
+
 def correction_rule(session: Session) -> list[Candidate]:
     """What the user typed right after stopping the agent, when it states a fact ("Teams is installed as a pwa")."""
     out: list[Candidate] = []
@@ -469,8 +472,8 @@ def correction_rule(session: Session) -> list[Candidate]:
         if not 12 <= len(said) <= 160 or said.endswith("?") or _NOT_A_FACT.match(said) or not _FACT_SHAPE.search(said):
             continue
         text = phrasing._cap(phrasing.strip_openers(said))  # "wait, the tests are in x" -> "The tests are in x"
-        if _ABOUT_THE_WORK.search(text):
-            continue  # "you are editing the wrong file", "it's not working": how this turn goes, not a fact to keep
+        if _ABOUT_THE_WORK.search(text) or _THIS_MOMENT.search(text):
+            continue  # "you are editing the wrong file", "the server is already running": this turn, not a fact
         if _LOCATION.search(text):
             continue  # where a thing lives: the location rule's, which also knows when it names no lasting place
         if _VAGUE.search(text) or _ERRORISH.search(text) or directives(text):
