@@ -1645,6 +1645,11 @@ def test_a_record_written_once_and_a_tickets_fields_are_no_decisions():
     assert _run(said.doc_file_rule, [_prompt("save your findings to report.md")]) == []
     [log] = _run(said.doc_file_rule, [_prompt("keep notes of what you did in progress.md")])
     assert log.summary == "The notes are kept in progress.md; keep it up to date"
+    [changes] = _run(said.doc_file_rule, [_prompt("keep a changelog in CHANGELOG.md")])
+    assert changes.summary == "The changelog is kept in CHANGELOG.md; keep it up to date"
+    [decided] = _run(said.doc_file_rule, [_prompt("log every decision in DECISIONS.md")])
+    assert decided.summary == "The decisions are kept in DECISIONS.md; keep it up to date"
+    assert _run(said.doc_file_rule, [_prompt("add a todo to README.md")]) == []  # an edit of this turn
     ticket = "Here's the ticket:\n- Status: done\n- Owner: me\n- Priority: high\n- Due: Friday"
     assert _run(said.stack_rule, [_prompt(ticket)]) == []
     stack = "- Language: Python\n- Framework: FastAPI\n- Database: Postgres\n- Deploy: Fly.io"

@@ -946,16 +946,16 @@ def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int
 
 _DOC_FILE = rx.compile(r"(?<![\w/])[\w./-]*[\w-]\.md\b", re.I)
 _RECORD_VERB = rx.compile(
-    r"\b(?:create|add|write|keep|put|update)\b[^.!?]{0,60}?\b(?:plan|code "
-    r"?map|notes?|docs?|documentation|log|checklist)\b"
-    r"|\b(?:plan|code ?map|notes|checklist)\s+(?:in|to|into)\s+\S+\.md\b",
+    r"\b(?:create|add|write|keep|put|update|log|record|track)\b[^.!?]{0,60}?\b(?:plan|code "
+    r"?map|notes?|docs?|documentation|log|checklist|changelog|todo(?: list)?|to-do list|decisions?)\b"
+    r"|\b(?:plan|code ?map|notes|checklist|changelog|todo list|decisions)\s+(?:in|to|into)\s+\S+\.md\b",
     re.I,
 )
 
 
 _RECORD_NOUN = rx.compile(
-    r"\b(?:(?:implementation|refactor(?:ing)?|project|design|migration|release)\s+)?"
-    r"(?:plan|code ?map|notes|checklist|log|documentation)\b",
+    r"\b(?:(?:implementation|refactor(?:ing)?|project|design|migration|release|decision)\s+)?"
+    r"(?:plan|code ?map|notes|checklist|log|documentation|changelog|todo list|to-do list|decisions)\b",
     re.I,
 )
 
@@ -963,9 +963,10 @@ _RECORD_NOUN = rx.compile(
 def _record_summary(clause: str) -> str:
     """ "createa full implementation plan in docs/refactor.md" -> "The implementation plan is kept in docs/refactor.md":
     what lasts is where the record lives, not the request to write it."""
-    noun, where = _RECORD_NOUN.search(clause), _DOC_FILE.search(clause)
+    named = re.sub(r"^\W*(?:please\s+)?(?:log|record|track)\s+", "", clause, flags=re.I)  # "log every decision in"
+    noun, where = _RECORD_NOUN.search(named), _DOC_FILE.search(named)
     if not noun or not where:
-        return phrasing.imperative(clause)
+        return ""  # no record named ("add a todo to README.md"): a change to a file, this turn's
     thing = noun.group(0).lower()
     verb = "are" if thing.endswith("s") and not thing.endswith("ss") else "is"
     return phrasing.fit(f"The {thing} {verb} kept in {where.group(0)}; keep it up to date")
@@ -1001,10 +1002,13 @@ def doc_file_rule(session: Session) -> list[Candidate]:
                 ),
                 sentence,
             )
+            summary = _record_summary(_clean(clause))
+            if not summary:
+                continue
             out.append(
                 Candidate(
                     kind="decision",
-                    summary=_record_summary(_clean(clause)),
+                    summary=summary,
                     content=f'The user said: "{_clean(sentence)}"',
                     why="The user chose the file where this is written down (a plan, a map, notes).",
                     how_to_apply="Keep that file up to date, and read it first when picking the work up again.",
