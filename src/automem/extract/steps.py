@@ -210,14 +210,14 @@ def answered_questions(raw, result: str) -> list[tuple[str, str, str, list[str]]
 def _pairs_of_known_questions(result: str, questions: list[str]) -> list[tuple[str, str]]:
     """(question, answer) cut at the next asked question rather than at the next quote, so an answer that
     quotes something ("use "uv" not pip") is read whole; empty when the result does not hold every question."""
+    if not questions:
+        return []
     starts: list[tuple[int, str]] = []
-    for question in questions if questions else ():
+    for question in questions:
         at = result.find(f'"{question}"="')
         if at == -1:
             return []
         starts.append((at, question))
-    if not starts:
-        return []
     starts.sort()
     ends = [at for at, _ in starts[1:]] + [len(result)]
     pairs = []
