@@ -1499,6 +1499,10 @@ def test_a_retry_that_overrode_the_check_that_refused_it_is_no_lesson():
     ):
         steps = [_fail(failed, "error: refused by a check"), _ok(retry)]
         assert _run(errors.fixed_error_rule, steps) == [], retry
+    no_package = _fail("npm test", "npm ERR! enoent Could not read package.json")
+    assert _run(errors.fixed_error_rule, [no_package, _ok("cd /tmp/build-123 && npm test")]) == []  # a temp folder
+    [sub] = _run(errors.fixed_error_rule, [no_package, _ok("cd web && npm test")])
+    assert sub.summary.startswith("npm test must run from web")
     reset = [_fail("git pull", "error: Your local changes would be overwritten by merge"), _ok("git reset --hard")]
     assert _run(errors.fixed_error_rule, [*reset, _ok("git pull")]) == []
     [kept] = _run(errors.fixed_error_rule, [_fail("docker run app", "exec format error"), _ok("docker run -f x app")])

@@ -528,6 +528,9 @@ _OVERRIDING_ENV = rx.compile(
 )
 
 
+_TEMP_DIR = rx.compile(r"^(?:/tmp\b|/private/tmp\b|/var/folders/|/var/tmp\b|\$TMPDIR|%TEMP%|.*[\\/]Temp[\\/])", re.I)
+
+
 def _overrides(command: Command, option: str) -> bool:
     name = option.split("=", 1)[0]
     return name in _OVERRIDES or name in _OVERRIDES_OF.get(command.program, ())
@@ -638,7 +641,7 @@ def difference(
         and same.text == main.text  # run again unchanged: only the call before it can have made the difference
     ):
         return Difference("before", f"after `{last.main.text[:80]}`")  # the call made right before it worked
-    if fix.cwd and fix.cwd != failed.cwd:
+    if fix.cwd and fix.cwd != failed.cwd and not _TEMP_DIR.match(fix.cwd):  # a temp folder is no place to keep
         return Difference("cwd", f"from {fix.cwd}")
     return Difference("", "")
 
