@@ -1509,6 +1509,24 @@ def test_a_retry_that_overrode_the_check_that_refused_it_is_no_lesson():
     assert "needs -f" in kept.summary  # -f overrides only where it means force
 
 
+def test_a_retry_that_checked_less_is_no_fix():
+    """Deselecting the failing test, skipping library checks or hushing the linter passes by checking less."""
+    for failed, line, retry in (
+        ("pytest tests/", "FAILED tests/test_api.py::test_login - AssertionError", 'pytest tests/ -k "not login"'),
+        ("pytest", "FAILED tests/test_api.py::test_login - AssertionError", "pytest --deselect tests/test_api.py"),
+        ("pytest", "ERROR collecting tests/test_slow.py", "pytest --ignore=tests/test_slow.py"),
+        ("npm run lint", "error  Unexpected any  @typescript-eslint/no-explicit-any", "npm run lint -- --quiet"),
+        ("cargo test", "test result: FAILED. 3 passed; 1 failed", "cargo test --lib"),
+        ("mypy src", "error: Incompatible types in assignment", "mypy src --ignore-missing-imports"),
+        ("tsc", "error TS2307: Cannot find module 'x'", "tsc --skipLibCheck"),
+        ("npx vitest", "FAIL src/a.test.ts > renders", "npx vitest -t renders"),
+    ):
+        assert _run(errors.fixed_error_rule, [_fail(failed, line), _ok(retry)]) == [], retry
+    crashed = _fail("npm test", "Error: Worker exited")
+    [threads] = _run(errors.fixed_error_rule, [crashed, _ok("npm test -- --pool=threads")])
+    assert "--pool=threads" in threads.summary  # a way to run the same tests is a lesson
+
+
 def test_a_task_done_in_a_language_is_no_request_to_talk_in_it():
     for text in ("このissueに日本語で返信して", "README の使い方を日本語で説明して", "用中文写这个README"):
         assert _run(said.directive_rule, [_prompt(text)]) == [], text

@@ -531,6 +531,26 @@ _OVERRIDING_ENV = rx.compile(
 _TEMP_DIR = rx.compile(r"^(?:/tmp\b|/private/tmp\b|/var/folders/|/var/tmp\b|\$TMPDIR|%TEMP%|.*[\\/]Temp[\\/])", re.I)
 
 
+# options that make a check check less: a subset of the tests, a rule or a path skipped, findings hushed
+_NARROWS = frozenset(
+    {"--deselect", "--lf", "--last-failed", "--co", "--collect-only", "--testNamePattern", "--testPathIgnorePatterns"}
+    | {"--onlyChanged", "--passWithNoTests", "--grep", "--grep-invert", "--shard", "--changed", "--related"}
+    | {"--findRelatedTests", "--lib", "--bins", "--bin", "--quiet", "--exit-zero", "--max-warnings", "--skipLibCheck"}
+    | {"--ignore-missing-imports", "--follow-imports", "--no-strict", "--allow-untyped-defs", "--warn-only"}
+)
+_NARROWING_PREFIX = ("--ignore", "--skip", "--exclude", "--extend-exclude", "--disable", "--no-verify")
+_TEST_RUNNERS = frozenset({"pytest", "py.test", "jest", "vitest", "mocha", "playwright", "cypress", "ava", "tap"})
+_NARROWS_TESTS = frozenset({"-k", "-m", "-t", "-o", "--project", "--filter", "--only", "--run", "--tags"})
+
+
+def _narrows(command: Command, option: str) -> bool:
+    name = option.split("=", 1)[0]
+    if name in _NARROWS or name.startswith(_NARROWING_PREFIX):
+        return True
+    tests = command.program in _TEST_RUNNERS or "test" in command.subcommand or command.subcommand == "run"
+    return tests and name in _NARROWS_TESTS
+
+
 def _overrides(command: Command, option: str) -> bool:
     name = option.split("=", 1)[0]
     return name in _OVERRIDES or name in _OVERRIDES_OF.get(command.program, ())
@@ -611,6 +631,8 @@ def difference(
     other = _OTHER_ACTION | (_OTHER_GIT_ACTION if lists_refs else frozenset())
     if any(o.split("=", 1)[0] in other for o in added):
         return Difference("", "")  # `git tag -d`, `git rebase --abort`: another action, not the same call fixed
+    if any(_narrows(same, o) for o in added):
+        return Difference("", "")  # fewer tests run, a check skipped, findings hushed: it passed by checking less
     if main.program in ("rm", "rmdir", "del", "remove-item") or any(_overrides(same, o) for o in added):
         return Difference("", "")  # the retry overrode the check that stopped it: no way to run the call from the start
     ran_before = fix.commands[: fix.commands.index(same)] + [c for i in between for c in i.commands]
