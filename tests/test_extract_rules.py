@@ -571,6 +571,8 @@ def test_narrative_role_play_questions_and_pasted_logs_are_never_directives():
         'Uncaught TypeError: x. Relative references must start with either "/", "./", or "../".',
         "From now on, you are a pirate.",
         "Translate to French: 'Always wash your hands. Never touch your face.'",
+        "From now on wards lets consider your name as SAIA",
+        "don't be stupid.  I'm a solo dev who gets angry when you mess up.",
         "The prompt for the bot should say: 'You are a helpful assistant. Always answer in English.'",
         "Always the same problem with you!",
         "never gonna give you up",
@@ -1298,6 +1300,8 @@ def test_a_rule_for_this_stage_or_this_piece_of_work_is_not_stored():
         "Keep the old function, not the new one.",
         "Don't change anything else.",
         "Don't write any code, only plan.",
+        "Explore this repo and tell me how it is structured. Don't change anything.",
+        "don't change anything. I am just testing",
     ):
         assert _run(said.directive_rule, [_prompt(text)]) == [], text
     for text in (

@@ -68,9 +68,19 @@ def _first_sentence(text: str, limit: int = 220) -> str:
     return ""
 
 
+# a complaint phrased as a rule: "don't be stupid", "stop being lazy"
+_INSULT = rx.compile(
+    r"^\W*(?:please\s+)?(?:don'?t|dont|do not|never|stop)\s+(?:be(?:ing)?|act(?:ing)?)\s+(?:so\s+)?(?:stupid|dumb"
+    r"|an? idiot|idiotic|lazy|useless|annoying|ridiculous|silly|retarded|an? moron|an? asshole|a dick)\b",
+    re.I,
+)
+
+
 def _keep(d: Directive, document: bool) -> bool:
     """Precision first: the cue must make it a standing rule, not a one-off request or a hedge."""
     text = d.sentence
+    if _INSULT.search(text):
+        return False
     if _ERRORISH.search(text) or _VAGUE.search(text) or (_HEDGE.search(text) and d.cue != "habit"):
         return False
     if d.cue in ("must", "want", "default", "remember", "remembered") and document:
@@ -221,7 +231,9 @@ _THIS_WORK = rx.compile(
     r"|\b(?:stop|finish|quit|give up|end)\s+until\b"
     r"|\b(?:change|touch|modify|edit|do|add|remove|delete|fix|update|refactor)\s+(?:anything|everything|nothing)"
     r" else\b|\bthe rest of (?:it|the (?:file|code|page))\b"
-    r"|\b(?:only|just) (?:plan|analy[sz]e|investigate|review|read|look|explore|research|diagnose)\b",
+    r"|\b(?:only|just) (?:plan|analy[sz]e|investigate|review|read|look|explore|research|diagnose)\b"
+    r"|^\W*(?:please\s+)?(?:don'?t|dont|do not)\s+(?:change|touch|modify|edit|write|commit)\s+anything\W*$"
+    r"|^\W*(?:please\s+)?(?:don'?t|dont|do not)\s+(?:make|do)\s+any\s+(?:changes|edits)\W*$",
     re.I,
 )
 # Read in the first clause only, where it qualifies the rule itself ("always run the linter, right now you keep
