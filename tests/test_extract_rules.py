@@ -268,6 +268,20 @@ def test_a_tool_found_through_the_projects_runner_is_run_that_way_and_a_typo_is_
     assert pip.summary.startswith("pip is not on the PATH")  # pip3 is another version, not a slip
 
 
+def test_a_cmdlet_in_bash_and_a_failure_the_session_got_past_are_no_lessons():
+    cmdlet = _fail("Get-ChildItem -Path . -Force", "/usr/bin/bash: line 1: Get-ChildItem: command not found")
+    cmdlet.errors[0]["error_type"] = "not-found"
+    assert find_candidates(Session([cmdlet])) == []  # PowerShell in the wrong shell, nothing to install
+    line = "fatal: not a git repository (or any parent up to mount point /)"
+    steps = [_fail("git status", line), _fail("git diff", line), _fail("git log -5", line)]
+    assert _run(errors.repeated_error_rule, [*steps, _ok("git init"), _ok("git status")]) == []
+    assert _run(errors.repeated_error_rule, steps)[0].summary.endswith("not resolved in the session")
+    mac = _fail("timeout 15s npm start", "(eval):1: command not found: timeout")
+    mac.errors[0]["error_type"] = "not-found"
+    [missing] = _run(errors.missing_command_rule, [mac])
+    assert missing.summary.startswith("timeout is not installed")
+
+
 def test_an_install_after_a_not_found_a_pipe_hid_is_a_lesson_that_waits():
     """`ssh -V 2>&1 | head -1` exits 0 with "ssh: command not found"; the install and a later run make it a lesson,
     a candidate: the install lasts, so on this machine the problem is gone until another session meets it again."""

@@ -383,7 +383,7 @@ def missing_name(session: Session, index: int) -> str:
 
 _SHELL_SAYS = rx.compile(
     r"\b(?:ba|z|da|k)?sh: (?:line \d+: )?([A-Za-z][\w.+-]*): command not found"
-    r"|\bzsh:\d*:? command not found: ([A-Za-z][\w.+-]*)"
+    r"|(?:\bzsh:\d*:?|\(eval\):\d+:) command not found: ([A-Za-z][\w.+-]*)"  # (eval): Claude Code's zsh on a Mac
 )
 
 
@@ -414,7 +414,11 @@ def repeated_error_rule(session: Session) -> list[Candidate]:
         diff = explained[2] if explained else Difference("", "")
         fix_step = session.steps[explained[1]] if explained else None
         earlier = " (also in earlier sessions)" if session.prior_clusters.get(key) else ""
-        passed_later = explained is not None or verified_fix(session, indexes[-1], through_user=True) is not None
+        passed_later = (
+            explained is not None
+            or verified_fix(session, indexes[-1], through_user=True) is not None
+            or _ran_again_fine(session, indexes)
+        )
         mismatch = diff.kind == "before" and _CONTEXT_MISMATCH.search(line)
         if mismatch:
             summary = phrasing.fit(
@@ -463,6 +467,24 @@ def repeated_error_rule(session: Session) -> list[Candidate]:
             )
         )
     return out
+
+
+_CMDLET = rx.compile(
+    r"^(?:get|set|new|remove|select|where|foreach|convertfrom|convertto|test|write|out|invoke|start|stop|import|export"
+    r"|add|clear|copy|move|rename|join|split|measure|sort|format|resolve|expand|compress|read|update)-[a-z]+$"
+)
+
+
+def _ran_again_fine(session: Session, indexes: list[int]) -> bool:
+    """Did a call of the cluster (program and subcommand, looks too) succeed after its last failure? `git status`,
+    `git diff`, `git log` failing "not a git repository", then `git init` and `git status` fine: resolved."""
+    calls = {(m.program, m.subcommand) for i in indexes if (m := session.intent(i).main) is not None and m.program}
+    for j in range(indexes[-1] + 1, len(session.steps)):
+        step = session.steps[j]
+        main = session.intent(j).main if step.kind == "action" and step.ok else None
+        if main is not None and (main.program, main.subcommand) in calls:
+            return True
+    return False
 
 
 def fixed_error_rule(session: Session) -> list[Candidate]:
@@ -780,6 +802,8 @@ def missing_command_rule(session: Session) -> list[Candidate]:
             continue  # "Teams is installed as a pwa": there is no binary, and the user says it is there
         if _mistyped(session, index, name):
             continue  # `gti status`, then `git status`: a slip of the keys, not a missing program
+        if _CMDLET.match(name):
+            continue  # Get-ChildItem in bash: a PowerShell command in the wrong shell, not a program to install
         alt = _alternative(session, index, name)
         if alt:
             out.append(
