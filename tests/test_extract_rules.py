@@ -1661,6 +1661,16 @@ def test_what_the_user_says_of_the_work_after_stopping_the_agent_is_no_fact():
     assert '"Wait, the function is called getUser not fetchUser"' in fact.content  # the user's words, as typed
 
 
+def test_naming_another_tool_right_after_stopping_the_agent_switches_tools():
+    stopped = [_prompt("set up the project"), _fail('pip install -e ".[dev]"', "interrupted")]
+    switched = [*stopped, _prompt("use uv", after_interrupt=True), _ok("uv sync"), _ok("uv run pytest -q")]
+    [use] = _run(said.redirect_rule, switched)
+    assert use.summary == "Use uv, not pip" and use.promotion == INSTRUCTION
+    assert _run(said.redirect_rule, [*stopped, _prompt("use uv", after_interrupt=True), _ok("ls")]) == []  # never ran
+    assert _run(said.redirect_rule, [*stopped, _prompt("use tabs", after_interrupt=True), _ok("ls")]) == []
+    assert _run(said.redirect_rule, [*stopped, _prompt("use uv"), _ok("uv sync")]) == []  # not typed after a stop
+
+
 def test_a_thing_handed_over_for_this_turn_is_not_where_something_lives():
     for text in (
         "I put the file in /tmp/x.txt",

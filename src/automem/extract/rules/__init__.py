@@ -47,6 +47,7 @@ def _rules() -> list[Rule]:
         said.directive_rule,
         said.rejection_rule,
         said.correction_rule,
+        said.redirect_rule,
         said.location_rule,
         said.mapping_rule,
         said.doc_file_rule,

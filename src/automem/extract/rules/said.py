@@ -417,6 +417,50 @@ def _call_gist(raw: str, limit: int = 160) -> str:
     return text[:limit].rsplit(" ", 1)[0] + " …" if len(text) > limit else text
 
 
+_USE_ONE = rx.compile(r"^\W*(?:no[,.!]?\s+)?(?:please\s+)?use\s+([A-Za-z][\w.+-]{1,30})(?:\s+instead)?\W*$", re.I)
+_NOT_A_TOOL = frozenset({"sudo", "it", "this", "that", "them", "tabs", "spaces", "english", "the", "a", "an"})
+
+
+def redirect_rule(session: Session) -> list[Candidate]:
+    """ "use uv", typed right after the user stopped a `pip install`, when the agent then ran uv: "Use uv, not pip".
+    The tool the user named must run later in the session; otherwise it may not be a tool at all."""
+    out: list[Candidate] = []
+    for index, step in enumerate(session.steps):
+        if step.kind != "prompt" or not step.after_interrupt:
+            continue
+        said = _USE_ONE.match(" ".join(step.text.split()))
+        wanted = said.group(1).lower() if said else ""
+        if not wanted or wanted in _NOT_A_TOOL:
+            continue
+        stopped = next((j for j in range(index - 1, -1, -1) if session.steps[j].kind == "action"), None)
+        main = session.intent(stopped).main if stopped is not None else None
+        if main is None or not main.program or main.program == wanted:
+            continue
+        ran = any(
+            session.steps[j].kind == "action"
+            and session.steps[j].ok
+            and any(c.program == wanted or c.runner.split(" ")[0] == wanted for c in session.intent(j).commands)
+            for j in range(index + 1, len(session.steps))
+        )
+        if not ran:
+            continue
+        out.append(
+            Candidate(
+                kind="decision",
+                summary=phrasing.fit(f"Use {wanted}, not {main.program}"),
+                content=f'The user stopped `{main.text[:120]}` and said: "{step.text.strip()[:120]}"; the agent '
+                f"then ran {wanted}.",
+                why="The user stopped the agent to switch it to this tool.",
+                how_to_apply=f"Reach for {wanted} where {main.program} would have been used, in this project.",
+                signals=["correction"],
+                scope="project",
+                weight=2.2,
+                promotion=INSTRUCTION,
+            )
+        )
+    return out
+
+
 def rejection_rule(session: Session) -> list[Candidate]:
     """A rejected tool call whose feedback says what to do instead: the user's decision."""
     out: list[Candidate] = []
