@@ -1661,6 +1661,13 @@ def test_what_the_user_says_of_the_work_after_stopping_the_agent_is_no_fact():
     assert '"Wait, the function is called getUser not fetchUser"' in fact.content  # the user's words, as typed
 
 
+def test_a_requirement_quoted_from_the_middle_of_a_wrapped_sentence_is_not_stated():
+    line = "available. On Debian/Ubuntu systems, you need to install the python3-venv"
+    venv = _fail("python3 -m venv venv", line)
+    fixed = [venv, _ok("sudo apt install -y python3.12-venv"), _ok("python3 -m venv venv")]
+    assert _run(errors.stated_requirement_rule, fixed) == []
+
+
 def test_naming_another_tool_right_after_stopping_the_agent_switches_tools():
     stopped = [_prompt("set up the project"), _fail('pip install -e ".[dev]"', "interrupted")]
     switched = [*stopped, _prompt("use uv", after_interrupt=True), _ok("uv sync"), _ok("uv run pytest -q")]

@@ -1063,6 +1063,9 @@ _REQUIREMENT = rx.compile(
 )
 
 
+_MID_SENTENCE = rx.compile(r"^[a-z][\w-]*[.,;]\s")
+
+
 def stated_requirement_rule(session: Session) -> list[Candidate]:
     """An error that states its own requirement ("Not on a feature branch", "must be run from ..."), met later."""
     out: list[Candidate] = []
@@ -1073,8 +1076,8 @@ def stated_requirement_rule(session: Session) -> list[Candidate]:
             continue
         lines = [e.get("line", "") for e in step.errors] + step.result_head.splitlines()[:4]
         stated = next((" ".join(line.split()) for line in lines if _REQUIREMENT.search(line)), "")
-        if not stated or len(stated) > 240:
-            continue
+        if not stated or len(stated) > 240 or _MID_SENTENCE.match(stated):
+            continue  # "available. On Debian/Ubuntu systems ...": a wrapped line begun mid-sentence reads as nothing
         found = verified_fix(session, indexes[-1])
         if found is None:
             continue
