@@ -1316,6 +1316,7 @@ def test_a_rule_for_this_stage_or_this_piece_of_work_is_not_stored():
         "Don't write any code, only plan.",
         "Explore this repo and tell me how it is structured. Don't change anything.",
         "don't change anything. I am just testing",
+        "Don't call it server/client leg, just reuse the badges",
     ):
         assert _run(said.directive_rule, [_prompt(text)]) == [], text
     for text in (
