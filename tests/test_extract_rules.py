@@ -1662,6 +1662,14 @@ def test_what_the_user_says_of_the_work_after_stopping_the_agent_is_no_fact():
     assert '"Wait, the function is called getUser not fetchUser"' in fact.content  # the user's words, as typed
 
 
+def test_an_exit_code_whose_output_names_an_npm_error_code_is_a_named_failure():
+    warned = "npm warn ERESOLVE overriding peer dependency"
+    step = _fail("npm install", warned)
+    step.errors[0].update(error_type="exit-code", signature=f"exit code 1: {warned}")
+    [cand] = _run(errors.fixed_error_rule, [step, _ok("npm install --legacy-peer-deps")])
+    assert cand.summary == "npm install needs --legacy-peer-deps here: ERESOLVE otherwise"
+
+
 def test_a_requirement_quoted_from_the_middle_of_a_wrapped_sentence_is_not_stated():
     line = "available. On Debian/Ubuntu systems, you need to install the python3-venv"
     venv = _fail("python3 -m venv venv", line)
