@@ -1685,6 +1685,9 @@ def test_naming_another_tool_right_after_stopping_the_agent_switches_tools():
     assert _run(said.redirect_rule, [*stopped, _prompt("use uv", after_interrupt=True), _ok("ls")]) == []  # never ran
     assert _run(said.redirect_rule, [*stopped, _prompt("use tabs", after_interrupt=True), _ok("ls")]) == []
     assert _run(said.redirect_rule, [*stopped, _prompt("use uv"), _ok("uv sync")]) == []  # not typed after a stop
+    pytest = [_prompt("test it"), _fail("python -m pytest -q", "No module named pytest")]
+    after = [*pytest, _prompt("use uv", after_interrupt=True), _ok("uv run pytest -q")]
+    assert _run(said.redirect_rule, after) == []  # uv does not do python's job: "use uv, not python" would mislead
 
 
 def test_a_thing_handed_over_for_this_turn_is_not_where_something_lives():

@@ -419,6 +419,24 @@ def _call_gist(raw: str, limit: int = 160) -> str:
 
 _USE_ONE = rx.compile(r"^\W*(?:no[,.!]?\s+)?(?:please\s+)?use\s+([A-Za-z][\w.+-]{1,30})(?:\s+instead)?\W*$", re.I)
 _NOT_A_TOOL = frozenset({"sudo", "it", "this", "that", "them", "tabs", "spaces", "english", "the", "a", "an"})
+# tools that do one job, so that naming one instead of another is a swap
+_SAME_JOB = (
+    frozenset({"pip", "pip3", "pipx", "poetry", "pipenv", "conda", "mamba", "micromamba", "uv", "pdm", "hatch", "rye"}),
+    frozenset({"npm", "yarn", "pnpm", "bun", "npx", "bunx", "pnpx"}),
+    frozenset({"jest", "vitest", "mocha", "ava"}),
+    frozenset({"pytest", "unittest", "nose2", "ward"}),
+    frozenset({"docker", "podman", "nerdctl"}),
+    frozenset({"grep", "rg", "ag", "ack", "git-grep"}),
+    frozenset({"find", "fd"}),
+    frozenset({"curl", "wget", "http", "xh"}),
+    frozenset({"python", "python3", "py"}),
+    frozenset({"make", "just", "task", "mise"}),
+    frozenset({"eslint", "biome", "oxlint"}),
+    frozenset({"black", "ruff", "autopep8", "yapf"}),
+    frozenset({"prettier", "biome", "dprint"}),
+    frozenset({"tsc", "tsgo"}),
+    frozenset({"webpack", "vite", "esbuild", "rollup", "parcel", "turbopack", "rspack"}),
+)
 
 
 def redirect_rule(session: Session) -> list[Candidate]:
@@ -436,6 +454,9 @@ def redirect_rule(session: Session) -> list[Candidate]:
         main = session.intent(stopped).main if stopped is not None else None
         if main is None or not main.program or main.program == wanted:
             continue
+        was = main.args[1].lower() if main.program.startswith("python") and main.args[:1] == ["-m"] else main.program
+        if was == wanted or not any(wanted in family and was in family for family in _SAME_JOB):
+            continue  # "use uv" after `python -m pytest`: uv is no python; only a tool for the same job is a swap
         ran = any(
             session.steps[j].kind == "action"
             and session.steps[j].ok
@@ -447,11 +468,11 @@ def redirect_rule(session: Session) -> list[Candidate]:
         out.append(
             Candidate(
                 kind="decision",
-                summary=phrasing.fit(f"Use {wanted}, not {main.program}"),
+                summary=phrasing.fit(f"Use {wanted}, not {was}"),
                 content=f'The user stopped `{main.text[:120]}` and said: "{step.text.strip()[:120]}"; the agent '
                 f"then ran {wanted}.",
                 why="The user stopped the agent to switch it to this tool.",
-                how_to_apply=f"Reach for {wanted} where {main.program} would have been used, in this project.",
+                how_to_apply=f"Reach for {wanted} where {was} would have been used, in this project.",
                 signals=["correction"],
                 scope="project",
                 weight=2.2,
