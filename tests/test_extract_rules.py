@@ -526,6 +526,8 @@ def test_use_x_not_y_forms_and_their_scope():
     assert general.scope == "global" and general.kind == "preference"
     [explain] = _run(said.directive_rule, [_prompt("I prefer you to explain before making changes")])
     assert explain.summary == "Explain before making changes"
+    [tabs] = _run(said.directive_rule, [_prompt("Remember that I prefer tabs over spaces")])
+    assert tabs.summary == "Prefer tabs over spaces"
     [short] = _run(said.directive_rule, [_prompt("No, pnpm, not npm")])
     assert short.summary.lower().startswith("pnpm, not npm")
     for pointer in ("no, not that header, the one in the sidebar", "No, not the red one, the blue one"):

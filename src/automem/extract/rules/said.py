@@ -95,6 +95,9 @@ def _keep(d: Directive, document: bool) -> bool:
 _RULE_CLAUSE = rx.compile(r"\b(?:invariant|rule|requirement|principle|convention|constraint)\s+that\s+", re.I)
 
 
+_I_PREFER = rx.compile(r"^i(?:'d| would| really| do)?\s+prefer\b", re.I)
+
+
 def _summary(d: Directive) -> str:
     if d.cue == "language":
         from automem.extract.directives import language_request
@@ -111,7 +114,12 @@ def _summary(d: Directive) -> str:
         clean = phrasing._cap(clean[rule.end() :])  # "... doesn't adhere to the invariant that X must Y" -> "X must Y"
     if d.language != "en":
         return phrasing.fit(clean)
-    return phrasing.preference(clean) if d.kind == "preference" else phrasing.imperative(clean)
+    told = _REMEMBER_LEAD.sub("", clean).strip(" ,:;-")  # "Remember that I prefer tabs" -> "I prefer tabs"
+    if told and told != clean and _I_PREFER.match(told):
+        clean = told
+    if d.kind == "preference" or _I_PREFER.match(clean):
+        return phrasing.preference(clean)
+    return phrasing.imperative(clean)
 
 
 def _context_before(text: str, sentence: str) -> str:
