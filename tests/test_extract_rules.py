@@ -1548,6 +1548,33 @@ def test_a_retry_that_checked_less_is_no_fix():
     assert "--pool=threads" in threads.summary  # a way to run the same tests is a lesson
 
 
+def test_complaints_forecasts_and_pointers_in_other_languages_are_no_rules():
+    for text in (
+        "还是有问题，我让你看codewhale的你看了没，不要老是轻松下结论",  # "still broken, did you even look"
+        "但是问题是，你为什么只读部分，而不是全文，你这样永远都不全",  # a question
+        "今後は一つのツールに固執するのではなく、組み合わせる戦略が普及するでしょう",  # a forecast
+        "앞으로는 자신의 실력을 더 늘리기 위해 노력해야겠다고 생각했습니다!",  # a reflection
+        "앞으로는 generate_daily_analysis 가 가장 이른 날짜로 맞춰준다.",  # what the code does
+        "لا تستخدم المثبّت السابق 0.8.2 لهذا التصحيح.",  # "for this fix"
+        "새 프로젝트: 위 포트는 사용하지 마세요.",  # "the ports above"
+    ):
+        assert _run(said.directive_rule, [_prompt(text)]) == [], text
+    [korean] = _run(said.directive_rule, [_prompt("앞으로는 커밋 메시지를 한국어로 작성해 주세요")])
+    assert korean.promotion == INSTRUCTION
+
+
+def test_a_constraint_on_the_task_its_prompt_asked_for_waits():
+    """ "Print 1 to 5. Don't use a for loop." is the exercise's rule; "Never ..." or "in this repo" outlast it."""
+    for text in (
+        "Print the numbers 1 to 5, each on a new line. Don't use a for loop.",
+        "Выведи числа от 1 до 5, каждое на новой строке. Не используй `for`.",
+    ):
+        [cand] = _run(said.directive_rule, [_prompt(text)])
+        assert not cand.promotion, text
+    [never] = _run(said.directive_rule, [_prompt("Build a todo app with React. Never use inline styles.")])
+    assert never.promotion == INSTRUCTION
+
+
 def test_a_task_done_in_a_language_is_no_request_to_talk_in_it():
     for text in ("このissueに日本語で返信して", "README の使い方を日本語で説明して", "用中文写这个README"):
         assert _run(said.directive_rule, [_prompt(text)]) == [], text
@@ -1589,10 +1616,14 @@ def test_answers_that_choose_nothing_lasting_are_left_out():
         '"Next step"="Commit and push"',
         '"Which store?"="your call"',
         '"库"="你决定吧"',
+        '"Does the login page load fast?"="Need to check"',
+        '"Tested on a phone?"="No, haven\'t tested yet"',
     ):
         assert answered(pairs) == [], pairs
     [picked] = answered('"State library"="Zustand (Recommended)", "Target"="macOS"')
     assert picked.summary == "Chosen by the user: State library: Zustand; Target: macOS"
+    [kept] = answered('"Agentes"="Mantener 7 agentes (Recomendado)"')
+    assert kept.summary == "Chosen by the user: Agentes: Mantener 7 agentes"
 
 
 def test_an_answer_quoting_something_is_read_whole_and_the_options_survive_the_reader():

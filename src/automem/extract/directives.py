@@ -203,11 +203,26 @@ _INTL: tuple[tuple[str, str, str, re.Pattern], ...] = (
     ("ja", "never", "decision", rx.compile(r"(?:絶対に|決して)|(?:しないで|使わないで|やめて)(?:ください)?|禁止")),
     ("ja", "always", "preference", rx.compile(r"(?:常に|いつも|必ず)")),
     ("ja", "swap", "decision", rx.compile(r"(?:の代わりに|ではなく|じゃなくて)")),
-    ("ja", "future", "preference", rx.compile(r"(?:今後|これから(?:は)?|次回から)")),
+    (  # a request, not a forecast ("...が普及するでしょう") or what the code will do
+        "ja",
+        "future",
+        "preference",
+        rx.compile(
+            r"(?:今後|これから(?:は)?|次回から)(?=.*(?:ください|して|しないで|すること|するように|しなさい|お願い))"
+        ),
+    ),
     ("ko", "never", "decision", rx.compile(r"(?:절대|하지\s?마|하지\s?말|쓰지\s?마|사용하지\s?마|금지)")),
     ("ko", "always", "preference", rx.compile(r"(?:항상|언제나|반드시|꼭)")),
     ("ko", "swap", "decision", rx.compile(r"(?:대신|말고)")),
-    ("ko", "future", "preference", rx.compile(r"(?:앞으로|이제부터|다음부터)")),
+    (  # a request, not a reflection ("...생각했습니다") or what the code does from now on
+        "ko",
+        "future",
+        "preference",
+        rx.compile(
+            r"(?:앞으로|이제부터|다음부터)(?=.*(?:주세요|줘|해|하세요|해라|하라|하지\s?마|마|말아|할 것|하도록"
+            r"|해요|써|봐|쓰세요|[어아]라)\W*$)"
+        ),
+    ),
     (
         "ru",
         "never",
@@ -392,6 +407,7 @@ def _is_question(sentence: str) -> bool:
         text.endswith(("?", "？"))
         or bool(_QUESTION_START.match(text))
         or bool(re.search(r"(?:吗|呢|か|까)[。.]?$", text))
+        or bool(re.search(r"为什么|為什麼|怎么回事|なぜ|どうして", text))
         or bool(re.match(r"^(?:¿|هل\s)", text))
     )
 

@@ -76,10 +76,23 @@ _INSULT = rx.compile(
 )
 
 
+# how a complaint about this turn opens in Chinese, Japanese or Korean: "still broken", "did you look", "I told you"
+_COMPLAINT = rx.compile(
+    r"还是有问题|还是不行|还是没|看了没|我都说了|我说了|我让你|请问你|你这样|没解决|又错|又不对|瞎猜"
+    r"|まだ直って|言ったでしょ|言ったよね|아직도 안|말했잖아|했잖아"
+)
+# a forecast, a thought or a report, not a request: "...が普及するでしょう", "...생각했습니다"
+_FORECAST = rx.compile(
+    r"(?:でしょう|だろう|と思います|と思う|かもしれない|ました|생각했습니다|것 같습니다|것 같다|했습니다|였습니다)\W*$"
+)
+# "the ports above", "上面的文件": a pointer into this conversation
+_POINTS_ABOVE = rx.compile(r"上面的|上面那|上述|上記の|以上の|위의?\s*\S+[은는이가을를]|위에서 말한")
+
+
 def _keep(d: Directive, document: bool) -> bool:
     """Precision first: the cue must make it a standing rule, not a one-off request or a hedge."""
     text = d.sentence
-    if _INSULT.search(text):
+    if _INSULT.search(text) or _COMPLAINT.search(text) or _POINTS_ABOVE.search(text) or _FORECAST.search(text):
         return False
     if _ERRORISH.search(text) or _VAGUE.search(text) or (_HEDGE.search(text) and d.cue != "habit"):
         return False
@@ -241,7 +254,12 @@ _THIS_WORK = rx.compile(
     r" else\b|\bthe rest of (?:it|the (?:file|code|page))\b"
     r"|\b(?:only|just) (?:plan|analy[sz]e|investigate|review|read|look|explore|research|diagnose)\b"
     r"|^\W*(?:please\s+)?(?:don'?t|dont|do not)\s+(?:change|touch|modify|edit|write|commit)\s+anything\W*$"
-    r"|^\W*(?:please\s+)?(?:don'?t|dont|do not)\s+(?:make|do)\s+any\s+(?:changes|edits)\W*$",
+    r"|^\W*(?:please\s+)?(?:don'?t|dont|do not)\s+(?:make|do)\s+any\s+(?:changes|edits)\W*$"
+    # "for this fix / this time" in other languages
+    r"|لهذا (?:التصحيح|الإصلاح|التغيير|المهمة|الطلب)|هذه المرة"
+    r"|这次|本次|这个任务|这个修复|今回|このタスク|この修正|이번에?|이 작업"
+    r"|для этой задачи|в этот раз|на этот раз|para esta (?:tarea|corrección)|esta vez|pour cette (?:tâche|correction)"
+    r"|cette fois|für diese (?:aufgabe|änderung)|diesmal|dieses mal|desta vez|para esta tarefa",
     re.I,
 )
 # Read in the first clause only, where it qualifies the rule itself ("always run the linter, right now you keep
@@ -306,6 +324,35 @@ def lasting(d: Directive) -> bool:
     return d.cue in _STRONG_CUES or d.language != "en" or bool(_LASTING.search(d.sentence))
 
 
+# a prompt that opens by asking for a piece of work ("Write a function ...", "Выведи числа ...", "写一个 ...")
+_TASK_OPENING = rx.compile(
+    r"^\W*(?:please\s+|pls\s+|can you\s+|could you\s+)?(?:write|create|implement|build|make|print|output|generate"
+    r"|code|develop|solve|program)\b"
+    r"|^\W*(?:напиши|напишите|выведи|выведите|реализуй|реализуйте|создай|создайте|сделай|сделайте)"
+    r"|^\W*(?:请|請)?(?:帮我)?(?:写|寫|编写|實現|实现|创建|生成|输出|打印)"
+    r"|(?:書いて|作って|実装して|出力して)(?:ください)?[。.]?$|(?:작성해|만들어|구현해|출력해)(?:\s?주세요|줘)?[.]?$"
+    r"|^\W*(?:escribe|escriba|crea|cree|implementa|imprime|genera|écris|écrivez|crée|créez|implémente|affiche"
+    r"|schreibe?|erstelle|implementiere|escreva|crie|implemente|imprima)\b",
+    re.I,
+)
+# words that make a rule outlast its prompt in any of the languages read
+_OUTLASTS = rx.compile(
+    r"\b(?:always|never|from now on|going forward|in this (?:repo|repository|project|codebase)|in (?:all|every))\b"
+    r"|永远|永遠|总是|始终|以后|今后|絶対|常に|今後|항상|절대|앞으로|всегда|никогда|впредь"
+    r"|\b(?:siempre|nunca|toujours|jamais|immer|niemals|sempre)\b",
+    re.I,
+)
+
+
+def _constrains_the_task(prompt: str, d: Directive) -> bool:
+    """Is the directive a constraint on the piece of work its prompt opened with ("Write X. Don't use Y."), said
+    without a word that makes it outlast the prompt?"""
+    said = sentences(prompt)
+    if len(said) < 2 or said[0] == d.sentence or not _TASK_OPENING.search(said[0]):
+        return False
+    return d.cue in ("dont", "never", "must") and not _OUTLASTS.search(d.sentence)
+
+
 def directive_rule(session: Session) -> list[Candidate]:
     """A rule the user gave the agent in a prompt: promoted at once, the user's words kept in the body.
 
@@ -331,6 +378,8 @@ def directive_rule(session: Session) -> list[Candidate]:
             keep, standing = _remembered(d) if d.cue in ("remember", "remembered") else (True, lasting(d))
             if not keep:
                 continue
+            if standing and _constrains_the_task(step.text, d):
+                standing = False  # "Print 1 to 5. Don't use a for loop.": the exercise's rule, stored, not injected
             summary = _summary(d)
             context = _context_before(step.text, d.sentence) or _list_context(step.text, d.sentence)
             done = _first_sentence(step.answer)
@@ -812,13 +861,16 @@ def choice_rule(session: Session) -> list[Candidate]:
 
 _DEFERS = rx.compile(
     r"^(?:you recommend|your (?:call|choice|pick)|you (?:decide|choose|pick)|up to you|either|any|other|none|skip"
-    r"|not sure|later|not yet|whatever|doesn'?t matter|no preference)\b"
+    r"|not sure|later|not yet|whatever|doesn'?t matter|no preference|need to (?:check|test|verify|look)"
+    r"|(?:no,?\s*)?(?:i\s+)?ha(?:ve)?n'?t (?:tested|checked|tried|looked)|not (?:tested|checked|tried) yet)\b"
     r"|^\W*(?:yes|no|yeah|yep|nope|ok(?:ay)?|sure|cancel|continue|proceed|go ahead|done)\W*$"
     r"|^\W*(?:commit|push|merge|deploy|release|publish|run|start|stop)\b"
     r"|推荐|随便|都行|你来|你决定|お?まかせ|お任せ|任せ|추천|알아서",
     re.I,
 )
-_RECOMMENDED = rx.compile(r"\s*\((?:recommended|推荐|推奨|추천)\)", re.I)
+_RECOMMENDED = rx.compile(
+    r"\s*\((?:recommended|推荐|推奨|추천|recomendad[oa]|recommandée?|empfohlen|рекомендуется|рекомендую)\)", re.I
+)
 
 
 def asked_choice_rule(session: Session) -> list[Candidate]:
