@@ -1561,6 +1561,16 @@ def test_complaints_forecasts_and_pointers_in_other_languages_are_no_rules():
         assert _run(said.directive_rule, [_prompt(text)]) == [], text
     [korean] = _run(said.directive_rule, [_prompt("앞으로는 커밋 메시지를 한국어로 작성해 주세요")])
     assert korean.promotion == INSTRUCTION
+    for text, language in (
+        ("以后都用英文回答", "English"),
+        ("Réponds toujours en français, de façon concise.", "French"),
+        ("답변은 항상 한국어로 하세요.", "Korean"),
+    ):
+        [asked] = find_candidates(Session([_prompt(text)]))
+        assert asked.summary == f"Talk to the user in {language}; they asked for it", text
+    for text in ("以后不要再聊工作压力", "今後は変更ファイルのみの差分ZIPで渡してください。"):
+        [short] = find_candidates(Session([_prompt(text)]))  # a short rule in characters, not words, is readable
+        assert short.summary == text and short.promotion == INSTRUCTION
 
 
 def test_a_constraint_on_the_task_its_prompt_asked_for_waits():

@@ -295,17 +295,29 @@ _LANGUAGES = (
             r"用中文来?(?:回答|回复|交流|沟通|问我|和我|跟我|说|讲|交互)|中文(?:交互|回答|回复|交流|沟通|问我)|说中文|讲中文"
         ),
     ),
+    ("English", rx.compile(r"用英[文语語]来?(?:回答|回复|交流|沟通|问我|和我|跟我|说|讲|交互)|说英[文语]|讲英[文语]")),
     (
         "Japanese",
         rx.compile(
             r"^(?:今後は?|これから(?:は)?|以後|常に|いつも)?[、,\s]*日本語で(?:話|答え|解答|回答|返事|返信|お願い)"
         ),
     ),
-    ("Korean", rx.compile(r"(?:한국어로\s*(?:대답|답변|말|해|써))")),
+    ("Korean", rx.compile(r"(?:한국어로\s*(?:대답|답변|응답|말|해|하|써))")),
     ("Russian", rx.compile(r"(?:(?:отвечай|говори|пиши)\s+(?:по-русски|на\s+русском))", re.I)),
-    ("Spanish", rx.compile(r"\b(?:(?:responde|habla|contesta|escribe)(?:me)?\s+en\s+español)\b", re.I)),
-    ("German", rx.compile(r"\b(?:(?:antworte|sprich|schreib)\w*\s+(?:bitte\s+)?(?:auf|in)\s+deutsch)\b", re.I)),
-    ("French", rx.compile(r"\b(?:(?:réponds|parle|écris)\w*\s+(?:moi\s+)?en\s+français)\b", re.I)),
+    (
+        "Spanish",
+        rx.compile(r"\b(?:(?:responde|habla|contesta|escribe)(?:me)?\s+(?:siempre\s+)?en\s+español)\b", re.I),
+    ),
+    (
+        "German",
+        rx.compile(r"\b(?:(?:antworte|sprich|schreib)\w*\s+(?:bitte\s+)?(?:immer\s+)?(?:auf|in)\s+deutsch)\b", re.I),
+    ),
+    (
+        "French",
+        rx.compile(
+            r"\b(?:(?:réponds|parle|écris)\w*\s+(?:moi\s+)?(?:toujours\s+|uniquement\s+)?en\s+français)\b", re.I
+        ),
+    ),
     ("Portuguese", rx.compile(r"\b(?:(?:responda|fale|escreva)\s+em\s+português)\b", re.I)),
     ("Arabic", rx.compile(r"(?:باللغة\s+العربية|بالعربي)")),
     (

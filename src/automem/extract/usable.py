@@ -111,10 +111,14 @@ _BARE_OBJECT = rx.compile(r"(?<![\w'])(?:it|them|this|that|these|those)(?![\w'])
 _WORD = rx.compile(r"[^\W\d_]{2,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
+_CJK = rx.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
 def readable(summary: str) -> bool:
     """Does a summary read as a sentence out of context (or should the memory not be stored)?"""
     text = " ".join((summary or "").split())
-    if len(text) < 12 or len(_WORD.findall(text)) < 3:
+    cjk = len(_CJK.findall(text))  # a character of Chinese or Japanese (or a Korean syllable) says about a word
+    if (len(text) < 12 or len(_WORD.findall(text)) < 3) and cjk < 6:
         return False
     if text.endswith("…") and not re.search(r"[;:]\s*…$", text):
         return False  # cut inside a word or a clause
