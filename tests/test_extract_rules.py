@@ -1557,6 +1557,8 @@ def test_complaints_forecasts_and_pointers_in_other_languages_are_no_rules():
         "앞으로는 generate_daily_analysis 가 가장 이른 날짜로 맞춰준다.",  # what the code does
         "لا تستخدم المثبّت السابق 0.8.2 لهذا التصحيح.",  # "for this fix"
         "새 프로젝트: 위 포트는 사용하지 마세요.",  # "the ports above"
+        "记得：我们在第三步",  # "remember: we're on step 3"
+        "не знаю, что делать",
     ):
         assert _run(said.directive_rule, [_prompt(text)]) == [], text
     [korean] = _run(said.directive_rule, [_prompt("앞으로는 커밋 메시지를 한국어로 작성해 주세요")])
@@ -1568,7 +1570,14 @@ def test_complaints_forecasts_and_pointers_in_other_languages_are_no_rules():
     ):
         [asked] = find_candidates(Session([_prompt(text)]))
         assert asked.summary == f"Talk to the user in {language}; they asked for it", text
-    for text in ("以后不要再聊工作压力", "今後は変更ファイルのみの差分ZIPで渡してください。"):
+    for text in (
+        "以后不要再聊工作压力",
+        "今後は変更ファイルのみの差分ZIPで渡してください。",
+        "记住：摘要放在文末",
+        "我不喜欢感叹号",
+        "Не коммитьте `.env` файл в Git",
+        "لا تنشئ PR أو commit أو push إلا بطلب صريح",
+    ):
         [short] = find_candidates(Session([_prompt(text)]))  # a short rule in characters, not words, is readable
         assert short.summary == text and short.promotion == INSTRUCTION
 

@@ -199,7 +199,8 @@ _INTL: tuple[tuple[str, str, str, re.Pattern], ...] = (
     ("zh", "future", "preference", rx.compile(r"(?:从现在开始|从今以后|以后都|今后|以后)")),
     ("zh", "must", "decision", rx.compile(r"(?:必须|一定要|应该)")),
     ("ko", "must", "decision", rx.compile(r"(?:해야\s?한다|해야\s?합니다|해야\s?함)")),
-    ("zh", "prefer", "preference", rx.compile(r"(?:我(?:更)?(?:喜欢|偏好|希望|想要))")),
+    ("zh", "prefer", "preference", rx.compile(r"(?:我(?:更)?(?:喜欢|偏好|希望|想要)|我不喜欢|我讨厌)")),
+    ("zh", "remember", "decision", rx.compile(r"^(?:请)?(?:记住|记得|請記住)[：:，,]\s*\S")),
     ("ja", "never", "decision", rx.compile(r"(?:絶対に|決して)|(?:しないで|使わないで|やめて)(?:ください)?|禁止")),
     ("ja", "always", "preference", rx.compile(r"(?:常に|いつも|必ず)")),
     ("ja", "swap", "decision", rx.compile(r"(?:の代わりに|ではなく|じゃなくて)")),
@@ -227,7 +228,11 @@ _INTL: tuple[tuple[str, str, str, re.Pattern], ...] = (
         "ru",
         "never",
         "decision",
-        rx.compile(r"\b(?:никогда|нельзя|не\s+(?:используй|делай|надо|трогай|пиши|запускай|меняй)\w*)", re.I),
+        rx.compile(  # "не" and an imperative: не используй, не коммитьте, не пишите
+            r"\b(?:никогда|нельзя|не\s+(?:используй|делай|надо|трогай|пиши|запускай|меняй)\w*"
+            r"|не\s+[а-яё]+(?:ай|яй|ей|уй|ой|йте|ите|ьте)\b)",
+            re.I,
+        ),
     ),
     ("ru", "always", "preference", rx.compile(r"\bвсегда\b", re.I)),
     ("ru", "swap", "decision", rx.compile(r"\b(?:вместо|а\s+не)\b", re.I)),
@@ -272,7 +277,15 @@ _INTL: tuple[tuple[str, str, str, re.Pattern], ...] = (
     ("pt", "swap", "decision", rx.compile(r"\b(?:em\s+vez\s+de|ao\s+invés\s+de)\b", re.I)),
     ("pt", "future", "preference", rx.compile(r"\b(?:a\s+partir\s+de\s+agora|de\s+agora\s+em\s+diante)\b", re.I)),
     ("pt", "prefer", "preference", rx.compile(r"\bprefiro\b", re.I)),
-    ("ar", "never", "decision", rx.compile(r"(?:أبدا|أبداً|لا\s+تستخدم|لا\s+تستعمل|لا\s+تغير|ممنوع)")),
+    (
+        "ar",
+        "never",
+        "decision",
+        rx.compile(
+            r"(?:أبدا|أبداً|ممنوع|لا\s+(?:تستخدم|تستعمل|تغير|تغيّر|تنشئ|تضف|تضيف|تحذف|تعدل|تعدّل|تدفع|ترفع|تكتب|تلمس"
+            r"|تقم|تعمل\s+commit|تنفذ|تشغل))"
+        ),
+    ),
     ("ar", "always", "preference", rx.compile(r"(?:دائما|دائماً)")),
     ("ar", "swap", "decision", rx.compile(r"(?:بدلا\s+من|بدلاً\s+من)")),
     ("ar", "future", "preference", rx.compile(r"(?:من\s+الآن\s+فصاعدا|من\s+الآن\s+فصاعداً)")),

@@ -293,13 +293,20 @@ _ABOUT_NOW = rx.compile(
 )
 
 
+_ABOUT_NOW_CJK = rx.compile(
+    r"我们(?:在|正在)|现在|目前|已经|刚才|第[一二三四五六七八九十\d]+步|今は|いま|すでに|もう|지금|이미|현재"
+)
+
+
 def _remembered(d: Directive) -> tuple[bool, bool]:
     """(keep, promote) for a "remember ..." directive: what follows the cue must be a fact or rule to keep, not the
     state of this conversation ("remember, we're on step 3"); it is promoted when the user asked for it to be kept
     ("remember this: X", "keep in mind that X", "for future reference, X") or it reads as a rule."""
     lead = _REMEMBER_LEAD.match(d.sentence)
     rest = phrasing.strip_openers(d.sentence)
-    if (not lead and d.cue != "remembered") or _ABOUT_NOW.search(rest) or _NARRATIVE.search(rest):
+    asked = d.cue == "remembered" or d.language != "en"  # "X. Remember that.", "记住：X"
+    now = _ABOUT_NOW.search(rest) or _ABOUT_NOW_CJK.search(rest)
+    if (not lead and not asked) or now or _NARRATIVE.search(rest):
         return False, False
     if not lead:
         return True, True  # the next sentence asked for this one to be remembered
