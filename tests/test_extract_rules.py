@@ -1558,9 +1558,11 @@ def test_complaints_forecasts_and_pointers_in_other_languages_are_no_rules():
         "لا تستخدم المثبّت السابق 0.8.2 لهذا التصحيح.",  # "for this fix"
         "새 프로젝트: 위 포트는 사용하지 마세요.",  # "the ports above"
         "记得：我们在第三步",  # "remember: we're on step 3"
+        "我他妈说的是你选了文字是需要改对应文字背景",  # a sworn complaint about this turn
         "не знаю, что делать",
     ):
         assert _run(said.directive_rule, [_prompt(text)]) == [], text
+    assert find_candidates(Session([_prompt("不要改動原本的綠色主題")])) == []  # short, and nothing says it lasts
     [korean] = _run(said.directive_rule, [_prompt("앞으로는 커밋 메시지를 한국어로 작성해 주세요")])
     assert korean.promotion == INSTRUCTION
     for text, language in (
@@ -1574,7 +1576,6 @@ def test_complaints_forecasts_and_pointers_in_other_languages_are_no_rules():
         "以后不要再聊工作压力",
         "今後は変更ファイルのみの差分ZIPで渡してください。",
         "记住：摘要放在文末",
-        "我不喜欢感叹号",
         "Не коммитьте `.env` файл в Git",
         "لا تنشئ PR أو commit أو push إلا بطلب صريح",
     ):

@@ -112,14 +112,18 @@ _WORD = rx.compile(r"[^\W\d_]{2,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
 _CJK = rx.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_CJK_LASTING = rx.compile(
+    r"以后|今后|從今|从今|永远|永遠|总是|始终|每次|记住|記住|今後|これから|常に|必ず|次回から|앞으로|항상|절대"
+)
 
 
 def readable(summary: str) -> bool:
     """Does a summary read as a sentence out of context (or should the memory not be stored)?"""
     text = " ".join((summary or "").split())
-    cjk = len(_CJK.findall(text))  # a character of Chinese or Japanese (or a Korean syllable) says about a word
-    if (len(text) < 12 or len(_WORD.findall(text)) < 3) and cjk < 6:
-        return False
+    if len(text) < 12 or len(_WORD.findall(text)) < 3:
+        # a line of Chinese or Japanese counts no words; a short one reads alone when it says it lasts ("以后...")
+        if len(_CJK.findall(text)) < 6 or not _CJK_LASTING.search(text):
+            return False
     if text.endswith("…") and not re.search(r"[;:]\s*…$", text):
         return False  # cut inside a word or a clause
     if _DANGLING.search(re.sub(r";\s*…$", "", text).rstrip(".!")):

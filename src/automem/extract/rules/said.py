@@ -78,7 +78,7 @@ _INSULT = rx.compile(
 
 # how a complaint about this turn opens in Chinese, Japanese or Korean: "still broken", "did you look", "I told you"
 _COMPLAINT = rx.compile(
-    r"还是有问题|还是不行|还是没|看了没|我都说了|我说了|我让你|请问你|你这样|没解决|又错|又不对|瞎猜"
+    r"还是有问题|还是不行|还是没|看了没|我都说了|我说了|我让你|请问你|你这样|没解决|又错|又不对|瞎猜|他妈|我说的是"
     r"|まだ直って|言ったでしょ|言ったよね|아직도 안|말했잖아|했잖아"
 )
 # a forecast, a thought or a report, not a request: "...が普及するでしょう", "...생각했습니다"
