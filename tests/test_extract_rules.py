@@ -524,6 +524,8 @@ def test_use_x_not_y_forms_and_their_scope():
         assert cand.summary == summary and cand.scope == "project", text
     [general] = _run(said.directive_rule, [_prompt("I prefer short commit messages in the imperative mood.")])
     assert general.scope == "global" and general.kind == "preference"
+    [spelled] = _run(said.directive_rule, [_prompt("Do not use emojis in code or docs")])
+    assert spelled.summary == "Don't use emojis in code or docs"  # "Do not ..." is no question like "Do you ...?"
     [explain] = _run(said.directive_rule, [_prompt("I prefer you to explain before making changes")])
     assert explain.summary == "Explain before making changes"
     [tabs] = _run(said.directive_rule, [_prompt("Remember that I prefer tabs over spaces")])

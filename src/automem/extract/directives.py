@@ -170,7 +170,8 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
 )
 
 _QUESTION_START = rx.compile(
-    r"^(?:why|what|how|when|where|who|which|whose|is|are|was|were|does|do|did|can|could|would|will|should|shall|may"
+    r"^(?:why|what|how|when|where|who|which|whose|is|are|was|were|does|do(?!\s+not\b)|did|can|could|would|will"
+    r"|should|shall|may"
     r"|have|has|am|isn'?t|aren'?t|doesn'?t|didn'?t|won'?t|wouldn'?t|couldn'?t)\b",
     re.I,
 )
