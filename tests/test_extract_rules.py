@@ -524,6 +524,14 @@ def test_use_x_not_y_forms_and_their_scope():
         assert cand.summary == summary and cand.scope == "project", text
     [general] = _run(said.directive_rule, [_prompt("I prefer short commit messages in the imperative mood.")])
     assert general.scope == "global" and general.kind == "preference"
+    for text in ("Please use British spelling in all docs", "Use conventional commits for every commit"):
+        [scoped] = _run(said.directive_rule, [_prompt(text)])
+        assert scoped.promotion == INSTRUCTION, text
+    for text in ("Use a map for each row in the table", "Put the button in every card"):
+        assert _run(said.directive_rule, [_prompt(text)]) == [], text  # this page's rows and cards
+    [avoid] = _run(said.directive_rule, [_prompt("Avoid using any in TypeScript")])
+    assert avoid.promotion == INSTRUCTION
+    assert not _run(said.directive_rule, [_prompt("Avoid the header bug by resetting state")])[0].promotion
     [spelled] = _run(said.directive_rule, [_prompt("Do not use emojis in code or docs")])
     assert spelled.summary == "Don't use emojis in code or docs"  # "Do not ..." is no question like "Do you ...?"
     [explain] = _run(said.directive_rule, [_prompt("I prefer you to explain before making changes")])

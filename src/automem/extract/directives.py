@@ -125,6 +125,19 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
         ),
     ),
     ("default", "decision", rx.compile(r"\bby default\b", re.I)),
+    ("avoid", "decision", rx.compile(r"^" + _OPENERS + r"(?:please\s+)?(?:try to\s+)?avoid\s+\w+", re.I)),
+    (  # "use British spelling in all docs", "use conventional commits for every commit"
+        "scope",
+        "decision",
+        rx.compile(
+            r"^" + _OPENERS + r"(?:please\s+)?(?:use|write|keep|name|format|indent|put|place|store)\b[^.!?]{2,80}?"
+            r"\b(?:in|for|on|across) (?:all|every|each|any) (?:(?:new|future|the|our|my|your)\s+)?(?:docs?|documents?"
+            r"|documentation|files?|commits?|commit messages?|comments?|functions?|methods?|classes|tests?|prs?"
+            r"|pull requests?|components?|modules?|messages?|projects?|repos?|repositories|code|scripts?|responses?"
+            r"|answers?|replies|branches|migrations?|endpoints?|sessions?|changes?)\b",
+            re.I,
+        ),
+    ),
     (
         "must",
         "decision",

@@ -229,7 +229,7 @@ def _sole_request(prompt: str, sentence: str) -> bool:
     return words(sentence) >= 0.7 * words(prompt)
 
 
-_STRONG_CUES = ("swap", "never", "dont", "always", "future", "prefer", "language", "sequence", "habit")
+_STRONG_CUES = ("swap", "never", "dont", "always", "future", "prefer", "language", "sequence", "habit", "scope")
 _LASTING = rx.compile(
     r"\b(?:never|always|only|not|no|don'?t|instead of|rather than|from now on|every|each|any"
     r"|in this (?:repo|repository|project|codebase)|you (?:have to|must|need to|should))\b",
