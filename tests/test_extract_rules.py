@@ -532,6 +532,8 @@ def test_use_x_not_y_forms_and_their_scope():
     [avoid] = _run(said.directive_rule, [_prompt("Avoid using any in TypeScript")])
     assert avoid.promotion == INSTRUCTION
     assert not _run(said.directive_rule, [_prompt("Avoid the header bug by resetting state")])[0].promotion
+    [both] = _run(said.directive_rule, [_prompt("Don't change /api/health, and don't remove the privacy notice.")])
+    assert both.summary == "Don't change /api/health, and don't remove the privacy notice"  # no clause lost
     [spelled] = _run(said.directive_rule, [_prompt("Do not use emojis in code or docs")])
     assert spelled.summary == "Don't use emojis in code or docs"  # "Do not ..." is no question like "Do you ...?"
     [explain] = _run(said.directive_rule, [_prompt("I prefer you to explain before making changes")])

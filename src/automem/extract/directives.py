@@ -536,7 +536,9 @@ def directives(prompt: str, limit: int = 3) -> list[Directive]:
         if found is not None:
             clauses = [c for c in _CLAUSE.split(sentence) if c.strip()]
             if len(clauses) > 1:
-                found = next((d for d in map(classify, clauses) if d is not None), found)
+                each = [classify(c) for c in clauses]
+                if not all(each):  # "don't X, and don't Y": every clause a rule, the sentence is kept whole
+                    found = next((d for d in each if d is not None), found)
         if found and all(found.sentence != d.sentence for d in out):
             out.append(found)
         if len(out) >= limit:
