@@ -497,6 +497,15 @@ _CLAUSE = rx.compile(
 )
 
 
+# words that make a rule outlast the prompt it was said in, in the languages read
+OUTLASTS = rx.compile(
+    r"\b(?:always|never|from now on|going forward|in this (?:repo|repository|project|codebase)|in (?:all|every))\b"
+    r"|以后|今后|從今|从今|永远|永遠|总是|始终|每次|记住|記住|今後|これから|常に|必ず|次回から|絶対|항상|절대|앞으로"
+    r"|всегда|никогда|впредь|\b(?:siempre|nunca|toujours|jamais|immer|niemals|sempre)\b",
+    re.I,
+)
+
+
 # a sentence that asks to keep the one before it: "Remember that.", "Please remember this for next time."
 _REMEMBER_TAIL = rx.compile(
     r"^(?:please\s+)?(?:(?:" + REMEMBER + r")(?:\s+(?:this|that|it))?|keep (?:this|that|it) in mind)"

@@ -108,13 +108,9 @@ _PRONOUN_START_CJK = rx.compile(  # "这个改为…" ("change this to…"), "�
     r"(?!\s*(?:项目|仓库|目录|文件夹|工程|仓|プロジェクト|リポジトリ|フォルダ|프로젝트|저장소|폴더))"
 )
 _BARE_OBJECT = rx.compile(r"(?<![\w'])(?:it|them|this|that|these|those)(?![\w'])", re.I)
-_WORD = rx.compile(r"[^\W\d_]{2,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
-
-
-_CJK = rx.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
-_CJK_LASTING = rx.compile(
-    r"以后|今后|從今|从今|永远|永遠|总是|始终|每次|记住|記住|今後|これから|常に|必ず|次回から|앞으로|항상|절대"
-)
+_CJK_CLASS = r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]"  # kana, CJK ideographs, Hangul syllables
+CJK_CHAR = rx.compile(_CJK_CLASS)  # in these scripts a character says about what a word does
+_WORD = rx.compile(r"[^\W\d_]{2,}|" + _CJK_CLASS)
 
 
 def readable(summary: str) -> bool:
@@ -122,7 +118,9 @@ def readable(summary: str) -> bool:
     text = " ".join((summary or "").split())
     if len(text) < 12 or len(_WORD.findall(text)) < 3:
         # a line of Chinese or Japanese counts no words; a short one reads alone when it says it lasts ("以后...")
-        if len(_CJK.findall(text)) < 6 or not _CJK_LASTING.search(text):
+        from automem.extract.directives import OUTLASTS
+
+        if len(CJK_CHAR.findall(text)) < 6 or not OUTLASTS.search(text):
             return False
     if text.endswith("…") and not re.search(r"[;:]\s*…$", text):
         return False  # cut inside a word or a clause

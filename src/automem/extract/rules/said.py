@@ -15,10 +15,11 @@ from collections import Counter
 
 from automem import lazy_re as rx  # module-level patterns compile on first use
 from automem.extract import phrasing
-from automem.extract.directives import _NARRATIVE, REMEMBER, Directive, directives, scope_of, sentences
+from automem.extract.directives import _NARRATIVE, OUTLASTS, REMEMBER, Directive, directives, scope_of, sentences
 from automem.extract.glossary import english_terms
 from automem.extract.rules import Session
 from automem.extract.steps import Step
+from automem.extract.usable import CJK_CHAR
 from automem.schema import INSTRUCTION, Candidate
 
 DOCUMENT_CHARS = 1200  # a prompt longer than this is a pasted spec or document
@@ -217,14 +218,13 @@ def _with_subject(summary: str, subject: str) -> str:
 
 
 _WORDS = rx.compile(r"\w+")
-_CJK_CHAR = rx.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")  # each counts as a word
 
 
 def _sole_request(prompt: str, sentence: str) -> bool:
     """Is the instruction (nearly) all the prompt says, so that what the agent did next was doing it?"""
 
     def words(text: str) -> int:
-        return len(_WORDS.findall(text)) + len(_CJK_CHAR.findall(text))
+        return len(_WORDS.findall(text)) + len(CJK_CHAR.findall(text))
 
     return words(sentence) >= 0.7 * words(prompt)
 
@@ -285,16 +285,16 @@ _REMEMBER_LEAD = rx.compile(
     r"|(?:note )?for (?:future reference|the future|next time))",
     re.I,
 )
-# what the user said about this moment of the conversation, not a fact to keep
-_ABOUT_NOW = rx.compile(
-    r"^(?:i|we|i'm|we're|i've|we've|i'd|we'd)\b|^you (?:already|just|said|tried|did|were|asked|told|are)\b"
-    r"|\b(?:already|currently|still|right now|at the moment|today|so far|step \d+)\b",
+# words for this moment of the conversation: what is so now, not a fact to keep
+_NOW_WORDS = rx.compile(
+    r"\b(?:already|currently|still|right now|at the moment|today|so far|for now|step \d+)\b"
+    r"|我们(?:在|正在)|现在|目前|已经|刚才|第[一二三四五六七八九十\d]+步|今は|いま|すでに|もう|지금|이미|현재",
     re.I,
 )
-
-
-_ABOUT_NOW_CJK = rx.compile(
-    r"我们(?:在|正在)|现在|目前|已经|刚才|第[一二三四五六七八九十\d]+步|今は|いま|すでに|もう|지금|이미|현재"
+# what the user said about this moment of the conversation, not a fact to keep
+_ABOUT_NOW = rx.compile(
+    r"^(?:i|we|i'm|we're|i've|we've|i'd|we'd)\b|^you (?:already|just|said|tried|did|were|asked|told|are)\b",
+    re.I,
 )
 
 
@@ -305,7 +305,7 @@ def _remembered(d: Directive) -> tuple[bool, bool]:
     lead = _REMEMBER_LEAD.match(d.sentence)
     rest = phrasing.strip_openers(d.sentence)
     asked = d.cue == "remembered" or d.language != "en"  # "X. Remember that.", "记住：X"
-    now = _ABOUT_NOW.search(rest) or _ABOUT_NOW_CJK.search(rest)
+    now = _ABOUT_NOW.search(rest) or _NOW_WORDS.search(rest)
     if (not lead and not asked) or now or _NARRATIVE.search(rest):
         return False, False
     if not lead:
@@ -342,13 +342,6 @@ _TASK_OPENING = rx.compile(
     r"|schreibe?|erstelle|implementiere|escreva|crie|implemente|imprima)\b",
     re.I,
 )
-# words that make a rule outlast its prompt in any of the languages read
-_OUTLASTS = rx.compile(
-    r"\b(?:always|never|from now on|going forward|in this (?:repo|repository|project|codebase)|in (?:all|every))\b"
-    r"|永远|永遠|总是|始终|以后|今后|絶対|常に|今後|항상|절대|앞으로|всегда|никогда|впредь"
-    r"|\b(?:siempre|nunca|toujours|jamais|immer|niemals|sempre)\b",
-    re.I,
-)
 
 
 def _constrains_the_task(prompt: str, d: Directive) -> bool:
@@ -357,7 +350,7 @@ def _constrains_the_task(prompt: str, d: Directive) -> bool:
     said = sentences(prompt)
     if len(said) < 2 or said[0] == d.sentence or not _TASK_OPENING.search(said[0]):
         return False
-    return d.cue in ("dont", "never", "must") and not _OUTLASTS.search(d.sentence)
+    return d.cue in ("dont", "never", "must") and not OUTLASTS.search(d.sentence)
 
 
 def directive_rule(session: Session) -> list[Candidate]:
@@ -600,9 +593,6 @@ _ABOUT_THE_WORK = rx.compile(
 )
 
 
-_THIS_MOMENT = rx.compile(r"\b(?:already|currently|still|right now|at the moment|today|so far|for now)\b", re.I)
-
-
 def correction_rule(session: Session) -> list[Candidate]:
     """What the user typed right after stopping the agent, when it states a fact ("Teams is installed as a pwa")."""
     out: list[Candidate] = []
@@ -613,7 +603,7 @@ def correction_rule(session: Session) -> list[Candidate]:
         if not 12 <= len(said) <= 160 or said.endswith("?") or _NOT_A_FACT.match(said) or not _FACT_SHAPE.search(said):
             continue
         text = phrasing._cap(phrasing.strip_openers(said))  # "wait, the tests are in x" -> "The tests are in x"
-        if _ABOUT_THE_WORK.search(text) or _THIS_MOMENT.search(text):
+        if _ABOUT_THE_WORK.search(text) or _NOW_WORDS.search(text):
             continue  # "you are editing the wrong file", "the server is already running": this turn, not a fact
         if _LOCATION.search(text):
             continue  # where a thing lives: the location rule's, which also knows when it names no lasting place
