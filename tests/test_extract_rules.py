@@ -1558,6 +1558,9 @@ def test_a_retry_that_checked_less_is_no_fix():
     crashed = _fail("npm test", "Error: Worker exited")
     [threads] = _run(errors.fixed_error_rule, [crashed, _ok("npm test -- --pool=threads")])
     assert "--pool=threads" in threads.summary  # a way to run the same tests is a lesson
+    watching = _fail("npx vitest", "Error: cannot start watch mode without a terminal")
+    [once] = _run(errors.fixed_error_rule, [watching, _ok("npx vitest --run")])
+    assert "--run" in once.summary  # the same tests, run once rather than watched
 
 
 def test_complaints_forecasts_and_pointers_in_other_languages_are_no_rules():
