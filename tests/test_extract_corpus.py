@@ -94,7 +94,7 @@ def test_a_diagnostic_or_another_files_write_is_never_claimed_as_the_fix(extract
     """Class 1: the codex-session-viewer patch failures were "fixed by" a `sed -n` before."""
     for memory in _all(extracted):
         assert not re.search(r"`(?:sed -n|grep|rg|git status|ls|cat)\b[^`]*` fixes it", memory.summary), memory.summary
-    [patch] = [m for m in extracted[_file(10)] if "apply_patch" in m.summary]
+    [patch] = [m for m in extracted[_file(10)] if "apply_patch" in m.summary and "Failed to find" in m.summary]
     assert "app.tsx" in patch.summary.lower() and "re-read the exact lines" in patch.summary and not patch.promoted
 
 

@@ -1792,3 +1792,16 @@ def test_a_record_written_once_and_a_tickets_fields_are_no_decisions():
     stack = "- Language: Python\n- Framework: FastAPI\n- Database: Postgres\n- Deploy: Fly.io"
     [choices] = _run(said.stack_rule, [_prompt(stack)])
     assert choices.summary.startswith("The user's choices: Language: Python; Framework: FastAPI")
+
+
+def test_a_rule_that_opens_with_a_name_from_code_keeps_its_spelling():
+    [cand] = _run(said.directive_rule, [_prompt("run_tests button should be in the toolbar, not in the settings menu")])
+    assert cand.summary.startswith("run_tests button")
+    for text, first in (
+        ("useMemo must never wrap a fetch", "useMemo"),
+        ("config.yaml must never hold secrets", "config.yaml"),
+    ):
+        [cand] = _run(said.directive_rule, [_prompt(text)])
+        assert cand.summary.split()[0] == first, cand.summary
+    [plain] = _run(said.directive_rule, [_prompt("never push to main without a review")])
+    assert plain.summary.startswith("Never push")

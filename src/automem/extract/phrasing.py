@@ -96,8 +96,14 @@ _CLAUSE_SPLIT = rx.compile(
 )
 
 
+# a first word that is a name from code ("apply_patch", "npm", "camelCase", "x.ts"): capitalized it names nothing
+_CODE_WORD = rx.compile(r"^(?:[\w-]*_[\w-]*|[a-z]+[A-Z]\w*|[\w-]+\.[\w.-]+|[\w-]*\d[\w-]*)(?=[\s,;:]|$)")
+
+
 def _cap(text: str) -> str:
-    return text[:1].upper() + text[1:] if text else text
+    if not text or _CODE_WORD.match(text):
+        return text
+    return text[:1].upper() + text[1:]
 
 
 def _tidy(text: str) -> str:

@@ -54,7 +54,7 @@ _RESTRICTED = rx.compile(
 def _clean(sentence: str) -> str:
     text = _PROFANITY.sub("", sentence).strip(" ,;:-").rstrip(".")
     text = " ".join(text.split())
-    return text[:1].upper() + text[1:] if text else text
+    return phrasing._cap(text)
 
 
 def _first_sentence(text: str, limit: int = 220) -> str:
