@@ -1805,3 +1805,10 @@ def test_a_rule_that_opens_with_a_name_from_code_keeps_its_spelling():
         assert cand.summary.split()[0] == first, cand.summary
     [plain] = _run(said.directive_rule, [_prompt("never push to main without a review")])
     assert plain.summary.startswith("Never push")
+
+
+def test_what_the_user_needs_to_do_themselves_is_no_standing_rule():
+    [own] = _run(said.directive_rule, [_prompt("I don't need to see the diff in chat, I can open it in my editor")])
+    assert own.promotion == "" and own.summary.startswith("The user doesn't need to")
+    [told] = _run(said.directive_rule, [_prompt("I don't want you to print whole files in the chat")])
+    assert told.promotion == INSTRUCTION

@@ -328,7 +328,13 @@ def lasting(d: Directive) -> bool:
         return (
             False  # "Update the skill to run X before tests": an edit to a file this turn, which holds it from now on
         )
+    if _OWN_NEED.search(d.sentence):
+        return False  # "I don't need to view it here": what the user needs at this moment, not what the agent does
     return d.cue in _STRONG_CUES or d.language != "en" or bool(_LASTING.search(d.sentence))
+
+
+# the user saying what they themselves need or want to do, not what the agent should do
+_OWN_NEED = rx.compile(r"\bi\s+(?:don'?t|do not)\s+(?:need|want)\s+to\b(?!.*\b(?:always|never|from now on)\b)", re.I)
 
 
 # a prompt that opens by asking for a piece of work ("Write a function ...", "Выведи числа ...", "写一个 ...")
