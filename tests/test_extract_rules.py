@@ -1812,3 +1812,15 @@ def test_what_the_user_needs_to_do_themselves_is_no_standing_rule():
     assert own.promotion == "" and own.summary.startswith("The user doesn't need to")
     [told] = _run(said.directive_rule, [_prompt("I don't want you to print whole files in the chat")])
     assert told.promotion == INSTRUCTION
+
+
+def test_a_rule_given_after_a_tool_failed_names_that_tool():
+    steps = [
+        _prompt("save the notes"),
+        _fail('{"page": "home"}', "tool call error: tool call failed", tool="wiki__append_paragraphs"),
+        _prompt("you have to create the page before paragraphs in the wiki"),
+    ]
+    [cand] = _run(said.directive_rule, steps)
+    assert cand.summary.startswith("wiki/append_paragraphs: ") and "failed" in cand.content
+    shell = [_prompt("go"), _fail("make build", "error: no rule", tool="shell"), _prompt(steps[2].text)]
+    assert not _run(said.directive_rule, shell)[0].summary.startswith("shell")

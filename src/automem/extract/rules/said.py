@@ -394,12 +394,16 @@ def directive_rule(session: Session) -> list[Candidate]:
             applied = ", ".join(changed) if 0 < len(changed) <= APPLIED_MAX else ""
             if applied and (subject := _subject_of(changed)):
                 summary = _with_subject(summary, subject)
+            failing = _failing_tool_named(session, index, d.sentence)
+            if failing:
+                summary = phrasing.fit(f"{failing}: {summary}")
             terms = english_terms(d.sentence) if d.language != "en" else []
             content = (
                 f'The user said: "{d.sentence}"'
                 + (f"\nIn English terms: {', '.join(terms)}" if terms else "")
                 + (f'\nJust before: "{context}"' if context else "")
                 + (f"\nApplied to: {applied}" if applied else "")
+                + (f"\nSaid after {failing} failed in the turn before" if failing else "")
                 + (f"\nThe agent then: {done}" if done else "")
             )
             language = " (in another language)" if d.language != "en" else ""
@@ -426,6 +430,34 @@ def directive_rule(session: Session) -> list[Candidate]:
                 )
             )
     return _latest_stands(out)
+
+
+# words of tool names that say nothing of what the tool is for
+_GENERIC_TOOL_WORDS = frozenset(
+    "shell bash exec command read edit write multiedit apply patch grep glob task tool tools local container "
+    "function functions run mcp view create update delete list search fetch file files".split()
+)
+
+
+def _tool_words(tool: str) -> set[str]:
+    """The telling words of a tool's name ("memory__add_observations" -> memory, observations), cut to five letters
+    so that "entity" meets "entities"."""
+    words = re.split(r"[^a-z0-9]+", tool.lower())
+    return {w[:5] for w in words if len(w) >= 4 and w not in _GENERIC_TOOL_WORDS}
+
+
+def _failing_tool_named(session: Session, index: int, sentence: str) -> str:
+    """The tool that failed in the turn before prompt ``index`` when the prompt names it ("you have to X before
+    observations" after add_observations failed): the rule is about how to call that tool, and says so."""
+    said = {w[:5] for w in re.findall(r"[a-z0-9]{4,}", sentence.lower())}
+    for j in range(index - 1, -1, -1):
+        step = session.steps[j]
+        if step.kind == "prompt":
+            break
+        telling = _tool_words(step.tool) if step.kind == "action" and not step.ok else set()
+        if len(telling & said) >= min(2, len(telling)) and telling:
+            return step.tool.replace("__", "/")
+    return ""
 
 
 _DET = r"(?:(?:the|a|an|my|our|your|this|that)\s+)?"
