@@ -655,7 +655,7 @@ def test_a_repeated_request_acting_on_it_names_the_file_the_other_asks_named():
         _prompt("now read it in full"),
     ]
     [cand] = _run(said.repeated_request_rule, reads)
-    assert cand.summary == "Read the file in full"
+    assert cand.summary == "When asked to read a file, read the file in full"  # each time another file
     vague = [
         _prompt("check the parser and fix it properly"),
         _prompt("check the lexer again, fix it properly"),
@@ -1824,3 +1824,12 @@ def test_a_rule_given_after_a_tool_failed_names_that_tool():
     assert cand.summary.startswith("wiki/append_paragraphs: ") and "failed" in cand.content
     shell = [_prompt("go"), _fail("make build", "error: no rule", tool="shell"), _prompt(steps[2].text)]
     assert not _run(said.directive_rule, shell)[0].summary.startswith("shell")
+
+
+def test_a_repeated_request_names_the_tool_that_carried_it_out():
+    saved = _ok('{"text": "done"}', tool="mcp__journal__append_entry")
+    steps = []
+    for ask in ("log progress in the journal and go on", "log progress in the journal", "log progress in journal"):
+        steps += [_prompt(ask), saved]
+    [habit] = _run(said.repeated_request_rule, steps)
+    assert habit.summary.endswith("(with the journal MCP server)"), habit.summary

@@ -986,6 +986,37 @@ def _named_object(clean: str, pair: tuple[str, str], examples: list[str]) -> str
     return clean[: pronoun.start()] + "the file" + clean[pronoun.end() :]
 
 
+_THE_FILE = rx.compile(r"\bthe (?:\w+ )?file\b", re.I)
+
+
+def _each_time(summary: str, examples: list[str]) -> str:
+    """ "Read the file in full", asked each time of another file -> "When asked to read a file, read the file in
+    full": the habit holds for whatever file comes next, and "the file" alone would name none."""
+    named = {m.group(0).lstrip("@").lower() for e in examples for m in _FILE_TOKEN.finditer(e)}
+    if len(named) < 2 or not _THE_FILE.search(summary):
+        return summary
+    verb = summary.split()[0].lower()
+    return phrasing.fit(f"When asked to {verb} a file, {verb}{summary[len(verb) :]}")
+
+
+def _tool_for(session: Session, request: str) -> str:
+    """The tool the agent most often called with success whose name shares a telling word with the request ("note
+    progress in memory" -> the memory MCP server): what the request means in this setup."""
+    said = {w[:5] for w in re.findall(r"[a-z0-9]{4,}", request.lower())}
+    used = Counter(
+        step.tool for step in session.steps if step.kind == "action" and step.ok and _tool_words(step.tool) & said
+    )
+    if not used:
+        return ""
+    tool = used.most_common(1)[0][0]
+    parts = [p for p in tool.split("__") if p and p != "mcp"]
+    return f"the {parts[0]} MCP server" if "__" in tool and len(parts) > 1 else tool
+
+
+def _with_tool(summary: str, tool: str) -> str:
+    return phrasing.fit(f"{summary} (with {tool})") if tool else summary
+
+
 _CARRY_ON = frozenset(
     "until completed complete completion done finish finished continue proceed remaining next resume".split()
 )
@@ -1103,7 +1134,7 @@ def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int
         out.append(
             Candidate(
                 kind="preference",
-                summary=phrasing.imperative(clean),
+                summary=_with_tool(_each_time(phrasing.imperative(clean), options), _tool_for(session, clean)),
                 content=f'The user asked for "{pair[0]} … {pair[1]}" in {n} prompts, e.g.: "{clean[:300]}"',
                 why=f"Asked in {n} separate prompts of one session: a habit of this user, not a one-off.",
                 how_to_apply="Do this without being asked.",
