@@ -1833,3 +1833,12 @@ def test_a_repeated_request_names_the_tool_that_carried_it_out():
         steps += [_prompt(ask), saved]
     [habit] = _run(said.repeated_request_rule, steps)
     assert habit.summary.endswith("(with the journal MCP server)"), habit.summary
+
+
+def test_a_language_request_keeps_the_rule_said_with_it():
+    steps = [_prompt("Please reply in Italian and write the changelog entries in English.")]
+    summaries = [c.summary for c in _run(said.directive_rule, steps)]
+    assert summaries == ["Talk to the user in Italian; they asked for it", "Write the changelog entries in English"]
+    [talk, rule] = _run(said.directive_rule, [_prompt("Speak to me in German, but never rename public functions")])
+    assert "German" in talk.summary and rule.summary == "Never rename public functions"
+    assert len(_run(said.directive_rule, [_prompt("answer in Spanish")])) == 1

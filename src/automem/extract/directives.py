@@ -524,6 +524,39 @@ _QUOTED_PASSAGE = rx.compile(
 )
 
 
+_LANGUAGE_NAMES = (
+    r"English|Chinese|Japanese|Korean|Russian|Spanish|German|French|Portuguese|Arabic|Italian|Dutch|Turkish|Polish"
+    r"|Vietnamese|Hindi"
+)
+# "keep commit messages in English", "write code comments in English": the language of one kind of text
+_TEXT_IN_LANGUAGE = rx.compile(
+    r"^(?:please\s+)?(?:but\s+)?(?:keep|write|leave|use|do|put)\b[^.!?]{2,60}?\bin\s+(?:" + _LANGUAGE_NAMES + r")\b",
+    re.I,
+)
+_LANGUAGE_CLAUSE = rx.compile(r",?\s+(?:and|but)\s+|;\s+|,\s+(?=(?:keep|write|leave|use|do|put)\b)", re.I)
+
+
+def _language_clauses(sentence: str) -> list[Directive]:
+    """ "Answer in French and keep commit messages in English": the language to talk in, then each other clause that
+    is a rule of its own, so that no clause is lost under the first."""
+    clauses = [c.strip(" ,.") for c in _LANGUAGE_CLAUSE.split(sentence) if c.strip(" ,.")]
+    talk = next((c for c in clauses if language_request(c)), sentence)
+    out = [Directive(talk if len(talk) >= 6 else sentence, "preference", "language", "global", _language(sentence))]
+    for clause in clauses:
+        if clause == talk:
+            continue
+        if _TEXT_IN_LANGUAGE.match(clause):
+            language = _language(clause)
+            out.append(
+                Directive(
+                    clause, "preference", "scope", scope_of(clause, "preference"), language.replace("latin", "en")
+                )
+            )
+        elif (found := classify(clause)) is not None and found.cue != "language":
+            out.append(found)
+    return out
+
+
 def directives(prompt: str, limit: int = 3) -> list[Directive]:
     """The directives of one prompt, in order, at most ``limit``: a sentence, or the clause of it that holds the cue.
 
@@ -542,7 +575,10 @@ def directives(prompt: str, limit: int = 3) -> list[Directive]:
                     break
                 continue
         found = classify(sentence)
-        if found is not None:
+        if found is not None and found.cue == "language":
+            out.extend(d for d in _language_clauses(sentence) if all(d.sentence != o.sentence for o in out))
+            found = None
+        elif found is not None:
             clauses = [c for c in _CLAUSE.split(sentence) if c.strip()]
             if len(clauses) > 1:
                 each = [classify(c) for c in clauses]
@@ -552,4 +588,4 @@ def directives(prompt: str, limit: int = 3) -> list[Directive]:
             out.append(found)
         if len(out) >= limit:
             break
-    return out
+    return out[:limit]
