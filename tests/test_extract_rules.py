@@ -1842,3 +1842,12 @@ def test_a_language_request_keeps_the_rule_said_with_it():
     [talk, rule] = _run(said.directive_rule, [_prompt("Speak to me in German, but never rename public functions")])
     assert "German" in talk.summary and rule.summary == "Never rename public functions"
     assert len(_run(said.directive_rule, [_prompt("answer in Spanish")])) == 1
+
+
+def test_an_answer_typed_at_some_length_is_still_the_users_choice():
+    picked = "Keep the importer as it is, but add a retry with backoff for the upstream API and log every skipped row"
+    step = Step("action", tool="AskUserQuestion", answers=[("Importer", "How should the importer change?", picked, [])])
+    [cand] = _run(said.asked_choice_rule, [step])
+    assert picked in cand.content and len(cand.summary) <= 140
+    essay = Step("action", tool="AskUserQuestion", answers=[("Importer", "How?", "x " * 200, [])])
+    assert _run(said.asked_choice_rule, [essay]) == []

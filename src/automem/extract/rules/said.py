@@ -908,6 +908,9 @@ _RECOMMENDED = rx.compile(
 )
 
 
+ANSWER_MAX = 300  # a typed answer of a few sentences is still the user's choice; a longer one is a document
+
+
 def asked_choice_rule(session: Session) -> list[Candidate]:
     """What the user picked when the agent asked through a question tool (AskUserQuestion): one candidate decision
     per round of questions, leaving out a question where the user left the choice to the agent."""
@@ -917,14 +920,14 @@ def asked_choice_rule(session: Session) -> list[Candidate]:
             (header or question, question, picked, others)
             for header, question, raw_pick, others in step.answers
             if (picked := _RECOMMENDED.sub("", raw_pick).strip())
-            and len(picked) <= 80
+            and len(picked) <= ANSWER_MAX
             and not _DEFERS.search(picked)
             and not re.search(r"[?？]", picked)
             and not for_this_work(picked)
         ]
         if not picks:
             continue
-        listed = [f"{phrasing.fit(topic, 60)}: {picked}" for topic, _q, picked, _o in picks]
+        listed = [f"{phrasing.fit(topic, 60)}: {phrasing.fit(picked, 80)}" for topic, _q, picked, _o in picks]
         lines = [
             f'Asked "{question[:300]}", the user picked "{picked}"'
             + (f" (not: {'; '.join(o[:60] for o in others[:4])})" if others else "")
