@@ -268,6 +268,22 @@ def test_a_tool_found_through_the_projects_runner_is_run_that_way_and_a_typo_is_
     assert pip.summary.startswith("pip is not on the PATH")  # pip3 is another version, not a slip
 
 
+def test_a_missing_program_run_in_its_plugin_or_module_form_is_the_way_to_call_it():
+    """docker-compose -> `docker compose`, pip -> `python3 -m pip`: the same job under another spelling."""
+    compose = _fail("docker-compose up -d db", "bash: docker-compose: command not found")
+    compose.errors[0]["error_type"] = "not-found"
+    [plugin] = _run(errors.missing_command_rule, [compose, _ok("docker compose up -d db")])
+    assert plugin.summary == "docker-compose is not on the PATH on this machine; use docker compose instead"
+    assert plugin.promotion == VERIFIED_FIX
+    pip = _fail("pip install -r requirements.txt", "zsh: command not found: pip")
+    pip.errors[0]["error_type"] = "not-found"
+    [module] = _run(errors.missing_command_rule, [pip, _ok("python3 -m pip install -r requirements.txt")])
+    assert module.summary.endswith("use python3 -m pip instead") and module.promotion == VERIFIED_FIX
+    for other in ("docker compose version", "docker ps", "python3 -m venv .venv", "python3 -m pip --version"):
+        found = _run(errors.missing_command_rule, [compose if "docker" in other else pip, _ok(other)])
+        assert not any(c.promotion for c in found), other  # another job: no way to call it is shown
+
+
 def test_a_cmdlet_in_bash_and_a_failure_the_session_got_past_are_no_lessons():
     cmdlet = _fail("Get-ChildItem -Path . -Force", "/usr/bin/bash: line 1: Get-ChildItem: command not found")
     cmdlet.errors[0]["error_type"] = "not-found"

@@ -14,7 +14,7 @@ from collections import Counter
 
 from automem import lazy_re as rx  # module-level patterns compile on first use
 from automem.extract import phrasing
-from automem.extract.intent import Difference, Intent, difference, installed_names, is_install, same_intent
+from automem.extract.intent import Command, Difference, Intent, difference, installed_names, is_install, same_intent
 from automem.extract.rules import Session, machine
 from automem.extract.steps import Step
 from automem.schema import VERIFIED_FIX, Candidate
@@ -562,27 +562,37 @@ def _later_success_with(session: Session, start: int, name: str) -> int | None:
 
 
 def _alternative(session: Session, index: int, name: str) -> str:
-    """A program that did the same job instead (python -> python3, pip -> pip3): its name one or two characters
-    longer or shorter, run later with the same arguments, successfully."""
+    """Another spelling of the same program, run later with the same arguments, successfully: how to call it here."""
     failed = next((c for c in session.intent(index).commands if c.program == name), None)
     for j in range(index + 1, min(len(session.steps), index + WINDOW)):
         step = session.steps[j]
         if step.kind != "action" or not step.ok:
             continue
         for other in session.intent(j).commands:
-            alike = (other.program.startswith(name) or name.startswith(other.program)) and other.program != name
-            if (
-                not alike
-                or abs(len(other.program) - len(name)) > 2
-                or not re.fullmatch(
-                    r"[\d.]*",
-                    (other.program[len(name) :] if len(other.program) > len(name) else name[len(other.program) :]),
-                )
-            ):
-                continue  # python3 for python, pip3 for pip; pipx is another program
-            if failed is None or other.positional[:1] == failed.positional[:1]:
-                return other.program
+            spelled, rest = _respelled(other, name)
+            if spelled and (failed is None or rest[:1] == failed.positional[:1]):
+                return spelled
     return ""
+
+
+_PYTHON = rx.compile(r"python[\d.]*")
+
+
+def _respelled(other: Command, name: str) -> tuple[str, list[str]]:
+    """How ``other`` runs the program ``name`` under another spelling, and its arguments after that spelling:
+    python3 for python and pip3 for pip (a version suffix; pipx is another program), ``docker compose`` for
+    docker-compose (the plugin form of a hyphenated tool), ``python3 -m pip`` for pip (the module form)."""
+    if other.program == name:
+        return "", []
+    shorter, longer = sorted((name, other.program), key=len)
+    if longer.startswith(shorter) and re.fullmatch(r"[\d.]{1,2}", longer[len(shorter) :]):
+        return other.program, other.positional
+    head, _, tail = name.partition("-")
+    if tail and other.program == head and other.positional[:1] == [tail]:
+        return f"{head} {tail}", other.positional[1:]
+    if _PYTHON.fullmatch(other.program) and other.args[:2] == ["-m", name]:
+        return f"{other.program} -m {name}", other.positional[1:]
+    return "", []
 
 
 # Tools that are shell functions (or need a shell hook) loaded from the user's profile: an agent's non-interactive
