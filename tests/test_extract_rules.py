@@ -1626,6 +1626,20 @@ def test_a_constraint_on_the_task_its_prompt_asked_for_waits():
     assert never.promotion == INSTRUCTION
 
 
+def test_a_limit_on_the_request_its_own_sentence_opened_with_waits():
+    """ "帮我修复 X，不要修改 API" asks for this turn's fix and says how; 以后 / 항상 make the limit outlast it."""
+    for text in (
+        "幫我在全局的 git 中 disable .serena，不要改到專案",
+        "帮我修复登录页面的 bug，不要修改 API",
+        "이 버그 고쳐줘, 다른 파일은 수정하지 마",
+    ):
+        [cand] = _run(said.directive_rule, [_prompt(text)])
+        assert not cand.promotion, text
+    for text in ("帮我记住：以后不要用 npm", "帮我修复这个 bug，以后不要修改 API", "不要修改 config.py 的内容"):
+        [rule] = _run(said.directive_rule, [_prompt(text)])
+        assert rule.promotion == INSTRUCTION, text
+
+
 def test_a_task_done_in_a_language_is_no_request_to_talk_in_it():
     for text in ("このissueに日本語で返信して", "README の使い方を日本語で説明して", "用中文写这个README"):
         assert _run(said.directive_rule, [_prompt(text)]) == [], text

@@ -353,6 +353,19 @@ def _constrains_the_task(prompt: str, d: Directive) -> bool:
     return d.cue in ("dont", "never", "must") and not OUTLASTS.search(d.sentence)
 
 
+# a first clause that asks for this turn's work: "帮我修复 X", "請幫我 ...", "이 버그 고쳐줘", "X를 만들어 주세요"
+_REQUEST_CLAUSE = rx.compile(r"^\W*(?:请|請|麻烦你?|麻煩你?)?(?:帮我|幫我|帮忙|幫忙)|(?:줘|주세요|주십시오)\W*$")
+
+
+def _limits_the_request(d: Directive) -> bool:
+    """Is the rule a later clause of a sentence that opened by asking for this turn's work ("帮我修复登录页，不要修改
+    API": fix the login page without touching the API), said without a word that makes it outlast the request?"""
+    if d.language in ("en", "latin"):
+        return False
+    first, *rest = re.split(r"[，,、；;]\s*", d.sentence.strip(), maxsplit=1)
+    return bool(rest) and bool(_REQUEST_CLAUSE.search(first)) and not OUTLASTS.search(d.sentence)
+
+
 def directive_rule(session: Session) -> list[Candidate]:
     """A rule the user gave the agent in a prompt: promoted at once, the user's words kept in the body.
 
@@ -380,6 +393,8 @@ def directive_rule(session: Session) -> list[Candidate]:
                 continue
             if standing and _constrains_the_task(step.text, d):
                 standing = False  # "Print 1 to 5. Don't use a for loop.": the exercise's rule, stored, not injected
+            if standing and _limits_the_request(d):
+                standing = False  # "帮我修复 X，不要修改 API": how to do this request, stored, not injected
             summary = _summary(d)
             context = _context_before(step.text, d.sentence) or _list_context(step.text, d.sentence)
             done = _first_sentence(step.answer)
