@@ -1614,6 +1614,20 @@ def test_complaints_forecasts_and_pointers_in_other_languages_are_no_rules():
         assert short.summary == text and short.promotion == INSTRUCTION
 
 
+def test_a_rule_in_chinese_japanese_or_korean_that_names_nothing_is_no_rule():
+    """ "絶対に実行しないでください" after a pasted command is "never run it": what "it" is stayed in the session."""
+    for text in (
+        "これがログです。絶対に実行しないでください。分析だけしてください。",
+        "必ず確認してください",
+        "永远不要执行",
+        "절대 실행하지 마세요",
+    ):
+        assert find_candidates(Session([_prompt(text)])) == [], text
+    for text in ("絶対に本番DBを触らないでください", "以后不要加注释", "앞으로는 커밋 메시지를 한국어로 작성해 주세요"):
+        [rule] = find_candidates(Session([_prompt(text)]))
+        assert rule.promotion == INSTRUCTION, text
+
+
 def test_a_constraint_on_the_task_its_prompt_asked_for_waits():
     """ "Print 1 to 5. Don't use a for loop." is the exercise's rule; "Never ..." or "in this repo" outlast it."""
     for text in (
