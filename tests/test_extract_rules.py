@@ -82,6 +82,25 @@ def test_a_rerun_with_an_added_flag_is_a_verified_fix_naming_the_flag():
     assert "make test --jobs=1" in cand.content
 
 
+def test_a_flag_the_error_output_itself_named_is_a_fix_that_waits():
+    """npm's ERESOLVE says "retry this command with --force or --legacy-peer-deps", pip's PEP 668 error "by passing
+    --break-system-packages": the error teaches that flag again next time, so the lesson is not injected."""
+    from automem.extract.steps import named_flags
+
+    output = (
+        "npm ERR! code ERESOLVE\nnpm ERR! Fix the upstream dependency conflict, or retry\n"
+        "npm ERR! this command with --force or --legacy-peer-deps\nnpm ERR! to accept an incorrect resolution."
+    )
+    assert named_flags(output) == ["--force", "--legacy-peer-deps"]
+    assert named_flags("see https://x.org/a--b and ./--weird") == []
+    failed = _fail("npm install chart-lib", "npm ERR! code ERESOLVE", named_flags=named_flags(output))
+    [cand] = _run(errors.fixed_error_rule, [failed, _ok("npm install chart-lib --legacy-peer-deps")])
+    assert "--legacy-peer-deps" in cand.summary and not cand.promotion
+    unnamed = _fail("npm install chart-lib", "npm ERR! code ERESOLVE")
+    [told] = _run(errors.fixed_error_rule, [unnamed, _ok("npm install chart-lib --legacy-peer-deps")])
+    assert told.promotion == VERIFIED_FIX  # the output did not name it: the session found it
+
+
 def test_the_next_successful_call_is_not_a_fix():
     """Failure class 1: a diagnostic or a write to another file after a failure fixes nothing."""
     failed = _fail("npm run build", "Error: Cannot read config vite.config.ts")

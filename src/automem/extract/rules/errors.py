@@ -463,7 +463,10 @@ def repeated_error_rule(session: Session) -> list[Candidate]:
                 scope=_scope(first, intent),
                 weight=3.0 if diff else 2.0,
                 promotion=VERIFIED_FIX
-                if diff and not mismatch and lasting_fix(diff) and (count >= SLIP_PATTERN_MIN or not self_taught(line))
+                if diff
+                and not mismatch
+                and lasting_fix(diff)
+                and (count >= SLIP_PATTERN_MIN or not self_taught(line, session.steps[at], diff))
                 else "",
             )
         )
@@ -519,7 +522,7 @@ def fixed_error_rule(session: Session) -> list[Candidate]:
                 signals=["error"] + (["confirmation"] if confirmed_after(session, fix_index) else []),
                 scope=_scope(step, session.intent(index)),
                 weight=2.2,
-                promotion="" if self_taught(line) or not lasting_fix(diff) else VERIFIED_FIX,
+                promotion="" if self_taught(line, step, diff) or not lasting_fix(diff) else VERIFIED_FIX,
             )
         )
     return out
@@ -540,9 +543,12 @@ _PRESCRIBES = rx.compile(
 )
 
 
-def self_taught(line: str) -> bool:
-    """Does the error text prescribe its own remedy? Then the error teaches it again next time, at the cost of one
-    call: the lesson waits as a candidate unless it keeps coming back."""
+def self_taught(line: str, failed: Step | None = None, diff: Difference | None = None) -> bool:
+    """Does the error text prescribe its own remedy (in its line, or by naming the very flag the fix added)? Then the
+    error teaches it again next time, at the cost of one call: the lesson waits as a candidate unless it keeps
+    coming back."""
+    if failed is not None and diff is not None and diff.kind == "flag" and diff.text in failed.named_flags:
+        return True
     return _PRESCRIBES.search(line) is not None
 
 
