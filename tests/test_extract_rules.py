@@ -775,6 +775,16 @@ def test_paths_escapes_and_cut_words_never_reach_a_summary():
     assert readable("这个项目以后不要用 npm，改用 pnpm")
 
 
+def test_no_before_a_noun_is_the_rules_own_word_not_an_opener():
+    """ "remember: no force pushes on main" must never come out as "Force pushes on main"."""
+    from automem.extract import phrasing
+
+    assert phrasing.strip_openers("no force pushes on main") == "no force pushes on main"
+    assert phrasing.strip_openers("no, use pnpm") == "use pnpm"
+    [rule] = find_candidates(Session([_prompt("remember: no force pushes on main")]))
+    assert rule.summary == "No force pushes on main"
+
+
 def test_an_install_or_a_lookalike_counts_only_when_it_is_the_missing_program():
     rg = _fail("rg -n TODO", "bash: rg: command not found")
     assert _run(errors.missing_command_rule, [rg, _ok("pip install requests"), _ok("rg -n TODO")]) == []  # ran later

@@ -19,9 +19,10 @@ from automem import lazy_re as rx  # module-level patterns compile on first use
 
 LIMIT = 120
 
-# Openers that carry tone, not content: "no,", "ok so", "please", "also", "alright".
+# Openers that carry tone, not content: "no,", "ok so", "please", "also", "alright". A "no" without a stop after it
+# is the rule's own word ("no force pushes on main"), never an opener.
 _OPENER = rx.compile(
-    r"^(?:no|nope|nah|ok(?:ay)?|alright|right|yes|yeah|yep|sure|well|so|and|but|also|then|hey|hmm+|oh|actually"
+    r"^(?:no(?=[,.!:;-])|nope|nah|ok(?:ay)?|alright|right|yes|yeah|yep|sure|well|so|and|but|also|then|hey|hmm+|oh|actually"
     r"|wait|great|good|nice|perfect|cool|thanks|thank you|btw|fyi|now|again|just|hm|i think|i guess|i believe"
     r"|i feel like|i suppose|it seems(?: like)?|looks like)\b[,.!:;-]*\s+",
     re.I,
