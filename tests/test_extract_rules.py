@@ -775,6 +775,16 @@ def test_paths_escapes_and_cut_words_never_reach_a_summary():
     assert readable("这个项目以后不要用 npm，改用 pnpm")
 
 
+def test_this_repo_in_a_short_rule_is_where_it_holds_not_a_pointer():
+    """ "Use tabs in this repo" names its place: the next session is in that repo too, unlike "Fix that one too"."""
+    from automem.extract.usable import readable
+
+    assert readable("Use tabs in this repo") and readable("No emojis in this codebase")
+    assert not readable("Fix this one too") and not readable("Move that to this")
+    [rule] = find_candidates(Session([_prompt("Use tabs in this repo. Please remember this for next time.")]))
+    assert rule.summary == "Use tabs in this repo" and rule.promotion == INSTRUCTION
+
+
 def test_no_before_a_noun_is_the_rules_own_word_not_an_opener():
     """ "remember: no force pushes on main" must never come out as "Force pushes on main"."""
     from automem.extract import phrasing
