@@ -1074,6 +1074,26 @@ def test_asked_to_remember_is_a_standing_rule_even_misspelt():
     assert _run(said.directive_rule, [_prompt(pasted)]) == []  # a pasted document's advice is the document's
 
 
+def test_asked_to_save_to_memory_is_asked_to_remember():
+    """ "save in memory: X", "add to your memory that X", "memorize this: X", "X. Save this to memory." ask for
+    exactly what a memory keeps; a question, a task about data in memory, or the state of this session is no rule."""
+    for text, summary in (
+        ("save in memory: the addons folder is where modules live", "The addons folder is where modules live"),
+        ("add to your memory that the api runs on port 8100", "The api runs on port 8100"),
+        ("memorize this: tests run with make check", "Tests run with make check"),
+        ("Use tabs in this repo. Save this to memory.", "Use tabs in this repo"),
+    ):
+        [cand] = find_candidates(Session([_prompt(text)]))
+        assert cand.summary == summary and cand.promotion == INSTRUCTION, text
+    for text in (
+        "can you save in memory what we did today?",
+        "save the result to memory",
+        "save it in memory and reuse it in the loop",
+        "memorize: we are on step 3 of the plan",
+    ):
+        assert find_candidates(Session([_prompt(text)])) == [], text
+
+
 def test_a_sentence_the_next_one_asks_to_remember_is_a_standing_rule():
     for text, summary in (
         ("Don't use emojis in commit messages. remember that I want this", "Don't use emojis in commit messages"),

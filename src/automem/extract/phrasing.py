@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from automem import lazy_re as rx  # module-level patterns compile on first use
+from automem.extract.directives import REMEMBER
 
 LIMIT = 120
 
@@ -31,9 +32,9 @@ _POLITE = rx.compile(
     r"^(?:please|pls|plz|kindly|(?:can|could|would|will) you(?: please)?|i (?:want|need|would like|'d like) you to"
     r"|i want to|you (?:should|must|need to|have to|gotta)|we (?:should|must|need to|have to)|let'?s"
     r"|make sure (?:that )?(?:you )?(?:to )?|remember to|be sure to)\b[,]?\s+"
-    r"|^(?:remember|remembe|remeber|remmeber|rember|rememeber|remmember|keep in mind)(?: this| that)?"
+    r"|^(?:" + REMEMBER + r")(?: this| that)?"
     r"(?: for (?:the )?(?:future|next time|later))?\s*(?:[,:;!]|\s-\s)\s*"
-    r"|^(?:remember|remembe|remeber|remmeber|rember|rememeber|remmember|keep in mind) that\s+"
+    r"|^(?:" + REMEMBER + r") that\s+"
     r"|^(?:note )?for (?:future reference|the future|next time)\s*[,:;-]\s*",
     re.I,
 )

@@ -345,7 +345,9 @@ def _remembered(d: Directive) -> tuple[bool, bool]:
         return False, False
     if not lead:
         return True, True  # the next sentence asked for this one to be remembered
-    explicit = bool(re.search(r"(?:this|that|future|next time|later|reference)$", lead.group("lead"), re.I))
+    explicit = bool(
+        re.search(r"(?:this|that|future|next time|later|reference|memory|memori[sz]e)$", lead.group("lead"), re.I)
+    )
     return True, explicit or bool(_LASTING.search(rest))
 
 
