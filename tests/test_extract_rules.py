@@ -400,6 +400,22 @@ def test_a_missing_package_is_named_and_a_missing_file_is_not():
     assert _run(errors.missing_module_rule, [script, _ok("server.js", tool="Write"), _ok("node server.js")]) == []
 
 
+def test_a_dependency_the_session_installed_is_a_fix_that_waits():
+    """After `pip install pandas` or `cargo add serde_json` the project has it: "must be installed first" would be
+    stale from the next session on, so the lesson waits until another session meets the same failure."""
+    missing = _fail("python3 report.py", "ModuleNotFoundError: No module named 'pandas'")
+    steps = [missing, _ok("pip install pandas"), _ok("python3 report.py")]
+    [module] = _run(errors.missing_module_rule, steps)
+    assert module.summary == "pandas was not installed in this project; `pip install pandas` installed it"
+    assert not module.promotion
+    unresolved = _fail("cargo build", "error[E0432]: unresolved import `serde_json`")
+    [added] = _run(errors.fixed_error_rule, [unresolved, _ok("cargo add serde_json"), _ok("cargo build")])
+    assert "after `cargo add serde_json`" in added.summary and not added.promotion
+    env = _fail("make test", "Error: DATABASE_URL is not set")
+    [kept] = _run(errors.fixed_error_rule, [env, _ok("DATABASE_URL=sqlite:///t.db make test")])
+    assert kept.promotion == VERIFIED_FIX  # a setting the next call needs again, not a dependency added
+
+
 def test_the_agents_own_inline_script_bug_is_a_slip():
     steps = [_fail("node -e \"eval(fs.readFileSync('data.js'))\"", "ReferenceError: window is not defined")] * 2
     assert _run(errors.repeated_error_rule, steps) == []

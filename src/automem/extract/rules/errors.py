@@ -285,7 +285,11 @@ _REPAIRS_STATE = rx.compile(
     r"|git (?:stash|pull|fetch|config|push|add|commit|checkout|switch|reset|restore|rebase|merge|init|remote|clean"
     r"|rm|branch|tag|worktree|submodule)"
     r"|docker(?:-compose| compose| container)? (?:rm|stop|kill|down|prune)|docker system prune"
-    r"|(?:npm|pnpm|yarn) cache|ssh-keygen|ssh-add)\b",
+    r"|(?:npm|pnpm|yarn) cache|ssh-keygen|ssh-add"
+    # a dependency installed or added: the project has it from now on
+    r"|(?:npm|pnpm|yarn|bun) (?:install|i|add|ci)|(?:python3? -m )?pip3? install|uv (?:add|sync|pip install)"
+    r"|poetry (?:add|install)|cargo (?:add|fetch)|go (?:get|mod download|mod tidy)|bundle (?:add|install)"
+    r"|gem install|composer (?:require|install))\b",
     re.I,
 )
 
@@ -997,7 +1001,7 @@ def missing_module_rule(session: Session) -> list[Candidate]:
         name = _name(session, index)
         gist = phrasing.error_name(_line(step))
         if installed:
-            summary = phrasing.fit(f"{module} must be installed here first (`{installed[-1][:60]}`)")
+            summary = phrasing.fit(f"{module} was not installed in this project; `{installed[-1][:60]}` installed it")
         else:
             summary = phrasing.fit(
                 f"{module} is not installed in this project: importing it fails" + (f" ({gist})" if gist else "")
@@ -1014,7 +1018,8 @@ def missing_module_rule(session: Session) -> list[Candidate]:
                 signals=["error"],
                 scope="project",
                 weight=1.8,
-                promotion=VERIFIED_FIX if installed else "",
+                # a candidate either way: an install lasts, so here the import works from now on; it is worth a
+                # brief line only when another session meets the same missing package again
             )
         )
     return out
