@@ -265,6 +265,15 @@ def test_not_installed_only_when_nothing_later_ran_it():
     assert _run(errors.missing_command_rule, [zsh])[0].summary.startswith("fd is not installed")  # not "1"
 
 
+def test_the_gnu_build_of_a_missing_program_is_the_way_to_call_it_not_a_typo():
+    """macOS has no `timeout`; Homebrew's coreutils install it as `gtimeout`: one letter more, yet no slip."""
+    missing = _fail("timeout 10 npm start", "zsh: command not found: timeout")
+    missing.errors[0]["error_type"] = "not-found"
+    [gnu] = _run(errors.missing_command_rule, [missing, _ok("gtimeout 10 npm start")])
+    assert gnu.summary == "timeout is not on the PATH on this machine; use gtimeout instead"
+    assert gnu.promotion == VERIFIED_FIX
+
+
 def test_a_tool_found_through_the_projects_runner_is_run_that_way_and_a_typo_is_no_missing_program():
     def missing(command: str, name: str) -> Step:
         step = _fail(command, f"bash: {name}: command not found")

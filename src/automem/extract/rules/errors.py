@@ -586,16 +586,20 @@ def _alternative(session: Session, index: int, name: str) -> str:
 
 
 _PYTHON = rx.compile(r"python[\d.]*")
+_GNU_PREFIX = "g"  # Homebrew's GNU coreutils, findutils, sed and grep on macOS: gtimeout, gsed, gdate, gfind
 
 
 def _respelled(other: Command, name: str) -> tuple[str, list[str]]:
     """How ``other`` runs the program ``name`` under another spelling, and its arguments after that spelling:
-    python3 for python and pip3 for pip (a version suffix; pipx is another program), ``docker compose`` for
+    python3 for python and pip3 for pip (a version suffix; pipx is another program), gtimeout for timeout (the GNU
+    build on macOS), ``docker compose`` for
     docker-compose (the plugin form of a hyphenated tool), ``python3 -m pip`` for pip (the module form)."""
     if other.program == name:
         return "", []
     shorter, longer = sorted((name, other.program), key=len)
     if longer.startswith(shorter) and re.fullmatch(r"[\d.]{1,2}", longer[len(shorter) :]):
+        return other.program, other.positional
+    if other.program == _GNU_PREFIX + name:
         return other.program, other.positional
     head, _, tail = name.partition("-")
     if tail and other.program == head and other.positional[:1] == [tail]:
@@ -915,6 +919,8 @@ def _one_slip(typed: str, meant: str) -> bool:
         swapped = len(diff) == 2 and diff[1] == diff[0] + 1 and typed[diff[0]] == meant[diff[1]]
         return len(diff) == 1 or (swapped and typed[diff[1]] == meant[diff[0]])
     short, long = sorted((typed, meant), key=len)
+    if long == _GNU_PREFIX + short:
+        return False  # gtimeout, gsed: the GNU build of the program, not a slip
     # a letter dropped or doubled inside the name; one more at its end is another program (pip3, pipx, nodemon)
     return any(long[:i] + long[i + 1 :] == short for i in range(len(long) - 1))
 
