@@ -101,6 +101,18 @@ def test_a_flag_the_error_output_itself_named_is_a_fix_that_waits():
     assert told.promotion == VERIFIED_FIX  # the output did not name it: the session found it
 
 
+def test_an_empty_value_added_after_an_option_is_the_fix_bsd_sed_needs():
+    """BSD sed on macOS takes the backup suffix after -i: `sed -i 's/a/b/' f` fails, `sed -i '' 's/a/b/' f` works."""
+    failed, fixed = "sed -i 's/old/new/g' src/app.js", "sed -i '' 's/old/new/g' src/app.js"
+    assert intent_of("Bash", fixed).main.positional == ["s/old/new/g", "src/app.js"]  # '' names nothing
+    assert difference(intent_of("Bash", failed), intent_of("Bash", fixed)).text == "-i ''"
+    other = "sed -i '' 's/old/new/g' src/other.js"
+    assert not difference(intent_of("Bash", failed), intent_of("Bash", other))  # another file: another call
+    line = 'sed: 1: "src/app.js": command c expects \\ followed by text'
+    [cand] = _run(errors.fixed_error_rule, [_fail(failed, line, tool="Bash"), _ok(fixed, tool="Bash")])
+    assert cand.summary.startswith("sed needs -i '' here") and cand.promotion == VERIFIED_FIX
+
+
 def test_the_next_successful_call_is_not_a_fix():
     """Failure class 1: a diagnostic or a write to another file after a failure fixes nothing."""
     failed = _fail("npm run build", "Error: Cannot read config vite.config.ts")

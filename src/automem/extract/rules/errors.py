@@ -75,7 +75,8 @@ def _error_text(step: Step) -> str:
 
 _REASON = rx.compile(
     r"not allowed|denied|not permitted|refused|cannot|can't|unable to|invalid|missing|failed to|not found"
-    r"|no such|does not exist|not supported|requires?|must|should|expected|could not|couldn't|incompatible|conflict"
+    r"|no such|does not exist|not supported|requires?|must|should|expect(?:s|ed)|could not|couldn't"
+    r"|incompatible|conflict"
     r"|(?-i:\bE(?:RESOLVE|ACCES|NOENT|ADDRINUSE|CONNREFUSED|TIMEDOUT|PERM|NOTFOUND|INTEGRITY)\b)",
     re.I,
 )
