@@ -82,6 +82,37 @@ def test_a_rerun_with_an_added_flag_is_a_verified_fix_naming_the_flag():
     assert "make test --jobs=1" in cand.content
 
 
+def test_a_flag_the_error_output_itself_named_is_a_fix_that_waits():
+    """npm's ERESOLVE says "retry this command with --force or --legacy-peer-deps", pip's PEP 668 error "by passing
+    --break-system-packages": the error teaches that flag again next time, so the lesson is not injected."""
+    from automem.extract.steps import named_flags
+
+    output = (
+        "npm ERR! code ERESOLVE\nnpm ERR! Fix the upstream dependency conflict, or retry\n"
+        "npm ERR! this command with --force or --legacy-peer-deps\nnpm ERR! to accept an incorrect resolution."
+    )
+    assert named_flags(output) == ["--force", "--legacy-peer-deps"]
+    assert named_flags("see https://x.org/a--b and ./--weird") == []
+    failed = _fail("npm install chart-lib", "npm ERR! code ERESOLVE", named_flags=named_flags(output))
+    [cand] = _run(errors.fixed_error_rule, [failed, _ok("npm install chart-lib --legacy-peer-deps")])
+    assert "--legacy-peer-deps" in cand.summary and not cand.promotion
+    unnamed = _fail("npm install chart-lib", "npm ERR! code ERESOLVE")
+    [told] = _run(errors.fixed_error_rule, [unnamed, _ok("npm install chart-lib --legacy-peer-deps")])
+    assert told.promotion == VERIFIED_FIX  # the output did not name it: the session found it
+
+
+def test_an_empty_value_added_after_an_option_is_the_fix_bsd_sed_needs():
+    """BSD sed on macOS takes the backup suffix after -i: `sed -i 's/a/b/' f` fails, `sed -i '' 's/a/b/' f` works."""
+    failed, fixed = "sed -i 's/old/new/g' src/app.js", "sed -i '' 's/old/new/g' src/app.js"
+    assert intent_of("Bash", fixed).main.positional == ["s/old/new/g", "src/app.js"]  # '' names nothing
+    assert difference(intent_of("Bash", failed), intent_of("Bash", fixed)).text == "-i ''"
+    other = "sed -i '' 's/old/new/g' src/other.js"
+    assert not difference(intent_of("Bash", failed), intent_of("Bash", other))  # another file: another call
+    line = 'sed: 1: "src/app.js": command c expects \\ followed by text'
+    [cand] = _run(errors.fixed_error_rule, [_fail(failed, line, tool="Bash"), _ok(fixed, tool="Bash")])
+    assert cand.summary.startswith("sed needs -i '' here") and cand.promotion == VERIFIED_FIX
+
+
 def test_the_next_successful_call_is_not_a_fix():
     """Failure class 1: a diagnostic or a write to another file after a failure fixes nothing."""
     failed = _fail("npm run build", "Error: Cannot read config vite.config.ts")
@@ -246,6 +277,15 @@ def test_not_installed_only_when_nothing_later_ran_it():
     assert _run(errors.missing_command_rule, [zsh])[0].summary.startswith("fd is not installed")  # not "1"
 
 
+def test_the_gnu_build_of_a_missing_program_is_the_way_to_call_it_not_a_typo():
+    """macOS has no `timeout`; Homebrew's coreutils install it as `gtimeout`: one letter more, yet no slip."""
+    missing = _fail("timeout 10 npm start", "zsh: command not found: timeout")
+    missing.errors[0]["error_type"] = "not-found"
+    [gnu] = _run(errors.missing_command_rule, [missing, _ok("gtimeout 10 npm start")])
+    assert gnu.summary == "timeout is not on the PATH on this machine; use gtimeout instead"
+    assert gnu.promotion == VERIFIED_FIX
+
+
 def test_a_tool_found_through_the_projects_runner_is_run_that_way_and_a_typo_is_no_missing_program():
     def missing(command: str, name: str) -> Step:
         step = _fail(command, f"bash: {name}: command not found")
@@ -266,6 +306,22 @@ def test_a_tool_found_through_the_projects_runner_is_run_that_way_and_a_typo_is_
     assert _run(errors.missing_command_rule, [missing("pyhton a.py", "pyhton"), _ok("python a.py")]) == []
     [pip] = _run(errors.missing_command_rule, [missing("pip install x", "pip"), _ok("pip3 install x")])
     assert pip.summary.startswith("pip is not on the PATH")  # pip3 is another version, not a slip
+
+
+def test_a_missing_program_run_in_its_plugin_or_module_form_is_the_way_to_call_it():
+    """docker-compose -> `docker compose`, pip -> `python3 -m pip`: the same job under another spelling."""
+    compose = _fail("docker-compose up -d db", "bash: docker-compose: command not found")
+    compose.errors[0]["error_type"] = "not-found"
+    [plugin] = _run(errors.missing_command_rule, [compose, _ok("docker compose up -d db")])
+    assert plugin.summary == "docker-compose is not on the PATH on this machine; use docker compose instead"
+    assert plugin.promotion == VERIFIED_FIX
+    pip = _fail("pip install -r requirements.txt", "zsh: command not found: pip")
+    pip.errors[0]["error_type"] = "not-found"
+    [module] = _run(errors.missing_command_rule, [pip, _ok("python3 -m pip install -r requirements.txt")])
+    assert module.summary.endswith("use python3 -m pip instead") and module.promotion == VERIFIED_FIX
+    for other in ("docker compose version", "docker ps", "python3 -m venv .venv", "python3 -m pip --version"):
+        found = _run(errors.missing_command_rule, [compose if "docker" in other else pip, _ok(other)])
+        assert not any(c.promotion for c in found), other  # another job: no way to call it is shown
 
 
 def test_a_cmdlet_in_bash_and_a_failure_the_session_got_past_are_no_lessons():
@@ -363,6 +419,22 @@ def test_a_missing_package_is_named_and_a_missing_file_is_not():
     assert "@testing-library/react" in cand.summary
     script = _fail("node server.js", "Error: Cannot find module '/w/app/server.js'")
     assert _run(errors.missing_module_rule, [script, _ok("server.js", tool="Write"), _ok("node server.js")]) == []
+
+
+def test_a_dependency_the_session_installed_is_a_fix_that_waits():
+    """After `pip install pandas` or `cargo add serde_json` the project has it: "must be installed first" would be
+    stale from the next session on, so the lesson waits until another session meets the same failure."""
+    missing = _fail("python3 report.py", "ModuleNotFoundError: No module named 'pandas'")
+    steps = [missing, _ok("pip install pandas"), _ok("python3 report.py")]
+    [module] = _run(errors.missing_module_rule, steps)
+    assert module.summary == "pandas was not installed in this project; `pip install pandas` installed it"
+    assert not module.promotion
+    unresolved = _fail("cargo build", "error[E0432]: unresolved import `serde_json`")
+    [added] = _run(errors.fixed_error_rule, [unresolved, _ok("cargo add serde_json"), _ok("cargo build")])
+    assert "after `cargo add serde_json`" in added.summary and not added.promotion
+    env = _fail("make test", "Error: DATABASE_URL is not set")
+    [kept] = _run(errors.fixed_error_rule, [env, _ok("DATABASE_URL=sqlite:///t.db make test")])
+    assert kept.promotion == VERIFIED_FIX  # a setting the next call needs again, not a dependency added
 
 
 def test_the_agents_own_inline_script_bug_is_a_slip():
@@ -740,6 +812,26 @@ def test_paths_escapes_and_cut_words_never_reach_a_summary():
     assert readable("这个项目以后不要用 npm，改用 pnpm")
 
 
+def test_this_repo_in_a_short_rule_is_where_it_holds_not_a_pointer():
+    """ "Use tabs in this repo" names its place: the next session is in that repo too, unlike "Fix that one too"."""
+    from automem.extract.usable import readable
+
+    assert readable("Use tabs in this repo") and readable("No emojis in this codebase")
+    assert not readable("Fix this one too") and not readable("Move that to this")
+    [rule] = find_candidates(Session([_prompt("Use tabs in this repo. Please remember this for next time.")]))
+    assert rule.summary == "Use tabs in this repo" and rule.promotion == INSTRUCTION
+
+
+def test_no_before_a_noun_is_the_rules_own_word_not_an_opener():
+    """ "remember: no force pushes on main" must never come out as "Force pushes on main"."""
+    from automem.extract import phrasing
+
+    assert phrasing.strip_openers("no force pushes on main") == "no force pushes on main"
+    assert phrasing.strip_openers("no, use pnpm") == "use pnpm"
+    [rule] = find_candidates(Session([_prompt("remember: no force pushes on main")]))
+    assert rule.summary == "No force pushes on main"
+
+
 def test_an_install_or_a_lookalike_counts_only_when_it_is_the_missing_program():
     rg = _fail("rg -n TODO", "bash: rg: command not found")
     assert _run(errors.missing_command_rule, [rg, _ok("pip install requests"), _ok("rg -n TODO")]) == []  # ran later
@@ -1017,6 +1109,26 @@ def test_asked_to_remember_is_a_standing_rule_even_misspelt():
         assert _run(said.directive_rule, [_prompt(text)]) == [], text
     pasted = "Here is the guide I found:\n" + "Some setup step explained at length. " * 40 + "\nRemember: commit often."
     assert _run(said.directive_rule, [_prompt(pasted)]) == []  # a pasted document's advice is the document's
+
+
+def test_asked_to_save_to_memory_is_asked_to_remember():
+    """ "save in memory: X", "add to your memory that X", "memorize this: X", "X. Save this to memory." ask for
+    exactly what a memory keeps; a question, a task about data in memory, or the state of this session is no rule."""
+    for text, summary in (
+        ("save in memory: the addons folder is where modules live", "The addons folder is where modules live"),
+        ("add to your memory that the api runs on port 8100", "The api runs on port 8100"),
+        ("memorize this: tests run with make check", "Tests run with make check"),
+        ("Use tabs in this repo. Save this to memory.", "Use tabs in this repo"),
+    ):
+        [cand] = find_candidates(Session([_prompt(text)]))
+        assert cand.summary == summary and cand.promotion == INSTRUCTION, text
+    for text in (
+        "can you save in memory what we did today?",
+        "save the result to memory",
+        "save it in memory and reuse it in the loop",
+        "memorize: we are on step 3 of the plan",
+    ):
+        assert find_candidates(Session([_prompt(text)])) == [], text
 
 
 def test_a_sentence_the_next_one_asks_to_remember_is_a_standing_rule():
@@ -1598,6 +1710,20 @@ def test_complaints_forecasts_and_pointers_in_other_languages_are_no_rules():
         assert short.summary == text and short.promotion == INSTRUCTION
 
 
+def test_a_rule_in_chinese_japanese_or_korean_that_names_nothing_is_no_rule():
+    """ "絶対に実行しないでください" after a pasted command is "never run it": what "it" is stayed in the session."""
+    for text in (
+        "これがログです。絶対に実行しないでください。分析だけしてください。",
+        "必ず確認してください",
+        "永远不要执行",
+        "절대 실행하지 마세요",
+    ):
+        assert find_candidates(Session([_prompt(text)])) == [], text
+    for text in ("絶対に本番DBを触らないでください", "以后不要加注释", "앞으로는 커밋 메시지를 한국어로 작성해 주세요"):
+        [rule] = find_candidates(Session([_prompt(text)]))
+        assert rule.promotion == INSTRUCTION, text
+
+
 def test_a_constraint_on_the_task_its_prompt_asked_for_waits():
     """ "Print 1 to 5. Don't use a for loop." is the exercise's rule; "Never ..." or "in this repo" outlast it."""
     for text in (
@@ -1608,6 +1734,20 @@ def test_a_constraint_on_the_task_its_prompt_asked_for_waits():
         assert not cand.promotion, text
     [never] = _run(said.directive_rule, [_prompt("Build a todo app with React. Never use inline styles.")])
     assert never.promotion == INSTRUCTION
+
+
+def test_a_limit_on_the_request_its_own_sentence_opened_with_waits():
+    """ "帮我修复 X，不要修改 API" asks for this turn's fix and says how; 以后 / 항상 make the limit outlast it."""
+    for text in (
+        "幫我在全局的 git 中 disable .serena，不要改到專案",
+        "帮我修复登录页面的 bug，不要修改 API",
+        "이 버그 고쳐줘, 다른 파일은 수정하지 마",
+    ):
+        [cand] = _run(said.directive_rule, [_prompt(text)])
+        assert not cand.promotion, text
+    for text in ("帮我记住：以后不要用 npm", "帮我修复这个 bug，以后不要修改 API", "不要修改 config.py 的内容"):
+        [rule] = _run(said.directive_rule, [_prompt(text)])
+        assert rule.promotion == INSTRUCTION, text
 
 
 def test_a_task_done_in_a_language_is_no_request_to_talk_in_it():

@@ -39,7 +39,12 @@ _OPENERS = (
     r"(?:(?:no|nope|ok(?:ay)?|so|and|also|but|please|pls|hey|oh|yes|yeah|alright|"
     r"right|actually|again|btw|fyi|remember|note)[,.!:]*\s+)*"
 )
-REMEMBER = r"remember|remembe|remeber|remmeber|rember|rememeber|remmember|keep in mind"  # and the usual slips
+# "remember" and its usual slips, and asking outright for a memory: "save this to memory", "memorize this"
+REMEMBER = (
+    r"remember|remembe|remeber|remmeber|rember|rememeber|remmember|keep in mind|memori[sz]e"
+    r"|commit (?:this |that |it )?to memory|(?:save|store|add|put|write|keep) (?:this |that |it )?(?:in|to|into) "
+    r"(?:your |the )?memory"
+)
 # words after "always"/"never" that make no rule of it: "always the same problem", "never gonna give you up"
 _NOT_A_VERB = (
     r"(?:the|a|an|so|such|same|like|been|was|were|is|are|has|had|gonna|going|mind|with|in|on|at|for|more|less|too"

@@ -212,7 +212,8 @@ class Command:
 
     @property
     def positional(self) -> list[str]:
-        return [a for a in self.args if not _OPTION.match(a)]
+        """The arguments that name something: not options, nor an empty value given to one (``sed -i ''``)."""
+        return [a for a in self.args if a and not _OPTION.match(a)]
 
     @property
     def options(self) -> list[str]:
@@ -563,6 +564,21 @@ def _avoided(failed: Intent, fix: Intent, error: str) -> bool:
     return any(name in failed_text and name not in fix_text for name in _QUOTED_NAME.findall(error))
 
 
+def _empty_value_added(failed: Command, fix: Command) -> str:
+    """The option an empty argument was added after, all else the same (BSD ``sed -i ''`` for ``sed -i``), or ""."""
+    if len(fix.args) != len(failed.args) + 1:
+        return ""
+    for at, arg in enumerate(fix.args):
+        if (
+            arg == ""
+            and at > 0
+            and _OPTION.match(fix.args[at - 1])
+            and fix.args[:at] + fix.args[at + 1 :] == failed.args
+        ):
+            return fix.args[at - 1]
+    return ""
+
+
 def difference(
     failed: Intent,
     fix: Intent,
@@ -640,6 +656,9 @@ def difference(
         return Difference("", "")  # `git reset --hard` first: what it threw away is the user's call each time
     if added:
         return Difference("flag", " ".join(added[:3]))
+    emptied = _empty_value_added(main, same)
+    if emptied:
+        return Difference("flag", f"{emptied} ''")
     index = fix.commands.index(same)
     if _PERMISSION.search(error):
         gone = [p for p in _ERROR_PATH.findall(error) if p in main.text and p not in same.text]

@@ -16,12 +16,14 @@ from __future__ import annotations
 import re
 
 from automem import lazy_re as rx  # module-level patterns compile on first use
+from automem.extract.directives import REMEMBER
 
 LIMIT = 120
 
-# Openers that carry tone, not content: "no,", "ok so", "please", "also", "alright".
+# Openers that carry tone, not content: "no,", "ok so", "please", "also", "alright". A "no" without a stop after it
+# is the rule's own word ("no force pushes on main"), never an opener.
 _OPENER = rx.compile(
-    r"^(?:no|nope|nah|ok(?:ay)?|alright|right|yes|yeah|yep|sure|well|so|and|but|also|then|hey|hmm+|oh|actually"
+    r"^(?:no(?=[,.!:;-])|nope|nah|ok(?:ay)?|alright|right|yes|yeah|yep|sure|well|so|and|but|also|then|hey|hmm+|oh|actually"
     r"|wait|great|good|nice|perfect|cool|thanks|thank you|btw|fyi|now|again|just|hm|i think|i guess|i believe"
     r"|i feel like|i suppose|it seems(?: like)?|looks like)\b[,.!:;-]*\s+",
     re.I,
@@ -30,9 +32,9 @@ _POLITE = rx.compile(
     r"^(?:please|pls|plz|kindly|(?:can|could|would|will) you(?: please)?|i (?:want|need|would like|'d like) you to"
     r"|i want to|you (?:should|must|need to|have to|gotta)|we (?:should|must|need to|have to)|let'?s"
     r"|make sure (?:that )?(?:you )?(?:to )?|remember to|be sure to)\b[,]?\s+"
-    r"|^(?:remember|remembe|remeber|remmeber|rember|rememeber|remmember|keep in mind)(?: this| that)?"
+    r"|^(?:" + REMEMBER + r")(?: this| that)?"
     r"(?: for (?:the )?(?:future|next time|later))?\s*(?:[,:;!]|\s-\s)\s*"
-    r"|^(?:remember|remembe|remeber|remmeber|rember|rememeber|remmember|keep in mind) that\s+"
+    r"|^(?:" + REMEMBER + r") that\s+"
     r"|^(?:note )?for (?:future reference|the future|next time)\s*[,:;-]\s*",
     re.I,
 )

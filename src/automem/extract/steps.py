@@ -46,6 +46,16 @@ class Step:
     offered: list[str] = field(default_factory=list)  # prompt: the options the agent's previous answer offered
     added: str = ""  # action: the text an edit or write put in (new lines of a patch), capped
     answers: list[tuple[str, str, str, list[str]]] = field(default_factory=list)  # action: see answered_questions
+    named_flags: list[str] = field(default_factory=list)  # failed action: options its output told to pass
+
+
+_NAMED_FLAG = rx.compile(r"(?<![\w/.-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?![\w-])")
+
+
+def named_flags(output: str) -> list[str]:
+    """The long options a failed call's output names ("retry with --force or --legacy-peer-deps", "by passing
+    --break-system-packages"): a fix that adds one of them was read off the error."""
+    return sorted(set(_NAMED_FLAG.findall((output or "")[:20000])))[:40]
 
 
 def user_words(prompt: str) -> str:
@@ -295,6 +305,7 @@ def steps_from_turns(turns: list[Turn]) -> list[Step]:
                     added=added_text(action.input) if not failed else "",
                     said_after="\n".join(said.get(number, ()))[:4000],
                     answers=answered_questions(action.input, text) if not failed else [],
+                    named_flags=named_flags(text) if failed else [],
                 )
             )
         if turn.interrupted:

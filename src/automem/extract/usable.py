@@ -98,16 +98,18 @@ _DANGLING = rx.compile(
     r"|not|no|your|my|our|their|its)|--?|[:,;(\[{/\\=+&|<>*])\s*…?$",
     re.I,
 )
+# "this repo", "this project": the place a rule holds in, which the next session is in too
+_THIS_PLACE = r"(?!\s+(?:repo|repository|project|codebase|folder|directory|machine|workspace|session|file named)\b)"
 _PRONOUN_START = rx.compile(
     r"^(?:they|them|it|its|it's|this|that|these|those|he|she|him|her|there|here|close|same|or|and|but)"
-    r"(?![A-Za-z])(?!\s+(?:repo|repository|project|folder|directory|machine|session|file named))",
+    r"(?![A-Za-z])" + _THIS_PLACE,
     re.I,
 )
 _PRONOUN_START_CJK = rx.compile(  # "这个改为…" ("change this to…"), "それを…": the referent stayed in the session
     r"^(?:这个|这些|这里|那个|那些|它们?|他们|她们|此|これ|それ|あれ|この|その|あの|이거|이것|이건|그거|그것|그건|저것)"
     r"(?!\s*(?:项目|仓库|目录|文件夹|工程|仓|プロジェクト|リポジトリ|フォルダ|프로젝트|저장소|폴더))"
 )
-_BARE_OBJECT = rx.compile(r"(?<![\w'])(?:it|them|this|that|these|those)(?![\w'])", re.I)
+_BARE_OBJECT = rx.compile(r"(?<![\w'])(?:it|them|this|that|these|those)(?![\w'])" + _THIS_PLACE, re.I)
 _CJK_CLASS = r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]"  # kana, CJK ideographs, Hangul syllables
 CJK_CHAR = rx.compile(_CJK_CLASS)  # in these scripts a character says about what a word does
 _WORD = rx.compile(r"[^\W\d_]{2,}|" + _CJK_CLASS)

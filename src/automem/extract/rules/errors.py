@@ -14,7 +14,7 @@ from collections import Counter
 
 from automem import lazy_re as rx  # module-level patterns compile on first use
 from automem.extract import phrasing
-from automem.extract.intent import Difference, Intent, difference, installed_names, is_install, same_intent
+from automem.extract.intent import Command, Difference, Intent, difference, installed_names, is_install, same_intent
 from automem.extract.rules import Session, machine
 from automem.extract.steps import Step
 from automem.schema import VERIFIED_FIX, Candidate
@@ -75,7 +75,8 @@ def _error_text(step: Step) -> str:
 
 _REASON = rx.compile(
     r"not allowed|denied|not permitted|refused|cannot|can't|unable to|invalid|missing|failed to|not found"
-    r"|no such|does not exist|not supported|requires?|must|should|expected|could not|couldn't|incompatible|conflict"
+    r"|no such|does not exist|not supported|requires?|must|should|expect(?:s|ed)|could not|couldn't"
+    r"|incompatible|conflict"
     r"|(?-i:\bE(?:RESOLVE|ACCES|NOENT|ADDRINUSE|CONNREFUSED|TIMEDOUT|PERM|NOTFOUND|INTEGRITY)\b)",
     re.I,
 )
@@ -285,7 +286,11 @@ _REPAIRS_STATE = rx.compile(
     r"|git (?:stash|pull|fetch|config|push|add|commit|checkout|switch|reset|restore|rebase|merge|init|remote|clean"
     r"|rm|branch|tag|worktree|submodule)"
     r"|docker(?:-compose| compose| container)? (?:rm|stop|kill|down|prune)|docker system prune"
-    r"|(?:npm|pnpm|yarn) cache|ssh-keygen|ssh-add)\b",
+    r"|(?:npm|pnpm|yarn) cache|ssh-keygen|ssh-add"
+    # a dependency installed or added: the project has it from now on
+    r"|(?:npm|pnpm|yarn|bun) (?:install|i|add|ci)|(?:python3? -m )?pip3? install|uv (?:add|sync|pip install)"
+    r"|poetry (?:add|install)|cargo (?:add|fetch)|go (?:get|mod download|mod tidy)|bundle (?:add|install)"
+    r"|gem install|composer (?:require|install))\b",
     re.I,
 )
 
@@ -463,7 +468,10 @@ def repeated_error_rule(session: Session) -> list[Candidate]:
                 scope=_scope(first, intent),
                 weight=3.0 if diff else 2.0,
                 promotion=VERIFIED_FIX
-                if diff and not mismatch and lasting_fix(diff) and (count >= SLIP_PATTERN_MIN or not self_taught(line))
+                if diff
+                and not mismatch
+                and lasting_fix(diff)
+                and (count >= SLIP_PATTERN_MIN or not self_taught(line, session.steps[at], diff))
                 else "",
             )
         )
@@ -519,7 +527,7 @@ def fixed_error_rule(session: Session) -> list[Candidate]:
                 signals=["error"] + (["confirmation"] if confirmed_after(session, fix_index) else []),
                 scope=_scope(step, session.intent(index)),
                 weight=2.2,
-                promotion="" if self_taught(line) or not lasting_fix(diff) else VERIFIED_FIX,
+                promotion="" if self_taught(line, step, diff) or not lasting_fix(diff) else VERIFIED_FIX,
             )
         )
     return out
@@ -540,9 +548,12 @@ _PRESCRIBES = rx.compile(
 )
 
 
-def self_taught(line: str) -> bool:
-    """Does the error text prescribe its own remedy? Then the error teaches it again next time, at the cost of one
-    call: the lesson waits as a candidate unless it keeps coming back."""
+def self_taught(line: str, failed: Step | None = None, diff: Difference | None = None) -> bool:
+    """Does the error text prescribe its own remedy (in its line, or by naming the very flag the fix added)? Then the
+    error teaches it again next time, at the cost of one call: the lesson waits as a candidate unless it keeps
+    coming back."""
+    if failed is not None and diff is not None and diff.kind == "flag" and diff.text in failed.named_flags:
+        return True
     return _PRESCRIBES.search(line) is not None
 
 
@@ -562,27 +573,41 @@ def _later_success_with(session: Session, start: int, name: str) -> int | None:
 
 
 def _alternative(session: Session, index: int, name: str) -> str:
-    """A program that did the same job instead (python -> python3, pip -> pip3): its name one or two characters
-    longer or shorter, run later with the same arguments, successfully."""
+    """Another spelling of the same program, run later with the same arguments, successfully: how to call it here."""
     failed = next((c for c in session.intent(index).commands if c.program == name), None)
     for j in range(index + 1, min(len(session.steps), index + WINDOW)):
         step = session.steps[j]
         if step.kind != "action" or not step.ok:
             continue
         for other in session.intent(j).commands:
-            alike = (other.program.startswith(name) or name.startswith(other.program)) and other.program != name
-            if (
-                not alike
-                or abs(len(other.program) - len(name)) > 2
-                or not re.fullmatch(
-                    r"[\d.]*",
-                    (other.program[len(name) :] if len(other.program) > len(name) else name[len(other.program) :]),
-                )
-            ):
-                continue  # python3 for python, pip3 for pip; pipx is another program
-            if failed is None or other.positional[:1] == failed.positional[:1]:
-                return other.program
+            spelled, rest = _respelled(other, name)
+            if spelled and (failed is None or rest[:1] == failed.positional[:1]):
+                return spelled
     return ""
+
+
+_PYTHON = rx.compile(r"python[\d.]*")
+_GNU_PREFIX = "g"  # Homebrew's GNU coreutils, findutils, sed and grep on macOS: gtimeout, gsed, gdate, gfind
+
+
+def _respelled(other: Command, name: str) -> tuple[str, list[str]]:
+    """How ``other`` runs the program ``name`` under another spelling, and its arguments after that spelling:
+    python3 for python and pip3 for pip (a version suffix; pipx is another program), gtimeout for timeout (the GNU
+    build on macOS), ``docker compose`` for
+    docker-compose (the plugin form of a hyphenated tool), ``python3 -m pip`` for pip (the module form)."""
+    if other.program == name:
+        return "", []
+    shorter, longer = sorted((name, other.program), key=len)
+    if longer.startswith(shorter) and re.fullmatch(r"[\d.]{1,2}", longer[len(shorter) :]):
+        return other.program, other.positional
+    if other.program == _GNU_PREFIX + name:
+        return other.program, other.positional
+    head, _, tail = name.partition("-")
+    if tail and other.program == head and other.positional[:1] == [tail]:
+        return f"{head} {tail}", other.positional[1:]
+    if _PYTHON.fullmatch(other.program) and other.args[:2] == ["-m", name]:
+        return f"{other.program} -m {name}", other.positional[1:]
+    return "", []
 
 
 # Tools that are shell functions (or need a shell hook) loaded from the user's profile: an agent's non-interactive
@@ -895,6 +920,8 @@ def _one_slip(typed: str, meant: str) -> bool:
         swapped = len(diff) == 2 and diff[1] == diff[0] + 1 and typed[diff[0]] == meant[diff[1]]
         return len(diff) == 1 or (swapped and typed[diff[1]] == meant[diff[0]])
     short, long = sorted((typed, meant), key=len)
+    if long == _GNU_PREFIX + short:
+        return False  # gtimeout, gsed: the GNU build of the program, not a slip
     # a letter dropped or doubled inside the name; one more at its end is another program (pip3, pipx, nodemon)
     return any(long[:i] + long[i + 1 :] == short for i in range(len(long) - 1))
 
@@ -981,7 +1008,7 @@ def missing_module_rule(session: Session) -> list[Candidate]:
         name = _name(session, index)
         gist = phrasing.error_name(_line(step))
         if installed:
-            summary = phrasing.fit(f"{module} must be installed here first (`{installed[-1][:60]}`)")
+            summary = phrasing.fit(f"{module} was not installed in this project; `{installed[-1][:60]}` installed it")
         else:
             summary = phrasing.fit(
                 f"{module} is not installed in this project: importing it fails" + (f" ({gist})" if gist else "")
@@ -998,7 +1025,8 @@ def missing_module_rule(session: Session) -> list[Candidate]:
                 signals=["error"],
                 scope="project",
                 weight=1.8,
-                promotion=VERIFIED_FIX if installed else "",
+                # a candidate either way: an install lasts, so here the import works from now on; it is worth a
+                # brief line only when another session meets the same missing package again
             )
         )
     return out

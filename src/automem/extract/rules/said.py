@@ -90,6 +90,41 @@ _FORECAST = rx.compile(
 _POINTS_ABOVE = rx.compile(r"上面的|上面那|上述|上記の|以上の|위의?\s*\S+[은는이가을를]|위에서 말한")
 
 
+# the words of a rule that say how it binds, not what it is about: "always", "never", "from now on", "please"
+_BINDING = {
+    "zh": rx.compile(
+        r"以后|今后|从今以后|从现在开始|永远|永遠|总是|始终|每次都?|一律|务必|必须|一定要|千万|绝对|絕對|请|請"
+        r"|不要|不许|不准|禁止|别再|别|不得|再|都|要|也"
+    ),
+    "ja": rx.compile(
+        r"絶対に?|決して|常に|いつも|必ず|今後は?|これから(?:は)?|次回から(?:は)?"
+        r"|(?:しないで|使わないで|やめて|して)(?:ください|下さい)?|ください|お願い(?:します)?"
+    ),
+    "ko": rx.compile(
+        r"절대(?:로)?|항상|언제나|반드시|꼭|앞으로(?:는)?|이제부터(?:는)?|다음부터(?:는)?"
+        r"|하지\s?마(?:세요|십시오)?|마세요|주세요|해\s?줘"
+    ),
+}
+# what shows a Japanese or Korean rule names a thing: a particle after a word, or a word in Latin letters
+_ARGUMENT = {
+    "ja": rx.compile(r"[をがはもへでとのに]|[A-Za-z]{2,}"),
+    "ko": rx.compile(r"[을를은는이가에로도의](?=\s|$)|[A-Za-z]{2,}"),
+}
+
+
+def _names_something(d: Directive) -> bool:
+    """Does a Chinese, Japanese or Korean rule say what it is about, beyond how it binds and the act? "絶対に実行し
+    ないでください" (never run [it]) and "永远不要执行" name nothing the next session could find: the object stayed in
+    the conversation, as with "Never run it"."""
+    binding = _BINDING.get(d.language)
+    if binding is None or d.cue == "language":
+        return True
+    rest = binding.sub(" ", d.sentence)
+    if d.language in _ARGUMENT:
+        return bool(_ARGUMENT[d.language].search(rest))
+    return len(CJK_CHAR.findall(rest)) >= 3 or bool(re.search(r"[A-Za-z.]{2,}", rest))
+
+
 def _keep(d: Directive, document: bool) -> bool:
     """Precision first: the cue must make it a standing rule, not a one-off request or a hedge."""
     text = d.sentence
@@ -103,7 +138,7 @@ def _keep(d: Directive, document: bool) -> bool:
         return False  # "X should open Y" is a one-off setting; "X must never Y", "you have to Y" are rules
     if re.match(r"^(?:where|which|that|if|when|whether|what|how)\b", text, re.I):
         return False
-    return True
+    return _names_something(d)
 
 
 _RULE_CLAUSE = rx.compile(r"\b(?:invariant|rule|requirement|principle|convention|constraint)\s+that\s+", re.I)
@@ -310,7 +345,9 @@ def _remembered(d: Directive) -> tuple[bool, bool]:
         return False, False
     if not lead:
         return True, True  # the next sentence asked for this one to be remembered
-    explicit = bool(re.search(r"(?:this|that|future|next time|later|reference)$", lead.group("lead"), re.I))
+    explicit = bool(
+        re.search(r"(?:this|that|future|next time|later|reference|memory|memori[sz]e)$", lead.group("lead"), re.I)
+    )
     return True, explicit or bool(_LASTING.search(rest))
 
 
@@ -359,6 +396,19 @@ def _constrains_the_task(prompt: str, d: Directive) -> bool:
     return d.cue in ("dont", "never", "must") and not OUTLASTS.search(d.sentence)
 
 
+# a first clause that asks for this turn's work: "帮我修复 X", "請幫我 ...", "이 버그 고쳐줘", "X를 만들어 주세요"
+_REQUEST_CLAUSE = rx.compile(r"^\W*(?:请|請|麻烦你?|麻煩你?)?(?:帮我|幫我|帮忙|幫忙)|(?:줘|주세요|주십시오)\W*$")
+
+
+def _limits_the_request(d: Directive) -> bool:
+    """Is the rule a later clause of a sentence that opened by asking for this turn's work ("帮我修复登录页，不要修改
+    API": fix the login page without touching the API), said without a word that makes it outlast the request?"""
+    if d.language in ("en", "latin"):
+        return False
+    first, *rest = re.split(r"[，,、；;]\s*", d.sentence.strip(), maxsplit=1)
+    return bool(rest) and bool(_REQUEST_CLAUSE.search(first)) and not OUTLASTS.search(d.sentence)
+
+
 def directive_rule(session: Session) -> list[Candidate]:
     """A rule the user gave the agent in a prompt: promoted at once, the user's words kept in the body.
 
@@ -386,6 +436,8 @@ def directive_rule(session: Session) -> list[Candidate]:
                 continue
             if standing and _constrains_the_task(step.text, d):
                 standing = False  # "Print 1 to 5. Don't use a for loop.": the exercise's rule, stored, not injected
+            if standing and _limits_the_request(d):
+                standing = False  # "帮我修复 X，不要修改 API": how to do this request, stored, not injected
             summary = _summary(d)
             context = _context_before(step.text, d.sentence) or _list_context(step.text, d.sentence)
             done = _first_sentence(step.answer)
