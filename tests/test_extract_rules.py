@@ -23,6 +23,13 @@ def _fail(cmd: str, line: str, tool: str = "shell", **kw) -> Step:
     )
 
 
+def _not_found(cmd: str, line: str) -> Step:
+    """A call the shell could not run: the program is not on the PATH."""
+    step = _fail(cmd, line)
+    step.errors[0]["error_type"] = "not-found"
+    return step
+
+
 def _ok(cmd: str, tool: str = "shell", **kw) -> Step:
     return Step("action", tool=tool, input=cmd, ok=True, **kw)
 
@@ -260,8 +267,7 @@ def test_a_search_at_the_end_of_a_pipeline_answers_even_with_a_bar_in_its_patter
 
 def test_not_installed_only_when_nothing_later_ran_it():
     """Failure class 6: "X is not installed" when X was installed, or found, later."""
-    missing = _fail("jq . a.json", "bash: jq: command not found")
-    missing.errors[0]["error_type"] = "not-found"
+    missing = _not_found("jq . a.json", "bash: jq: command not found")
     [cand] = _run(errors.missing_command_rule, [missing])
     assert cand.summary.startswith("jq is not installed") and cand.scope == "global" and not cand.promotion
     assert _run(errors.missing_command_rule, [missing, _ok("jq --version")]) == []  # it ran later after all
@@ -279,8 +285,7 @@ def test_not_installed_only_when_nothing_later_ran_it():
 
 def test_the_gnu_build_of_a_missing_program_is_the_way_to_call_it_not_a_typo():
     """macOS has no `timeout`; Homebrew's coreutils install it as `gtimeout`: one letter more, yet no slip."""
-    missing = _fail("timeout 10 npm start", "zsh: command not found: timeout")
-    missing.errors[0]["error_type"] = "not-found"
+    missing = _not_found("timeout 10 npm start", "zsh: command not found: timeout")
     [gnu] = _run(errors.missing_command_rule, [missing, _ok("gtimeout 10 npm start")])
     assert gnu.summary == "timeout is not on the PATH on this machine; use gtimeout instead"
     assert gnu.promotion == VERIFIED_FIX
@@ -288,9 +293,7 @@ def test_the_gnu_build_of_a_missing_program_is_the_way_to_call_it_not_a_typo():
 
 def test_a_tool_found_through_the_projects_runner_is_run_that_way_and_a_typo_is_no_missing_program():
     def missing(command: str, name: str) -> Step:
-        step = _fail(command, f"bash: {name}: command not found")
-        step.errors[0]["error_type"] = "not-found"
-        return step
+        return _not_found(command, f"bash: {name}: command not found")
 
     for worked, how in (
         ("uv run pytest -q", "uv run pytest"),
@@ -310,13 +313,11 @@ def test_a_tool_found_through_the_projects_runner_is_run_that_way_and_a_typo_is_
 
 def test_a_missing_program_run_in_its_plugin_or_module_form_is_the_way_to_call_it():
     """docker-compose -> `docker compose`, pip -> `python3 -m pip`: the same job under another spelling."""
-    compose = _fail("docker-compose up -d db", "bash: docker-compose: command not found")
-    compose.errors[0]["error_type"] = "not-found"
+    compose = _not_found("docker-compose up -d db", "bash: docker-compose: command not found")
     [plugin] = _run(errors.missing_command_rule, [compose, _ok("docker compose up -d db")])
     assert plugin.summary == "docker-compose is not on the PATH on this machine; use docker compose instead"
     assert plugin.promotion == VERIFIED_FIX
-    pip = _fail("pip install -r requirements.txt", "zsh: command not found: pip")
-    pip.errors[0]["error_type"] = "not-found"
+    pip = _not_found("pip install -r requirements.txt", "zsh: command not found: pip")
     [module] = _run(errors.missing_command_rule, [pip, _ok("python3 -m pip install -r requirements.txt")])
     assert module.summary.endswith("use python3 -m pip instead") and module.promotion == VERIFIED_FIX
     for other in ("docker compose version", "docker ps", "python3 -m venv .venv", "python3 -m pip --version"):
@@ -325,15 +326,13 @@ def test_a_missing_program_run_in_its_plugin_or_module_form_is_the_way_to_call_i
 
 
 def test_a_cmdlet_in_bash_and_a_failure_the_session_got_past_are_no_lessons():
-    cmdlet = _fail("Get-ChildItem -Path . -Force", "/usr/bin/bash: line 1: Get-ChildItem: command not found")
-    cmdlet.errors[0]["error_type"] = "not-found"
+    cmdlet = _not_found("Get-ChildItem -Path . -Force", "/usr/bin/bash: line 1: Get-ChildItem: command not found")
     assert find_candidates(Session([cmdlet])) == []  # PowerShell in the wrong shell, nothing to install
     line = "fatal: not a git repository (or any parent up to mount point /)"
     steps = [_fail("git status", line), _fail("git diff", line), _fail("git log -5", line)]
     assert _run(errors.repeated_error_rule, [*steps, _ok("git init"), _ok("git status")]) == []
     assert _run(errors.repeated_error_rule, steps)[0].summary.endswith("not resolved in the session")
-    mac = _fail("timeout 15s npm start", "(eval):1: command not found: timeout")
-    mac.errors[0]["error_type"] = "not-found"
+    mac = _not_found("timeout 15s npm start", "(eval):1: command not found: timeout")
     [missing] = _run(errors.missing_command_rule, [mac])
     assert missing.summary.startswith("timeout is not installed")
 
