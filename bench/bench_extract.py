@@ -172,6 +172,8 @@ def bench_worker(tmp: Path, runs: int = 3) -> None:
     if not sources:
         print("worker: no corpus transcripts found (../shared/corpus), skipped")
         return
+    from automem.extract.trigger import worker_env
+
     parse = "import json, sys\nfor line in open(sys.argv[1], 'rb'):\n    json.loads(line)"
     for src in sources:
         rows = []
@@ -188,7 +190,7 @@ def bench_worker(tmp: Path, runs: int = 3) -> None:
                     json.loads(line)
             floor = time.process_time() - start
             process_floor = _child_cpu([sys.executable, "-c", parse, str(transcript)], env)
-            worker = _child_cpu(
+            worker = _child_cpu(  # started the way the Stop hook starts it (its environment included)
                 [
                     sys.executable,
                     "-m",
@@ -202,7 +204,7 @@ def bench_worker(tmp: Path, runs: int = 3) -> None:
                     "--cwd",
                     str(base / "proj"),
                 ],
-                env,
+                worker_env(env),
             )
             banked = len(list((base / "home" / "projects").glob("*/bank/*.md")))
             rows.append((worker, floor, process_floor, banked))

@@ -592,3 +592,29 @@ def test_the_worker_reads_its_options_as_argparse_does(argv):
     assert read(worker.parse_args) == read(worker._parser().parse_args)
     written = trigger.worker_args("pi", transcript="/t/y.jsonl", session_id="s", cwd="/w", stopped=True, handed=1)
     assert vars(worker.parse_args(written[3:])) == vars(worker._parser().parse_args(written[3:]))
+
+
+def test_the_detached_worker_starts_with_the_go_collector_off_unless_the_user_tuned_it(tmp_path, monkeypatch):
+    """The secret scanner's Go runtime reads GOGC/GOMEMLIMIT once, from the environment the process started with:
+    the hook's spawn is the only place to set them. A user's own setting of either is left alone."""
+    import time
+
+    from automem.extract import trigger
+
+    def child_sees(env_before: dict[str, str]) -> str:
+        for name in ("GOGC", "GOMEMLIMIT"):
+            monkeypatch.delenv(name, raising=False)
+        for name, value in env_before.items():
+            monkeypatch.setenv(name, value)
+        out = tmp_path / f"env-{len(list(tmp_path.iterdir()))}.txt"
+        script = "import os, sys; open(sys.argv[1] + '.tmp', 'w').write(os.environ.get('GOGC', '-') + ' ' + "
+        script += "os.environ.get('GOMEMLIMIT', '-')); os.rename(sys.argv[1] + '.tmp', sys.argv[1])"
+        assert trigger.spawn_detached([sys.executable, "-c", script, str(out)], trigger.worker_env())
+        deadline = time.monotonic() + 30
+        while not out.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return out.read_text()
+
+    assert child_sees({}) == "off 256MiB"
+    assert child_sees({"GOGC": "200"}) == "200 -"
+    assert child_sees({"GOMEMLIMIT": "1GiB"}) == "- 1GiB"

@@ -69,7 +69,7 @@ def start_worker(args: list[str], claim: tuple[int, bool]) -> None:
         if fd >= 0:
             os.set_inheritable(fd, True)
             args = [*args, "--queue-fd" if waits else "--claim-fd", str(fd)]
-        pid = spawn_detached(args)
+        pid = spawn_detached(args, worker_env())
         if fd >= 0 and not waits and pid:
             write_holder(fd, pid)
     finally:
@@ -317,11 +317,26 @@ def _not_a_session(home: str, payload: dict, session_id: str) -> bool:
     return not (spool and os.path.exists(spool))
 
 
-def spawn_detached(args: list[str]) -> int | None:
+# the Go runtime of the secret scanner (betterleaks) a worker loads reads these once, at process start: a worker
+# lives for seconds, so the collector's passes only cost CPU (~5% of a worker); the limit still bounds its heap
+WORKER_GO_ENV = {"GOGC": "off", "GOMEMLIMIT": "256MiB"}
+
+
+def worker_env(base: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment a detached worker starts with: base (this process's) plus WORKER_GO_ENV, where the user set
+    neither variable."""
+    env = dict(os.environ if base is None else base)
+    if not any(name in env for name in WORKER_GO_ENV):
+        env.update(WORKER_GO_ENV)
+    return env
+
+
+def spawn_detached(args: list[str], env: dict[str, str] | None = None) -> int | None:
     """A child in its own session with stdio on /dev/null: it outlives the hook, never its own time limit.
 
     posix_spawn where there is one (no subprocess import, no fork of this process), else subprocess.
     """
+    env = dict(os.environ) if env is None else env
     spawn = getattr(os, "posix_spawn", None)
     if spawn is not None:
         null = os.devnull
@@ -331,7 +346,7 @@ def spawn_detached(args: list[str]) -> int | None:
             (os.POSIX_SPAWN_OPEN, 2, null, os.O_WRONLY, 0),
         ]
         try:
-            return spawn(args[0], args, dict(os.environ), file_actions=actions, setsid=True)
+            return spawn(args[0], args, env, file_actions=actions, setsid=True)
         except (OSError, TypeError, NotImplementedError):
             pass
     import subprocess
@@ -343,6 +358,7 @@ def spawn_detached(args: list[str]) -> int | None:
         stderr=subprocess.DEVNULL,
         start_new_session=True,
         close_fds=False,
+        env=env,
     ).pid  # inheritable fds only: the worker's claim
 
 
