@@ -51,9 +51,9 @@ def _timed(fn, text: str) -> float:
 
 def detect_secrets_alone(text: str) -> None:
     """The floor: every detect-secrets plugin on every line, in-process (no prefilter)."""
-    from automem.redact.full import _plugins
+    from automem.redact.detect_secrets_plugins import plugins as every_plugin
 
-    plugins = _plugins()
+    plugins = every_plugin()
     for line in text.splitlines():
         for plugin in plugins:
             for _hit in plugin.analyze_string(line):

@@ -448,14 +448,14 @@ def test_detect_secrets_loads_without_requests_and_can_never_go_online():
     import sys
 
     probe = (
-        "import sys, automem.redact.full as f; plugins = f._plugins(); "
+        "import sys, automem.redact.detect_secrets_plugins as f; plugins = f.plugins(); "
         "print(len(plugins), 'requests' in sys.modules); "
         "import detect_secrets.plugins.base as base\n"
         "try:\n    base.requests.get('https://example.com')\nexcept Exception as exc:\n    print(type(exc).__name__)"
     )
     lazy = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     real = subprocess.run(
-        [sys.executable, "-c", "import requests, automem.redact.full as f; print(len(f._plugins()))"],
+        [sys.executable, "-c", "import requests, automem.redact.detect_secrets_plugins as f; print(len(f.plugins()))"],
         capture_output=True,
         text=True,
         timeout=60,
@@ -472,8 +472,8 @@ def test_detect_secrets_plugins_load_without_its_scanner_and_as_its_own_walk_lis
     import sys
 
     probe = (
-        "import sys, automem.redact.full as f\n"
-        "every = f._plugins(); fewer = f._plugins(f._NEVER_RUN | f._ENGINE_COVERS)\n"
+        "import sys, automem.redact.full as f, automem.redact.detect_secrets_plugins as d\n"
+        "every = d.plugins(); fewer = d.plugins(f._NEVER_RUN | f._ENGINE_COVERS)\n"
         "print(sorted(m for m in ('multiprocessing', 'logging', 'detect_secrets.core.scan') if m in sys.modules))\n"
         "from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class as walk\n"
         "from detect_secrets import SecretsCollection\n"
@@ -481,15 +481,15 @@ def test_detect_secrets_plugins_load_without_its_scanner_and_as_its_own_walk_lis
         "print([type(p).__name__ for p in fewer] == [c.__name__ for c in walk().values()\n"
         "      if c.__name__ not in f._NEVER_RUN | f._ENGINE_COVERS])\n"
         "import importlib, inspect\n"
-        "for cls, module in f._PLUGIN_MODULES.items():\n"
+        "for cls, module in d._PLUGIN_MODULES.items():\n"
         "    m = importlib.import_module('detect_secrets.plugins.' + module)\n"
         "    print([c.__name__ for c in walk().values() if c.__module__ == m.__name__] == [cls])\n"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert out.stdout.split("\n")[:1] == ["[]"], out.stderr
-    from automem.redact import full
+    from automem.redact import detect_secrets_plugins
 
-    assert out.stdout.split()[1:] == ["True"] * (2 + len(full._PLUGIN_MODULES)), out.stderr
+    assert out.stdout.split()[1:] == ["True"] * (2 + len(detect_secrets_plugins._PLUGIN_MODULES)), out.stderr
 
 
 def test_redact_many_redacts_each_text_at_least_as_its_own_pass_does():

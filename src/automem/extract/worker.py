@@ -159,10 +159,13 @@ MAX_HANDOVERS = 3  # workers in a row that hand a mark over; then it waits for t
 LINGER_SECONDS = 0.5  # a burst's later Stops find the claim still held and leave a mark instead of a new worker
 
 
-def _mark_comes(home: str, session_id: str, mark_left) -> bool:
+def _mark_comes(home: str, session_id: str) -> bool:
     """Is there a mark, or does one come within LINGER_SECONDS (the claim still held, nothing read meanwhile)?"""
+    from automem.extract.trigger import claim_paths
+
+    mark = claim_paths(home, session_id)[2]  # (once: the wait looks for it every 20 ms)
     deadline = time.monotonic() + LINGER_SECONDS
-    while not mark_left(home, session_id):
+    while not os.path.exists(mark):
         if time.monotonic() >= deadline:
             return False
         time.sleep(0.02)
@@ -183,7 +186,7 @@ def _rounds(args, home: str) -> int:
         code = _main(args)
         if round_ == MAX_ROUNDS - 1:
             break  # a mark left now is handed over to a new worker (main's finally)
-        if _mark_comes(home, args.session, mark_left):
+        if _mark_comes(home, args.session):
             signal.alarm(TIME_LIMIT_SECONDS)
             continue
         _release()

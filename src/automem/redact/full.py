@@ -17,7 +17,8 @@ look-alikes its entropy plugins love: hashes, UUIDs, integrity strings,
 public keys, base64 of plain text.
 
 Speed without changing results: a plugin is skipped on a window that lacks every
-literal its regexes require (derived from the regexes themselves), and no entropy is
+literal its regexes require (derived from the regexes themselves), and its module is
+imported only when a window may need it (redact/detect_secrets_plugins.py); no entropy is
 computed for hits too short to pass the plugin's limit.
 """
 
@@ -28,8 +29,6 @@ import binascii
 import bisect
 import math
 import re
-from contextlib import contextmanager
-from functools import lru_cache
 
 from automem import regex_cache
 from automem.redact.rules import (
@@ -82,235 +81,6 @@ _PUBLIC_KEYS = frozenset(
     "page_token nonce "
     "data src href url uri path file name image icon favicon thumb bundle".split()
 )
-
-
-# the module of each plugin the full pass may leave out (its module then is not even imported: keyword.py compiles
-# regexes for ~5 ms); tests/test_redact.py checks that each holds that plugin alone
-_PLUGIN_MODULES = {"IPPublicDetector": "ip_public", "KeywordDetector": "keyword"}
-
-
-@lru_cache(maxsize=4)
-def _plugins(leave_out: frozenset[str] = frozenset()) -> list:
-    """One instance of each detect-secrets plugin (the 1.5 in-process API) but those whose class names are in
-    leave_out, in the order detect-secrets' own ``get_mapping_from_secret_type_to_class`` lists them."""
-    import os
-    from abc import abstractproperty
-    from importlib import import_module
-
-    skip_modules = {_PLUGIN_MODULES[name] for name in leave_out if name in _PLUGIN_MODULES}
-    with _offline_requests(), _plugins_package() as folder, _kept_compiles():
-        from detect_secrets.plugins.base import BasePlugin
-
-        classes: dict[str, type] = {}
-        # what detect-secrets' walk of its plugins package finds: its modules in name order, in each the public
-        # names in dir() order that are concrete plugin classes; a secret type named twice keeps its first place
-        for file in sorted(os.listdir(folder)):
-            name, ext = os.path.splitext(file)
-            if ext != ".py" or name.startswith("__") or name in skip_modules:
-                continue
-            module = import_module(f"detect_secrets.plugins.{name}")
-            for attr in dir(module):
-                cls = getattr(module, attr)
-                if (
-                    not attr.startswith("_")
-                    and isinstance(cls, type)
-                    and issubclass(cls, BasePlugin)
-                    and not isinstance(cls.secret_type, abstractproperty)
-                ):
-                    classes[str(cls.secret_type)] = cls
-        return [cls() for cls in classes.values() if cls.__name__ not in leave_out]
-
-
-@contextmanager
-def _plugins_package():
-    """detect-secrets' plugins without running its package's ``__init__``, which imports its file scanner (a process
-    pool, logging, subprocess: ~20 ms) that automem never uses. Unless the process has the package already, it is
-    made from its spec without running anything, and runs its ``__init__`` on the first use of a name that defines
-    (``from detect_secrets import SecretsCollection`` works as ever). Yields the plugins' folder."""
-    import importlib.util
-    import os
-    import sys
-
-    spec = importlib.util.find_spec("detect_secrets")
-    if spec is None or spec.loader is None or not spec.submodule_search_locations:
-        raise ImportError("detect_secrets is not installed")
-    if "detect_secrets" not in sys.modules:
-        package = importlib.util.module_from_spec(spec)
-        loader = spec.loader
-
-        def run_init(name: str):
-            del package.__getattr__  # once: the names __init__ defines are then found as attributes
-            loader.exec_module(package)
-            return getattr(package, name)
-
-        package.__getattr__ = run_init  # type: ignore[method-assign]
-        sys.modules["detect_secrets"] = package
-    yield os.path.join(list(spec.submodule_search_locations)[0], "plugins")
-
-
-@contextmanager
-def _kept_compiles():
-    """While detect-secrets' plugins load, the ``re.compile`` calls of their module and class bodies (constant
-    patterns of the installed package: about half of their load) go through regex_cache. Only this thread's: a
-    pattern another thread compiles meanwhile (made of a text, perhaps) compiles as ever and is never kept."""
-    import threading
-
-    plain, loader = re.compile, threading.get_ident()
-
-    def compile(pattern, flags=0):  # noqa: A001 - re.compile's stand-in
-        return regex_cache.compile(pattern, flags) if threading.get_ident() == loader else plain(pattern, flags)
-
-    re.compile = compile
-    try:
-        yield
-    finally:
-        re.compile = plain
-
-
-@contextmanager
-def _offline_requests():
-    """detect-secrets imports ``requests`` (~0.1 s, most of its start-up) only to verify a secret online, which
-    automem never does: a secret must not leave the machine. While its plugins load, and unless the process already
-    has the real ``requests``, a stand-in takes its place; it can name the types the plugins' signatures mention and
-    refuses any request. The real module is left importable for anything else."""
-    import sys
-    import types
-
-    if "requests" in sys.modules:
-        yield
-        return
-
-    class _Refused(Exception):
-        pass
-
-    def _refuse(*_args, **_kwargs):
-        raise _Refused("automem never verifies a secret over the network")
-
-    stand_in = types.ModuleType("requests", "automem's offline stand-in for detect-secrets' online checks")
-    vars(stand_in).update(
-        Response=type("Response", (), {}),
-        RequestException=_Refused,
-        exceptions=types.SimpleNamespace(RequestException=_Refused),
-    )
-    for verb in ("get", "post", "put", "head", "request"):
-        setattr(stand_in, verb, _refuse)
-    sys.modules["requests"] = stand_in
-    try:
-        yield
-    finally:
-        if sys.modules.get("requests") is stand_in:
-            del sys.modules["requests"]
-
-
-def _required_literals(seq) -> set[str] | None:
-    """Strings one of which every match of a parsed regex sequence contains, or None if unknown.
-
-    Walks the sre parse tree: a run of literals is required; an alternation requires one of its
-    branches' sets; a group or a repeat of at least one requires what its body requires.
-    The most selective (longest shortest string) requirement of the sequence wins.
-    """
-    from re import _constants as c  # type: ignore[attr-defined]  # the sre parser has no stubs
-
-    best: set[str] | None = None
-    run: list[str] = []
-
-    def consider(cand: set[str] | None) -> None:
-        nonlocal best
-        if cand and all(cand) and (best is None or min(map(len, cand)) > min(map(len, best))):
-            best = cand
-
-    for op, av in seq:
-        if op is c.LITERAL:
-            run.append(chr(av))
-            continue
-        if run:
-            consider({"".join(run)})
-            run = []
-        if op is c.SUBPATTERN and not av[1] and not av[2]:  # inline flag changes: skip the group
-            consider(_required_literals(av[3]))
-        elif op is c.BRANCH:
-            parts = [found for branch in av[1] if (found := _required_literals(branch))]
-            if len(parts) == len(av[1]):  # every branch requires something: one of those is required
-                consider(set().union(*parts))
-        elif op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT) and av[0] >= 1:
-            consider(_required_literals(av[2]))
-    if run:
-        consider({"".join(run)})
-    return best
-
-
-def _plugin_regexes(plugin) -> list | None:
-    """The regexes plugin.analyze_string searches, when it is the stock implementation."""
-    from detect_secrets.plugins.base import RegexBasedDetector
-
-    if isinstance(plugin, RegexBasedDetector):
-        if type(plugin).analyze_string is not RegexBasedDetector.analyze_string:
-            return None
-        return list(plugin.denylist)
-    if type(plugin).__name__ == "KeywordDetector" and getattr(plugin, "keyword_exclude", None) is None:
-        from detect_secrets.plugins.keyword import QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP
-
-        return list(QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP)
-    return None
-
-
-_NEEDLES_BY_PLUGIN: dict[int, tuple] = {}
-
-
-def _plugin_needles(plugin) -> tuple[tuple[bool, tuple[str, ...]], ...] | None:
-    """Per regex of plugin: (case-insensitive, strings one of which any hit's window holds); None: always run."""
-    key = id(plugin)  # the plugins are built once (_plugins) and are not hashable
-    if key not in _NEEDLES_BY_PLUGIN:
-        _NEEDLES_BY_PLUGIN[key] = (plugin, _derive_needles(plugin))
-    return _NEEDLES_BY_PLUGIN[key][1]
-
-
-def _derive_needles(plugin) -> tuple[tuple[bool, tuple[str, ...]], ...] | None:
-    from re import _parser  # type: ignore[attr-defined]  # the sre parser has no stubs
-
-    regexes = _plugin_regexes(plugin)
-    if not regexes:
-        return None
-    out = []
-    for rx in regexes:
-        ci = bool(rx.flags & re.IGNORECASE)
-        try:
-            need = _required_literals(_parser.parse(rx.pattern, rx.flags))
-        except Exception:  # noqa: BLE001 - an unparsable pattern just runs on every window
-            return None
-        if need and ci:
-            # only ASCII windows are filtered: a word can be dropped if no ASCII text can match it
-            # (Latin-1 letters fold within Latin-1; others such as LONG S or KELVIN SIGN fold to ASCII)
-            if not all(w.isascii() or all(ch.isascii() or "\x80" <= ch <= "\xff" for ch in w) for w in need):
-                return None
-            need = {w for w in need if w.isascii()}
-        if not need:
-            return None
-        out.append((ci, tuple(sorted(w.lower() if ci else w for w in need))))
-    return tuple(out)
-
-
-def _skip_plugin(plugin, window: str, lowered: list) -> bool:
-    """True when none of plugin's regexes can match window (it lacks every string they require).
-
-    Case-insensitive needles are only trusted on ASCII windows: IGNORECASE also matches
-    non-ASCII look-alikes (KELVIN SIGN for k, LONG S for s).
-    """
-    needles = _plugin_needles(plugin)
-    if needles is None:
-        return False
-    for ci, words in needles:
-        if ci:
-            if not window.isascii():
-                return False
-            if not lowered:
-                lowered.append(window.lower())
-            hay = lowered[0]
-        else:
-            hay = window
-        if any(w in hay for w in words):
-            return False
-    return True
 
 
 def _entropy_cannot_pass(plugin, hit: str) -> bool:
@@ -393,14 +163,17 @@ def detect_secrets_spans(
         windows = _windows(text, seeds or [], view)
     if not windows:
         return spans  # nothing suspicious: detect-secrets (~0.2 s to import) is not even loaded
-    plugins = _plugins(_NEVER_RUN | _ENGINE_COVERS if engine_loaded else _NEVER_RUN)
+    from automem.redact.detect_secrets_plugins import slots
+
+    plugins = slots(_NEVER_RUN | _ENGINE_COVERS if engine_loaded else _NEVER_RUN)
     entropy_memo: dict[tuple[int, str], bool] = {}
     for ws, we in windows:
         window = text[ws:we]
         lowered: list[str] = []
-        for plugin in plugins:
-            if _skip_plugin(plugin, window, lowered):
+        for slot in plugins:
+            if slot.skip(window, lowered):
                 continue
+            plugin = slot.plugin()
             try:
                 hits = set(plugin.analyze_string(window))
             except Exception:  # noqa: BLE001 - one plugin's bug must not stop the pass
