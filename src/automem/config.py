@@ -63,6 +63,8 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class Config:
+    """config.yaml as read, with dotted lookups."""
+
     data: dict[str, Any]
     path: Path
 

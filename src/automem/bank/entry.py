@@ -30,6 +30,8 @@ _NOISE = re.compile(r"<(system-reminder|command-[a-z]+|local-command-[a-z]+)>.*?
 
 @dataclass(frozen=True)
 class BankEntry:
+    """A turn rendered for the bank: its file name and Markdown, redacted."""
+
     file_name: str
     text: str
     title: str

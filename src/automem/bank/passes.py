@@ -47,6 +47,8 @@ MAX_REPEATS = 3
 
 @dataclass
 class PassReport:
+    """What one bank pass did, and why it stopped early when it did."""
+
     banked: int = 0
     rewritten: int = 0
     files_seen: int = 0

@@ -26,6 +26,8 @@ MAX_PROMPT = 50_000  # longer pastes are read by their head and tail
 
 @dataclass
 class Directive:
+    """A sentence of the user's that states a standing rule or preference, and where it applies."""
+
     sentence: str
     kind: str  # decision | preference
     cue: str  # swap | never | always | dont | must | future | prefer | want | language | default | habit ...

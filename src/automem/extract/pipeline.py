@@ -28,6 +28,8 @@ from automem.store.memories import Memory, list_memories, parse, reinforce, save
 
 @dataclass
 class Result:
+    """What one extraction did: the memories it stored or reinforced, or why it did not run."""
+
     stored: list[Memory] = field(default_factory=list)
     reinforced: list[Memory] = field(default_factory=list)
     skipped: str = ""  # why nothing ran (no consent, switched off, nothing to read)

@@ -27,6 +27,8 @@ _ASKED = rx.compile(
 
 @dataclass
 class Step:
+    """One step of a session as the rules read it: a prompt, a tool action with its errors, a rejection."""
+
     kind: str  # prompt | action | rejection | interrupt
     text: str = ""  # prompt text, or rejection feedback
     tool: str = ""

@@ -56,6 +56,8 @@ def cap(text: str, limit: int) -> str:
 
 @dataclass
 class Memory:
+    """One memory: what the Markdown file under memories/ holds (store/memories.py reads and writes it)."""
+
     type: str
     summary: str
     content: str

@@ -24,6 +24,8 @@ MAX_CANDIDATES = 12
 
 @dataclass
 class Session:
+    """A session's steps, with what the rules share about it (its project folder, earlier error clusters)."""
+
     steps: list[Step]
     root: str = ""  # the project folder (portable paths: it becomes ./)
     prior_clusters: Counter = field(default_factory=Counter)  # error cluster -> count in earlier sessions
