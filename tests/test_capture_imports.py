@@ -19,6 +19,7 @@ import textwrap
 ALLOWED = {
     "automem",
     "automem.__main__",
+    "automem.digest",  # SHA-256 of a project path or an odd session id (stdlib only)
     "automem.redact",
     "automem.redact.fast",
     "automem.redact.rules",

@@ -7,11 +7,11 @@ the turn's key rewrites the same file instead of adding a second one.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from dataclasses import dataclass
 
+from automem.digest import sha256_hex
 from automem.harness.model import Turn
 from automem.home import file_safe_iso, title_slug
 from automem.isotime import iso_utc
@@ -90,7 +90,7 @@ def render(turn: Turn) -> BankEntry:
     title = title_of(turn, prompt, fields[title_at])
     names = [fields[at] for at in names_at]
     tags = sorted({name[:40] for name in names})
-    digest = hashlib.sha256(turn.turn_key.encode("utf-8")).hexdigest()[:6]
+    digest = sha256_hex(turn.turn_key)[:6]
     file_name = f"{file_safe_iso(ts)}--{title_slug(title, 40)}-{digest}.md"
     front_fields: list[tuple[str, object]] = [
         ("id", file_safe_iso(ts)),

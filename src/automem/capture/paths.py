@@ -98,9 +98,9 @@ def _safe_session_id(text: str) -> str:
         return text
     if not text:
         return "unknown-session"
-    import hashlib  # lazily: loading OpenSSL costs ~2.5 ms and ordinary ids never need it
+    from automem.digest import sha256_hex  # lazily: ordinary ids never need it
 
-    return "sid-" + hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:24]
+    return "sid-" + sha256_hex(text.encode("utf-8", "replace"))[:24]
 
 
 def _looks_secret(text: str) -> bool:

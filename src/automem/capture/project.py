@@ -75,20 +75,10 @@ def project_slug(path: str) -> str:
     else:
         base = norm.rstrip("/").rsplit("/", 1)[-1]
     name = _SLUG_CHARS.sub("-", base.lower()).strip("-")[:40].strip("-") or "project"
-    digest = _sha256_hex(norm.encode("utf-8"))[:8]
+    from automem.digest import sha256_hex
+
+    digest = sha256_hex(norm)[:8]
     return f"{name}-{digest}"
-
-
-def _sha256_hex(data: bytes) -> str:
-    """SHA-256 from the interpreter's own module when it has one: hashlib loads OpenSSL (~3 ms in a hook)."""
-    try:
-        from _sha2 import sha256  # type: ignore[import-not-found]  # CPython 3.12 and later
-    except ImportError:
-        try:
-            from _sha256 import sha256  # type: ignore[import-not-found]  # CPython 3.11
-        except ImportError:
-            from hashlib import sha256
-    return sha256(data).hexdigest()
 
 
 def find_project_root(cwd: str) -> str:

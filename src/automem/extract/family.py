@@ -12,11 +12,11 @@ The map from a session's opening (first prompt and its time) to its family is ke
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from pathlib import Path
 
+from automem.digest import sha256_hex
 from automem.harness.model import Turn
 
 MAX_ENTRIES = 5000
@@ -29,7 +29,7 @@ def opening(turns: list[Turn]) -> str:
     if first is None:
         return ""
     text = f"{' '.join(first.prompt.split())[:400]}|{first.started_at or ''}"
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
+    return sha256_hex(text)[:20]
 
 
 def parent_of(path: Path | None) -> str:

@@ -8,13 +8,13 @@ wrote, and is idempotent: a second run over the same session stores and reinforc
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from automem.digest import sha256_hex
 from automem.extract.dedupe import Deduper
 from automem.extract.rules import Session, find_candidates
 from automem.extract.rules.errors import error_clusters
@@ -304,7 +304,7 @@ def _transcript_session(path: Path, harness: str | None) -> str:
 
 
 def _file_key(transcript: str | Path | None) -> str:
-    return "transcript-" + hashlib.sha256(str(transcript or "").encode()).hexdigest()[:16]
+    return "transcript-" + sha256_hex(str(transcript or ""))[:16]
 
 
 def _read_steps(
@@ -367,7 +367,7 @@ def _forgotten(memory: Memory) -> bool:
 
 
 def _fingerprint(cand: Candidate) -> str:
-    return hashlib.sha256(f"{cand.kind}|{cand.summary}".encode("utf-8")).hexdigest()[:16]
+    return sha256_hex(f"{cand.kind}|{cand.summary}")[:16]
 
 
 def _to_memory(cand: Candidate, harness: str, session_id: str, family: str = "") -> Memory:

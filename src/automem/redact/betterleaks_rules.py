@@ -24,13 +24,14 @@ weaker.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 import sys
 import threading
 from pathlib import Path
+
+from automem.digest import sha256_hex
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 VENDOR_RULES = DATA / "betterleaks_vendor_rules.toml"
@@ -161,7 +162,7 @@ class ByNeed:
         from automem.atomic import new_temp_file, temp_folder
 
         raw = text.encode("utf-8")
-        digest = hashlib.sha256(raw).hexdigest()[:32]
+        digest = sha256_hex(raw)[:32]
         fd, path = new_temp_file(temp_folder(), f"automem-betterleaks-{digest}-", ".toml")
         try:
             with os.fdopen(fd, "wb") as handle:

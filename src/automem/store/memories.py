@@ -15,12 +15,12 @@ as promoted when it was seen twice or more (reinforced), else as a candidate.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from automem.digest import sha256_hex
 from automem.home import Project, file_safe_iso, title_slug
 from automem.isotime import now_iso
 from automem.markdown import frontmatter_lines, load
@@ -90,7 +90,7 @@ class Memory:
         self.how_to_apply = cap(self.how_to_apply, HOW_CAP)
         self.last_seen = self.last_seen or self.created
         if not self.id:
-            digest = hashlib.sha256(f"{self.created}|{self.summary}".encode("utf-8")).hexdigest()[:6]
+            digest = sha256_hex(f"{self.created}|{self.summary}")[:6]
             self.id = f"{file_safe_iso(self.created)[:19]}-{digest}"
 
     @property
