@@ -698,6 +698,17 @@ def test_where_the_user_says_a_thing_lives_becomes_an_observation():
     assert cand.kind == "observation" and "tools/deploy.sh" in cand.summary
 
 
+def test_a_pasted_terminal_session_is_output_not_something_the_user_said():
+    text = (
+        "the build says this:\n~/code/shop main\n❯ make run\nPlease set the token in your config at conf/local.toml\n"
+        "make: *** [run] Error 1\n\nbut the token is already there"
+    )
+    assert "conf/local.toml" not in " ".join(__import__("automem.extract.directives", fromlist=["x"]).sentences(text))
+    assert _run(said.location_rule, [_prompt(text)]) == []
+    [cand] = _run(said.location_rule, [_prompt("the token lives in conf/local.toml, not in the env")])
+    assert "conf/local.toml" in cand.summary
+
+
 def test_a_list_of_arrows_typed_by_the_user_is_a_layout_decision():
     text = "no, like this:\n\nlib -> core/lib\nviews -> ui/views\nhelpers.py, misc.py -> utils/\n\nok?"
     [cand] = _run(said.mapping_rule, [_prompt(text)])
