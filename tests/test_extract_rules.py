@@ -698,6 +698,12 @@ def test_where_the_user_says_a_thing_lives_becomes_an_observation():
     assert cand.kind == "observation" and "tools/deploy.sh" in cand.summary
 
 
+def test_a_rule_followed_by_a_request_to_undo_what_broke_it_is_kept_without_the_request():
+    [cand] = find_candidates(Session([_prompt("We must never hardcode the port number, please revert that.")]))
+    assert cand.summary == "Never hardcode the port number" and cand.promotion == INSTRUCTION
+    assert find_candidates(Session([_prompt("Move the port to the config, please revert that.")])) == []
+
+
 def test_a_pasted_terminal_session_is_output_not_something_the_user_said():
     text = (
         "the build says this:\n~/code/shop main\n❯ make run\nPlease set the token in your config at conf/local.toml\n"

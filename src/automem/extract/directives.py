@@ -516,7 +516,7 @@ def classify(sentence: str) -> Directive | None:
 
 
 _CLAUSE = rx.compile(
-    r";\s+|,\s+(?:and|but|so)\s+(?=\w)|\s+(?:and|but) (?:also |then )?(?=(?:fix|make|"
+    r";\s+|,\s+(?:and|but|so)\s+(?=\w)|,\s+(?=please\s+\w)|\s+(?:and|but) (?:also |then )?(?=(?:fix|make|"
     r"add|remove|check|update|troubleshoot)\b)"
 )
 
