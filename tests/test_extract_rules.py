@@ -704,6 +704,15 @@ def test_a_rule_followed_by_a_request_to_undo_what_broke_it_is_kept_without_the_
     assert find_candidates(Session([_prompt("Move the port to the config, please revert that.")])) == []
 
 
+def test_the_rules_of_a_pasted_prompt_file_are_the_files_not_the_users():
+    steps = "\n".join(f"{i}) Read the ticket file number {i} and summarize what it asks for." for i in range(1, 25))
+    prompt_file = f"# /triage: sort the inbox\n\nPurpose: label tickets.\n\n{steps}\n\nDo not open browsers."
+    assert len(prompt_file) > said.DOCUMENT_CHARS
+    assert _run(said.directive_rule, [_prompt(prompt_file)]) == []
+    [cand] = _run(said.directive_rule, [_prompt("Do not open browsers.")])
+    assert cand.promotion == INSTRUCTION
+
+
 def test_a_pasted_terminal_session_is_output_not_something_the_user_said():
     text = (
         "the build says this:\n~/code/shop main\n❯ make run\nPlease set the token in your config at conf/local.toml\n"

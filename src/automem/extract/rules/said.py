@@ -125,6 +125,9 @@ def _names_something(d: Directive) -> bool:
     return len(CJK_CHAR.findall(rest)) >= 3 or bool(re.search(r"[A-Za-z.]{2,}", rest))
 
 
+_HEADED = rx.compile(r"^\s*#{1,3} \S")
+
+
 def _keep(d: Directive, document: bool) -> bool:
     """Precision first: the cue must make it a standing rule, not a one-off request or a hedge."""
     text = d.sentence
@@ -420,6 +423,8 @@ def directive_rule(session: Session) -> list[Candidate]:
         if step.kind != "prompt" or not step.text:
             continue
         document = len(step.text) > DOCUMENT_CHARS
+        if document and _HEADED.match(step.text):
+            continue  # a prompt file or spec ("# /deploy: ...", "## Task"): its rules are the file's, kept there
         listed = {
             " ".join(i.lower().split())
             for _h, status, items in rule_lists(step.text)
