@@ -291,6 +291,13 @@ def test_the_gnu_build_of_a_missing_program_is_the_way_to_call_it_not_a_typo():
     assert gnu.promotion == VERIFIED_FIX
 
 
+def test_a_missing_program_run_by_its_windows_launcher_is_the_way_to_call_it_not_missing():
+    missing = _not_found("mvnw verify", "'mvnw' is not recognized as an internal or external command,")
+    [launcher] = _run(errors.missing_command_rule, [missing, _ok("mvnw.cmd verify", tool="PowerShell")])
+    assert launcher.summary == "mvnw is not on the PATH on this machine; use mvnw.cmd instead"
+    assert launcher.promotion == VERIFIED_FIX
+
+
 def test_a_tool_found_through_the_projects_runner_is_run_that_way_and_a_typo_is_no_missing_program():
     def missing(command: str, name: str) -> Step:
         return _not_found(command, f"bash: {name}: command not found")

@@ -588,12 +588,13 @@ def _alternative(session: Session, index: int, name: str) -> str:
 
 _PYTHON = rx.compile(r"python[\d.]*")
 _GNU_PREFIX = "g"  # Homebrew's GNU coreutils, findutils, sed and grep on macOS: gtimeout, gsed, gdate, gfind
+_WINDOWS_LAUNCHERS = (".cmd", ".bat", ".exe", ".ps1")  # yarn.cmd, gradle.bat: how Windows shells find a tool
 
 
 def _respelled(other: Command, name: str) -> tuple[str, list[str]]:
     """How ``other`` runs the program ``name`` under another spelling, and its arguments after that spelling:
     python3 for python and pip3 for pip (a version suffix; pipx is another program), gtimeout for timeout (the GNU
-    build on macOS), ``docker compose`` for
+    build on macOS), gradle.bat for gradle (the Windows launcher), ``docker compose`` for
     docker-compose (the plugin form of a hyphenated tool), ``python3 -m pip`` for pip (the module form)."""
     if other.program == name:
         return "", []
@@ -601,6 +602,8 @@ def _respelled(other: Command, name: str) -> tuple[str, list[str]]:
     if longer.startswith(shorter) and re.fullmatch(r"[\d.]{1,2}", longer[len(shorter) :]):
         return other.program, other.positional
     if other.program == _GNU_PREFIX + name:
+        return other.program, other.positional
+    if other.program.lower() in {name + suffix for suffix in _WINDOWS_LAUNCHERS}:
         return other.program, other.positional
     head, _, tail = name.partition("-")
     if tail and other.program == head and other.positional[:1] == [tail]:
