@@ -296,6 +296,10 @@ def test_a_missing_program_run_by_its_windows_launcher_is_the_way_to_call_it_not
     [launcher] = _run(errors.missing_command_rule, [missing, _ok("mvnw.cmd verify", tool="PowerShell")])
     assert launcher.summary == "mvnw is not on the PATH on this machine; use mvnw.cmd instead"
     assert launcher.promotion == VERIFIED_FIX
+    runner = _not_found("npx eslint .", "'npx' is not recognized as an internal or external command,")
+    [shim] = _run(errors.missing_command_rule, [runner, _ok("npx.cmd eslint .", tool="PowerShell")])
+    assert shim.summary == "npx is not on the PATH on this machine; use npx.cmd instead"
+    assert _run(errors.missing_command_rule, [runner, _ok("npx eslint --fix .")]) == []  # it ran after all
 
 
 def test_a_tool_found_through_the_projects_runner_is_run_that_way_and_a_typo_is_no_missing_program():

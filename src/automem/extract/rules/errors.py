@@ -370,6 +370,12 @@ def _clusters(session: Session) -> dict[str, list[int]]:
 _PROBES = frozenset({"which", "where", "get-command", "type", "command", "whereis"})
 
 
+def _run_programs(intent: Intent) -> set[str]:
+    """The programs a call ran, its runners included (``npx tsc`` runs npx as well as tsc)."""
+    runners = {c.runner.split()[0] for c in intent.commands if c.runner and not c.runner.endswith("/")}
+    return set(intent.programs) | runners
+
+
 def missing_name(session: Session, index: int) -> str:
     """The program a failure says is not there, when the call really ran it (or looked it up)."""
     step = session.steps[index]
@@ -379,7 +385,7 @@ def missing_name(session: Session, index: int) -> str:
     for pattern in _MISSING:
         for match in pattern.finditer(text):
             name = match.group(1).lower()
-            if name in intent.programs or name in looked_up:
+            if name in _run_programs(intent) or name in looked_up:
                 return name
     shell = _SHELL_SAYS.search(text)  # "bash: X: command not found" from inside a script or job the call ran
     if shell and re.fullmatch(r"[a-z][\w.+-]{1,40}", shell.group(1) or shell.group(2) or ""):
@@ -564,7 +570,7 @@ def _later_success_with(session: Session, start: int, name: str) -> int | None:
         if step.kind != "action" or not step.ok:
             continue
         intent = session.intent(j)
-        if name in intent.programs:
+        if name in _run_programs(intent):
             return j
         shown = machine.probe_shows(step, intent, name)
         if shown or (shown is None and name in machine.probed_names(step, intent)):
