@@ -755,6 +755,19 @@ def test_repeated_requests_skip_questions_and_count_note_taking():
     assert "progress" in cand.summary.lower() and "journal" in cand.summary.lower()
 
 
+def test_one_thing_named_in_prompts_that_each_ask_something_else_of_it_is_no_habit():
+    named = [
+        _prompt("run the deploy checklist"),
+        _prompt("extend the deploy checklist with a smoke test"),
+        _prompt("shorten the deploy checklist"),
+    ]
+    assert _run(said.repeated_request_rule, named) == []
+    other = [_prompt(t) for t in ("add a login page", "style the header", "fix the footer links", "add a logo")]
+    asked = [_prompt(t) for t in ("run the deploy checklist", "ok, run the deploy checklist")] * 2
+    assert _run(said.repeated_request_rule, named + other) == []
+    assert _run(said.repeated_request_rule, asked + other) != []
+
+
 def test_a_repeated_request_acting_on_it_names_the_file_the_other_asks_named():
     """'Read it in full' out of context says nothing; the user's other asks named files there."""
     reads = [

@@ -1123,6 +1123,14 @@ def _untypo(sentence: str, typed: dict[str, str]) -> str:
     return re.sub(r"[A-Za-z][a-z'-]+", fixed, sentence)
 
 
+def _one_name_asked_different_things(pair: tuple[str, str], options: list[str]) -> bool:
+    """ "Run the release prompt", "update the release prompt", "which step of the release prompt": the pair is the
+    name of one thing, written as one phrase each time, and every prompt asks something else of it."""
+    phrase = re.compile(rf"\b{re.escape(pair[0])}\W+{re.escape(pair[1])}\b", re.I)
+    openers = [s.split()[0].lower() for s in options if s.split()]
+    return all(phrase.search(s) for s in options) and len(set(openers)) == len(openers)
+
+
 def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int = 2) -> list[Candidate]:
     """A request the user makes in three prompts or more is a habit, however they phrase it.
 
@@ -1172,7 +1180,7 @@ def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int
             and not re.match(r"^(?:if|when|once|so|because)\b|.*\bcould be\b", s, re.I)
             and not _SHELL_PROMPT.match(s)
         ]
-        if not options:
+        if not options or _one_name_asked_different_things(pair, options):
             continue
         sentence = min(options, key=len)
         clause = next(
