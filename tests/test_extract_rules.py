@@ -735,6 +735,16 @@ def test_a_pasted_terminal_session_is_output_not_something_the_user_said():
     assert "conf/local.toml" in cand.summary
 
 
+def test_a_setting_the_user_made_on_purpose_is_their_choice_to_leave_alone():
+    [kept] = _run(said.deliberate_setting_rule, [_prompt("I disabled the cache on purpose, so builds stay honest.")])
+    assert kept.summary.startswith("The user disabled the cache on purpose") and kept.promotion == ""
+    told = _prompt("I pinned the node version to 18 on purpose because CI is old. Nothing to fix there.")
+    [leave] = _run(said.deliberate_setting_rule, [told])
+    assert "node version to 18" in leave.summary and leave.promotion == INSTRUCTION
+    for text in ("Did I set the flag on purpose?", "I set it on purpose, leave it"):
+        assert _run(said.deliberate_setting_rule, [_prompt(text)]) == [], text
+
+
 def test_a_list_of_arrows_typed_by_the_user_is_a_layout_decision():
     text = "no, like this:\n\nlib -> core/lib\nviews -> ui/views\nhelpers.py, misc.py -> utils/\n\nok?"
     [cand] = _run(said.mapping_rule, [_prompt(text)])

@@ -1464,3 +1464,48 @@ def rule_list_rule(session: Session) -> list[Candidate]:
             promotion=INSTRUCTION,
         )
     ]
+
+
+_ON_PURPOSE = rx.compile(
+    r"\b(?:i|we)(?:'ve| have)?\s+(?P<act>set|made|configured|disabled|enabled|turned (?:off|on)|blocked|denied|left"
+    r"|put|added|removed|pinned|kept|changed|renamed|excluded|commented out)\b(?P<what>[^.;!?]{3,120}?)\s+"
+    r"(?:on purpose|intentionally|deliberately)\b(?P<why>[^.;!?]*)",
+    re.I,
+)
+_LEAVE_IT = rx.compile(
+    r"\b(?:nothing to (?:fix|change)|leave (?:it|that|them|this)\b|no need to (?:fix|change)"
+    r"|(?:don'?t|do not) (?:touch|change|fix|revert|undo|remove)\b)",
+    re.I,
+)
+
+
+def deliberate_setting_rule(session: Session) -> list[Candidate]:
+    """ "I set the read permission to deny on purpose, so that ...": a setting the agent may take for a fault is the
+    user's choice. Promoted when the user also says to leave it ("nothing to fix there")."""
+    out: list[Candidate] = []
+    for step in session.steps:
+        if step.kind != "prompt" or not step.text or len(step.text) > DOCUMENT_CHARS:
+            continue
+        for sentence in sentences(step.text):
+            match = _ON_PURPOSE.search(sentence)
+            if not match or sentence.rstrip().endswith("?"):
+                continue
+            what = " ".join(match.group("what").split())
+            if re.fullmatch(r"(?:it|that|this|them|those|these|one)(?: up| out| in| off| on| there| so)?", what, re.I):
+                continue  # "I set it on purpose": the thing is named only in the talk before
+            reason = match.group("why").strip(" ,")
+            out.append(
+                Candidate(
+                    kind="decision",
+                    summary=phrasing.fit(f"The user {match.group('act').lower()} {what} on purpose; leave it as it is"),
+                    content=f'The user said: "{_clean(sentence)}"',
+                    why="The user said it is deliberate" + (f": {reason}" if reason else "."),
+                    how_to_apply="Do not change or fix it; ask the user first if it seems to be in the way.",
+                    signals=["rule"],
+                    scope="project",
+                    weight=2.0,
+                    promotion=INSTRUCTION if _LEAVE_IT.search(step.text) else "",
+                )
+            )
+            break
+    return out
