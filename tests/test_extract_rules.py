@@ -302,6 +302,13 @@ def test_a_missing_program_run_by_its_windows_launcher_is_the_way_to_call_it_not
     assert _run(errors.missing_command_rule, [runner, _ok("npx eslint --fix .")]) == []  # it ran after all
 
 
+def test_a_tool_missing_inside_a_package_script_is_no_missing_program_of_the_machine():
+    inside = _fail("pnpm test", "sh: jest: command not found")
+    assert _run(errors.missing_command_rule, [_prompt("run the tests"), inside]) == []
+    direct = _not_found("jest --ci", "zsh: command not found: jest")
+    assert _run(errors.missing_command_rule, [_prompt("run the tests"), direct]) != []
+
+
 def test_a_tool_found_through_the_projects_runner_is_run_that_way_and_a_typo_is_no_missing_program():
     def missing(command: str, name: str) -> Step:
         return _not_found(command, f"bash: {name}: command not found")

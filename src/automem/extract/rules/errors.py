@@ -839,6 +839,8 @@ def missing_command_rule(session: Session) -> list[Candidate]:
             continue  # `gti status`, then `git status`: a slip of the keys, not a missing program
         if _CMDLET.match(name):
             continue  # Get-ChildItem in bash: a PowerShell command in the wrong shell, not a program to install
+        if _inside_package_script(session, index, name):
+            continue  # `npm test` -> "vitest: command not found": the project's dependencies, not the machine
         alt = _alternative(session, index, name)
         if alt:
             out.append(
@@ -873,6 +875,17 @@ def missing_command_rule(session: Session) -> list[Candidate]:
             )
         )
     return out
+
+
+_PACKAGE_SCRIPT_RUNNERS = frozenset({"npm", "yarn", "pnpm", "bun"})
+
+
+def _inside_package_script(session: Session, index: int, name: str) -> bool:
+    """Did ``name`` go missing inside a package script the call ran (``npm test`` running vitest)? Such a script
+    finds its tools in the project's node_modules, so the program is missing from the project, not the machine."""
+    intent = session.intent(index)
+    typed = re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])", session.steps[index].input, re.I)
+    return not typed and bool(_PACKAGE_SCRIPT_RUNNERS & _run_programs(intent))
 
 
 _ACTIVATE = rx.compile(r"(?:^|[;&|]\s*)(?:source|\.)\s+(\S*activate)\b")
