@@ -719,6 +719,8 @@ def test_where_the_user_says_a_thing_lives_becomes_an_observation():
 def test_a_rule_followed_by_a_request_to_undo_what_broke_it_is_kept_without_the_request():
     [cand] = find_candidates(Session([_prompt("We must never hardcode the port number, please revert that.")]))
     assert cand.summary == "Never hardcode the port number" and cand.promotion == INSTRUCTION
+    [shouted] = find_candidates(Session([_prompt("We must NEVER hardcode the port in the API, please revert that.")]))
+    assert shouted.summary == "Never hardcode the port in the API"  # the weight word in the usual case, names kept
     assert find_candidates(Session([_prompt("Move the port to the config, please revert that.")])) == []
 
 
