@@ -291,6 +291,24 @@ def test_the_gnu_build_of_a_missing_program_is_the_way_to_call_it_not_a_typo():
     assert gnu.promotion == VERIFIED_FIX
 
 
+def test_a_missing_program_run_by_its_windows_launcher_is_the_way_to_call_it_not_missing():
+    missing = _not_found("mvnw verify", "'mvnw' is not recognized as an internal or external command,")
+    [launcher] = _run(errors.missing_command_rule, [missing, _ok("mvnw.cmd verify", tool="PowerShell")])
+    assert launcher.summary == "mvnw is not on the PATH on this machine; use mvnw.cmd instead"
+    assert launcher.promotion == VERIFIED_FIX
+    runner = _not_found("npx eslint .", "'npx' is not recognized as an internal or external command,")
+    [shim] = _run(errors.missing_command_rule, [runner, _ok("npx.cmd eslint .", tool="PowerShell")])
+    assert shim.summary == "npx is not on the PATH on this machine; use npx.cmd instead"
+    assert _run(errors.missing_command_rule, [runner, _ok("npx eslint --fix .")]) == []  # it ran after all
+
+
+def test_a_tool_missing_inside_a_package_script_is_no_missing_program_of_the_machine():
+    inside = _fail("pnpm test", "sh: jest: command not found")
+    assert _run(errors.missing_command_rule, [_prompt("run the tests"), inside]) == []
+    direct = _not_found("jest --ci", "zsh: command not found: jest")
+    assert _run(errors.missing_command_rule, [_prompt("run the tests"), direct]) != []
+
+
 def test_a_tool_found_through_the_projects_runner_is_run_that_way_and_a_typo_is_no_missing_program():
     def missing(command: str, name: str) -> Step:
         return _not_found(command, f"bash: {name}: command not found")
@@ -698,6 +716,44 @@ def test_where_the_user_says_a_thing_lives_becomes_an_observation():
     assert cand.kind == "observation" and "tools/deploy.sh" in cand.summary
 
 
+def test_a_rule_followed_by_a_request_to_undo_what_broke_it_is_kept_without_the_request():
+    [cand] = find_candidates(Session([_prompt("We must never hardcode the port number, please revert that.")]))
+    assert cand.summary == "Never hardcode the port number" and cand.promotion == INSTRUCTION
+    [shouted] = find_candidates(Session([_prompt("We must NEVER hardcode the port in the API, please revert that.")]))
+    assert shouted.summary == "Never hardcode the port in the API"  # the weight word in the usual case, names kept
+    assert find_candidates(Session([_prompt("Move the port to the config, please revert that.")])) == []
+
+
+def test_the_rules_of_a_pasted_prompt_file_are_the_files_not_the_users():
+    steps = "\n".join(f"{i}) Read the ticket file number {i} and summarize what it asks for." for i in range(1, 25))
+    prompt_file = f"# /triage: sort the inbox\n\nPurpose: label tickets.\n\n{steps}\n\nDo not open browsers."
+    assert len(prompt_file) > said.DOCUMENT_CHARS
+    assert _run(said.directive_rule, [_prompt(prompt_file)]) == []
+    [cand] = _run(said.directive_rule, [_prompt("Do not open browsers.")])
+    assert cand.promotion == INSTRUCTION
+
+
+def test_a_pasted_terminal_session_is_output_not_something_the_user_said():
+    text = (
+        "the build says this:\n~/code/shop main\n❯ make run\nPlease set the token in your config at conf/local.toml\n"
+        "make: *** [run] Error 1\n\nbut the token is already there"
+    )
+    assert "conf/local.toml" not in " ".join(__import__("automem.extract.directives", fromlist=["x"]).sentences(text))
+    assert _run(said.location_rule, [_prompt(text)]) == []
+    [cand] = _run(said.location_rule, [_prompt("the token lives in conf/local.toml, not in the env")])
+    assert "conf/local.toml" in cand.summary
+
+
+def test_a_setting_the_user_made_on_purpose_is_their_choice_to_leave_alone():
+    [kept] = _run(said.deliberate_setting_rule, [_prompt("I disabled the cache on purpose, so builds stay honest.")])
+    assert kept.summary.startswith("The user disabled the cache on purpose") and kept.promotion == ""
+    told = _prompt("I pinned the node version to 18 on purpose because CI is old. Nothing to fix there.")
+    [leave] = _run(said.deliberate_setting_rule, [told])
+    assert "node version to 18" in leave.summary and leave.promotion == INSTRUCTION
+    for text in ("Did I set the flag on purpose?", "I set it on purpose, leave it"):
+        assert _run(said.deliberate_setting_rule, [_prompt(text)]) == [], text
+
+
 def test_a_list_of_arrows_typed_by_the_user_is_a_layout_decision():
     text = "no, like this:\n\nlib -> core/lib\nviews -> ui/views\nhelpers.py, misc.py -> utils/\n\nok?"
     [cand] = _run(said.mapping_rule, [_prompt(text)])
@@ -716,6 +772,19 @@ def test_repeated_requests_skip_questions_and_count_note_taking():
     ]
     [cand] = _run(said.repeated_request_rule, notes)
     assert "progress" in cand.summary.lower() and "journal" in cand.summary.lower()
+
+
+def test_one_thing_named_in_prompts_that_each_ask_something_else_of_it_is_no_habit():
+    named = [
+        _prompt("run the deploy checklist"),
+        _prompt("extend the deploy checklist with a smoke test"),
+        _prompt("shorten the deploy checklist"),
+    ]
+    assert _run(said.repeated_request_rule, named) == []
+    other = [_prompt(t) for t in ("add a login page", "style the header", "fix the footer links", "add a logo")]
+    asked = [_prompt(t) for t in ("run the deploy checklist", "ok, run the deploy checklist")] * 2
+    assert _run(said.repeated_request_rule, named + other) == []
+    assert _run(said.repeated_request_rule, asked + other) != []
 
 
 def test_a_repeated_request_acting_on_it_names_the_file_the_other_asks_named():

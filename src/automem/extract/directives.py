@@ -413,6 +413,7 @@ def prose_lines(prompt: str) -> list[str]:
     body = INJECTED.sub(" ", prompt) if "<" in prompt else prompt
     if "│" in body:  # "change this to the whole folder │ ~/a/ │ b/": a sentence, then a table row pasted after it
         body = "\n".join(line if line.lstrip().startswith("│") else line.split("│")[0] for line in body.splitlines())
+    body = without_terminal_output(body)
     long_prompt = sum(1 for line in body.splitlines() if line.strip()) > LONG_PROMPT_LINES
     out: list[str] = []
     for stripped in written_lines(body):
@@ -422,6 +423,24 @@ def prose_lines(prompt: str) -> list[str]:
             continue  # a pasted document: only short lines spoken to the agent count
         out.append(re.sub(r"^(?:[-*+•]|\d+[.)])\s+", "", stripped))
     return out
+
+
+_TERMINAL_PROMPT = rx.compile(r"^\s*(?:[❯➜λ$%]\s+\S|\S+@[\w.-]+[:~]\S*\s*[$#%]|PS [A-Za-z]:\\[^>]*>)")
+
+
+def without_terminal_output(body: str) -> str:
+    """The prompt without pasted terminal sessions: a shell-prompt line ("❯ ruby", "$ make") and the output under
+    it up to the next blank line were printed by a program, not said to the agent."""
+    kept: list[str] = []
+    in_terminal = False
+    for line in body.splitlines():
+        if not line.strip():
+            in_terminal = False
+        elif _TERMINAL_PROMPT.match(line):
+            in_terminal = True
+        if not in_terminal:
+            kept.append(line)
+    return "\n".join(kept)
 
 
 _SPOKEN = rx.compile(r"^[-*+]?\s*(?:please |you |never |don'?t |always |use |do not )", re.I)
@@ -499,7 +518,7 @@ def classify(sentence: str) -> Directive | None:
 
 
 _CLAUSE = rx.compile(
-    r";\s+|,\s+(?:and|but|so)\s+(?=\w)|\s+(?:and|but) (?:also |then )?(?=(?:fix|make|"
+    r";\s+|,\s+(?:and|but|so)\s+(?=\w)|,\s+(?=please\s+\w)|\s+(?:and|but) (?:also |then )?(?=(?:fix|make|"
     r"add|remove|check|update|troubleshoot)\b)"
 )
 

@@ -123,6 +123,10 @@ def strip_openers(sentence: str) -> str:
     return text
 
 
+# a rule word typed in capitals for weight ("NEVER", "ALWAYS"): the summary says it in the usual case
+_SHOUTED = rx.compile(r"\b(?:NEVER|ALWAYS|NOT|DON'T|DO NOT|MUST|ONLY|ANY|ALL|EVER)\b")
+
+
 def imperative(sentence: str) -> str:
     """A correction or decision as an instruction: "no, don't use X for Y, use Z instead" -> "Use Z, not X, for Y"."""
     text = strip_openers(sentence)
@@ -138,6 +142,7 @@ def imperative(sentence: str) -> str:
         out = f"{swap.group('verb').lower()} {_tidy(swap.group('new'))}, not {_tidy(swap.group('old'))}"
         return fit(_cap(out) + (f"; {rest}" if rest else ""))
     text = _MID_NEVER.sub("never ", text)
+    text = _SHOUTED.sub(lambda m: m.group(0).lower(), text)
     text = re.sub(r"^dont\b", "Don't", text, flags=re.I)
     text = re.sub(r"^do not\b", "Don't", text, flags=re.I)
     return fit(_cap(text))

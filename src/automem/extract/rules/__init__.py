@@ -51,6 +51,7 @@ def _rules() -> list[Rule]:
         said.correction_rule,
         said.redirect_rule,
         said.location_rule,
+        said.deliberate_setting_rule,
         said.mapping_rule,
         said.doc_file_rule,
         said.stack_rule,

@@ -370,6 +370,12 @@ def _clusters(session: Session) -> dict[str, list[int]]:
 _PROBES = frozenset({"which", "where", "get-command", "type", "command", "whereis"})
 
 
+def _run_programs(intent: Intent) -> set[str]:
+    """The programs a call ran, its runners included (``npx tsc`` runs npx as well as tsc)."""
+    runners = {c.runner.split()[0] for c in intent.commands if c.runner and not c.runner.endswith("/")}
+    return set(intent.programs) | runners
+
+
 def missing_name(session: Session, index: int) -> str:
     """The program a failure says is not there, when the call really ran it (or looked it up)."""
     step = session.steps[index]
@@ -379,7 +385,7 @@ def missing_name(session: Session, index: int) -> str:
     for pattern in _MISSING:
         for match in pattern.finditer(text):
             name = match.group(1).lower()
-            if name in intent.programs or name in looked_up:
+            if name in _run_programs(intent) or name in looked_up:
                 return name
     shell = _SHELL_SAYS.search(text)  # "bash: X: command not found" from inside a script or job the call ran
     if shell and re.fullmatch(r"[a-z][\w.+-]{1,40}", shell.group(1) or shell.group(2) or ""):
@@ -564,7 +570,7 @@ def _later_success_with(session: Session, start: int, name: str) -> int | None:
         if step.kind != "action" or not step.ok:
             continue
         intent = session.intent(j)
-        if name in intent.programs:
+        if name in _run_programs(intent):
             return j
         shown = machine.probe_shows(step, intent, name)
         if shown or (shown is None and name in machine.probed_names(step, intent)):
@@ -588,12 +594,13 @@ def _alternative(session: Session, index: int, name: str) -> str:
 
 _PYTHON = rx.compile(r"python[\d.]*")
 _GNU_PREFIX = "g"  # Homebrew's GNU coreutils, findutils, sed and grep on macOS: gtimeout, gsed, gdate, gfind
+_WINDOWS_LAUNCHERS = (".cmd", ".bat", ".exe", ".ps1")  # yarn.cmd, gradle.bat: how Windows shells find a tool
 
 
 def _respelled(other: Command, name: str) -> tuple[str, list[str]]:
     """How ``other`` runs the program ``name`` under another spelling, and its arguments after that spelling:
     python3 for python and pip3 for pip (a version suffix; pipx is another program), gtimeout for timeout (the GNU
-    build on macOS), ``docker compose`` for
+    build on macOS), gradle.bat for gradle (the Windows launcher), ``docker compose`` for
     docker-compose (the plugin form of a hyphenated tool), ``python3 -m pip`` for pip (the module form)."""
     if other.program == name:
         return "", []
@@ -601,6 +608,8 @@ def _respelled(other: Command, name: str) -> tuple[str, list[str]]:
     if longer.startswith(shorter) and re.fullmatch(r"[\d.]{1,2}", longer[len(shorter) :]):
         return other.program, other.positional
     if other.program == _GNU_PREFIX + name:
+        return other.program, other.positional
+    if other.program.lower() in {name + suffix for suffix in _WINDOWS_LAUNCHERS}:
         return other.program, other.positional
     head, _, tail = name.partition("-")
     if tail and other.program == head and other.positional[:1] == [tail]:
@@ -830,6 +839,8 @@ def missing_command_rule(session: Session) -> list[Candidate]:
             continue  # `gti status`, then `git status`: a slip of the keys, not a missing program
         if _CMDLET.match(name):
             continue  # Get-ChildItem in bash: a PowerShell command in the wrong shell, not a program to install
+        if _inside_package_script(session, index, name):
+            continue  # `npm test` -> "vitest: command not found": the project's dependencies, not the machine
         alt = _alternative(session, index, name)
         if alt:
             out.append(
@@ -864,6 +875,17 @@ def missing_command_rule(session: Session) -> list[Candidate]:
             )
         )
     return out
+
+
+_PACKAGE_SCRIPT_RUNNERS = frozenset({"npm", "yarn", "pnpm", "bun"})
+
+
+def _inside_package_script(session: Session, index: int, name: str) -> bool:
+    """Did ``name`` go missing inside a package script the call ran (``npm test`` running vitest)? Such a script
+    finds its tools in the project's node_modules, so the program is missing from the project, not the machine."""
+    intent = session.intent(index)
+    typed = re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])", session.steps[index].input, re.I)
+    return not typed and bool(_PACKAGE_SCRIPT_RUNNERS & _run_programs(intent))
 
 
 _ACTIVATE = rx.compile(r"(?:^|[;&|]\s*)(?:source|\.)\s+(\S*activate)\b")

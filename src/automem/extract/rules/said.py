@@ -125,6 +125,9 @@ def _names_something(d: Directive) -> bool:
     return len(CJK_CHAR.findall(rest)) >= 3 or bool(re.search(r"[A-Za-z.]{2,}", rest))
 
 
+_HEADED = rx.compile(r"^\s*#{1,3} \S")
+
+
 def _keep(d: Directive, document: bool) -> bool:
     """Precision first: the cue must make it a standing rule, not a one-off request or a hedge."""
     text = d.sentence
@@ -420,6 +423,8 @@ def directive_rule(session: Session) -> list[Candidate]:
         if step.kind != "prompt" or not step.text:
             continue
         document = len(step.text) > DOCUMENT_CHARS
+        if document and _HEADED.match(step.text):
+            continue  # a prompt file or spec ("# /deploy: ...", "## Task"): its rules are the file's, kept there
         listed = {
             " ".join(i.lower().split())
             for _h, status, items in rule_lists(step.text)
@@ -1118,6 +1123,14 @@ def _untypo(sentence: str, typed: dict[str, str]) -> str:
     return re.sub(r"[A-Za-z][a-z'-]+", fixed, sentence)
 
 
+def _one_name_asked_different_things(pair: tuple[str, str], options: list[str]) -> bool:
+    """ "Run the release prompt", "update the release prompt", "which step of the release prompt": the pair is the
+    name of one thing, written as one phrase each time, and every prompt asks something else of it."""
+    phrase = re.compile(rf"\b{re.escape(pair[0])}\W+{re.escape(pair[1])}\b", re.I)
+    openers = [s.split()[0].lower() for s in options if s.split()]
+    return all(phrase.search(s) for s in options) and len(set(openers)) == len(openers)
+
+
 def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int = 2) -> list[Candidate]:
     """A request the user makes in three prompts or more is a habit, however they phrase it.
 
@@ -1167,7 +1180,7 @@ def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int
             and not re.match(r"^(?:if|when|once|so|because)\b|.*\bcould be\b", s, re.I)
             and not _SHELL_PROMPT.match(s)
         ]
-        if not options:
+        if not options or _one_name_asked_different_things(pair, options):
             continue
         sentence = min(options, key=len)
         clause = next(
@@ -1451,3 +1464,48 @@ def rule_list_rule(session: Session) -> list[Candidate]:
             promotion=INSTRUCTION,
         )
     ]
+
+
+_ON_PURPOSE = rx.compile(
+    r"\b(?:i|we)(?:'ve| have)?\s+(?P<act>set|made|configured|disabled|enabled|turned (?:off|on)|blocked|denied|left"
+    r"|put|added|removed|pinned|kept|changed|renamed|excluded|commented out)\b(?P<what>[^.;!?]{3,120}?)\s+"
+    r"(?:on purpose|intentionally|deliberately)\b(?P<why>[^.;!?]*)",
+    re.I,
+)
+_LEAVE_IT = rx.compile(
+    r"\b(?:nothing to (?:fix|change)|leave (?:it|that|them|this)\b|no need to (?:fix|change)"
+    r"|(?:don'?t|do not) (?:touch|change|fix|revert|undo|remove)\b)",
+    re.I,
+)
+
+
+def deliberate_setting_rule(session: Session) -> list[Candidate]:
+    """ "I set the read permission to deny on purpose, so that ...": a setting the agent may take for a fault is the
+    user's choice. Promoted when the user also says to leave it ("nothing to fix there")."""
+    out: list[Candidate] = []
+    for step in session.steps:
+        if step.kind != "prompt" or not step.text or len(step.text) > DOCUMENT_CHARS:
+            continue
+        for sentence in sentences(step.text):
+            match = _ON_PURPOSE.search(sentence)
+            if not match or sentence.rstrip().endswith("?"):
+                continue
+            what = " ".join(match.group("what").split())
+            if re.fullmatch(r"(?:it|that|this|them|those|these|one)(?: up| out| in| off| on| there| so)?", what, re.I):
+                continue  # "I set it on purpose": the thing is named only in the talk before
+            reason = match.group("why").strip(" ,")
+            out.append(
+                Candidate(
+                    kind="decision",
+                    summary=phrasing.fit(f"The user {match.group('act').lower()} {what} on purpose; leave it as it is"),
+                    content=f'The user said: "{_clean(sentence)}"',
+                    why="The user said it is deliberate" + (f": {reason}" if reason else "."),
+                    how_to_apply="Do not change or fix it; ask the user first if it seems to be in the way.",
+                    signals=["rule"],
+                    scope="project",
+                    weight=2.0,
+                    promotion=INSTRUCTION if _LEAVE_IT.search(step.text) else "",
+                )
+            )
+            break
+    return out
