@@ -721,6 +721,8 @@ def test_a_rule_followed_by_a_request_to_undo_what_broke_it_is_kept_without_the_
     assert cand.summary == "Never hardcode the port number" and cand.promotion == INSTRUCTION
     [shouted] = find_candidates(Session([_prompt("We must NEVER hardcode the port in the API, please revert that.")]))
     assert shouted.summary == "Never hardcode the port in the API"  # the weight word in the usual case, names kept
+    [emphasis] = find_candidates(Session([_prompt("Do NOT use NOT NULL on the notes column.")]))
+    assert emphasis.summary.startswith("Don't use NOT NULL")  # an SQL phrase keeps its capitals
     assert find_candidates(Session([_prompt("Move the port to the config, please revert that.")])) == []
 
 

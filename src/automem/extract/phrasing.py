@@ -123,8 +123,9 @@ def strip_openers(sentence: str) -> str:
     return text
 
 
-# a rule word typed in capitals for weight ("NEVER", "ALWAYS"): the summary says it in the usual case
-_SHOUTED = rx.compile(r"\b(?:NEVER|ALWAYS|NOT|DON'T|DO NOT|MUST|ONLY|ANY|ALL|EVER)\b")
+# a rule word typed in capitals for weight ("NEVER", "ALWAYS"): the summary says it in the usual case; NOT, ONLY,
+# ANY and ALL only before a lowercase word ("do NOT use"), never in a code or SQL phrase ("NOT NULL")
+_SHOUTED = rx.compile(r"\b(?:NEVER|ALWAYS|DON'T|DO NOT|MUST|EVER)\b|\b(?:NOT|ONLY|ANY|ALL)\b(?= [a-z])")
 
 
 def imperative(sentence: str) -> str:
