@@ -11,6 +11,7 @@ import json
 import re
 from dataclasses import dataclass
 
+from automem import regex_cache
 from automem.digest import sha256_hex
 from automem.harness.model import Turn
 from automem.home import file_safe_iso, title_slug
@@ -25,7 +26,7 @@ MAX_ACTIONS = 60
 MAX_FILE_BYTES = 1_000_000
 TITLE_CAP = 80
 
-_NOISE = re.compile(r"<(system-reminder|command-[a-z]+|local-command-[a-z]+)>.*?</\1>", re.S)
+_NOISE = regex_cache.compile(r"<(system-reminder|command-[a-z]+|local-command-[a-z]+)>.*?</\1>", re.S)
 
 
 @dataclass(frozen=True)
@@ -243,7 +244,7 @@ def _quoted(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
-_ESCAPED = re.compile(r'\\(["\\])')
+_ESCAPED = regex_cache.compile(r'\\(["\\])')
 
 
 def _unquoted(text: str) -> str:

@@ -8,11 +8,11 @@ existing summary is never touched.
 
 from __future__ import annotations
 
-import re
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
+from automem import regex_cache
 from automem.home import Project
 from automem.markdown import INDEX_END, INDEX_START, read_frontmatter
 
@@ -25,7 +25,7 @@ Everything above the markers is yours: automem never changes it.
 
 """
 
-_ENTRY_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z--.+\.md$")
+_ENTRY_NAME = regex_cache.compile(r"^(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z--.+\.md$")
 
 Writer = Callable[[Path, str], object]
 

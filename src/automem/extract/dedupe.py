@@ -12,10 +12,11 @@ import math
 import re
 from collections import Counter
 
+from automem import regex_cache
 from automem.index.scratch import ScratchIndex
 
 THRESHOLD = 0.45  # calibrated: see tests/test_extract_dedupe.py (precision/recall printed there)
-_WORD = re.compile(r"[\w]+", re.UNICODE)
+_WORD = regex_cache.compile(r"[\w]+", re.UNICODE)
 _STOP = frozenset("the a an and or to of in on for with it is are be this that not no use when".split())
 
 

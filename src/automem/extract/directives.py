@@ -401,6 +401,9 @@ def scope_of(sentence: str, kind: str) -> str:
 # --- reading a prompt -------------------------------------------------------------------------
 
 
+_LIST_MARK = rx.compile(r"^(?:[-*+•]|\d+[.)])\s+")
+
+
 def prose_lines(prompt: str) -> list[str]:
     """Lines a person wrote to the agent (capture.feedback.prose_lines), without tables, headings, comments and
     build logs; in a long pasted document only short lines spoken to the agent."""
@@ -421,7 +424,7 @@ def prose_lines(prompt: str) -> list[str]:
             continue
         if long_prompt and (len(stripped) > 200 or not _SPOKEN.match(stripped)):
             continue  # a pasted document: only short lines spoken to the agent count
-        out.append(re.sub(r"^(?:[-*+•]|\d+[.)])\s+", "", stripped))
+        out.append(_LIST_MARK.sub("", stripped))
     return out
 
 
@@ -466,13 +469,17 @@ def sentences(prompt: str) -> list[str]:
 _NEXT_LABEL = rx.compile(r"\s+[A-Z][a-z]+(?: [a-z]+){0,2}:$")
 
 
+_CJK_QUESTION_END = rx.compile(r"(?:吗|呢|か|까)[。.]?$")
+_CJK_WHY = rx.compile(r"为什么|為什麼|怎么回事|なぜ|どうして")
+
+
 def _is_question(sentence: str) -> bool:
     text = sentence.strip()
     return (
         text.endswith(("?", "？"))
         or bool(_QUESTION_START.match(text))
-        or bool(re.search(r"(?:吗|呢|か|까)[。.]?$", text))
-        or bool(re.search(r"为什么|為什麼|怎么回事|なぜ|どうして", text))
+        or bool(_CJK_QUESTION_END.search(text))
+        or bool(_CJK_WHY.search(text))
         or bool(re.match(r"^(?:¿|هل\s)", text))
     )
 
@@ -494,6 +501,9 @@ def language_request(sentence: str) -> str:
     return ""
 
 
+_ENGLISH_WORD = rx.compile(r"\b(?:the|and|you|with|this|that|is|are)\b", re.I)
+
+
 def classify(sentence: str) -> Directive | None:
     """The directive a sentence carries, or None (questions, tasks, narrative, long or empty lines)."""
     text = " ".join((sentence or "").split())
@@ -509,7 +519,7 @@ def classify(sentence: str) -> Directive | None:
         for cue, kind, pattern in _EN:
             if pattern.search(text):
                 return Directive(text, kind, cue, scope_of(text, kind))
-        if re.search(r"\b(?:the|and|you|with|this|that|is|are)\b", text, re.I):
+        if _ENGLISH_WORD.search(text):
             return None  # English without a cue
     for lang, cue, kind, pattern in _INTL:
         if (lang == language or (language == "latin" and lang in _LATIN)) and pattern.search(text):

@@ -16,11 +16,12 @@ import json
 import re
 from pathlib import Path
 
+from automem import regex_cache
 from automem.digest import sha256_hex
 from automem.harness.model import Turn
 
 MAX_ENTRIES = 5000
-_UUID = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})", re.I)
+_UUID = regex_cache.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})", re.I)
 
 
 def opening(turns: list[Turn]) -> str:

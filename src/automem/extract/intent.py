@@ -426,9 +426,12 @@ def intent_of(tool: str, text: str) -> Intent:
     return Intent("tool", name, targets=[target] if target else [])
 
 
+_PATH_VALUE = rx.compile(r'"(?:file_path|path|notebook_path|file)"\s*:\s*"([^"]+)"')
+
+
 def _first_path(text: str) -> str:
     head = text[:400]
-    match = re.search(r'"(?:file_path|path|notebook_path|file)"\s*:\s*"([^"]+)"', head)
+    match = _PATH_VALUE.search(head)
     if match:
         return match.group(1)
     match = _PATHLIKE.search(head)

@@ -9,11 +9,11 @@ wrote, and is idempotent: a second run over the same session stores and reinforc
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from automem import regex_cache
 from automem.digest import sha256_hex
 from automem.extract.dedupe import Deduper
 from automem.extract.rules import Session, find_candidates
@@ -250,14 +250,14 @@ def _store(
     return result
 
 
-_LABELS = re.compile(
+_LABELS = regex_cache.compile(
     r"(?m)^(?:The user said|The agent then|Just before|The user reported(?: \(\d+ times\))?|The agent"
     r"|Changed|What worked|Failing call|The failure|Rejected call|The user rejected [^:]{0,80} and said)"
     r"\s*:\s*"
 )
 
 
-_NOT_INSTALLED = re.compile(r"^([\w.+-]+) is not installed\b")
+_NOT_INSTALLED = regex_cache.compile(r"^([\w.+-]+) is not installed\b")
 
 
 def _contradicted(cand: Candidate, existing: list[Memory]) -> bool:

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from automem import regex_cache
 from automem.harness.base import OpenTurn, Parser, TurnStream, env_home, is_nested_session_file
 from automem.harness.model import ANSWER_CAP, PROMPT_CAP, Turn, block_text, cap
 from automem.isotime import iso_utc
@@ -36,9 +37,9 @@ _NOT_PROMPT_PREFIXES = (
 )
 _REJECTED = "The user doesn't want to proceed with this tool use"
 _FEEDBACK_MARK = "the user said:\n"
-_EXIT_CODE = re.compile(r"^\s*Exit code (-?\d+)")
-_CMD_NAME = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.S)
-_CMD_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+_EXIT_CODE = regex_cache.compile(r"^\s*Exit code (-?\d+)")
+_CMD_NAME = regex_cache.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.S)
+_CMD_ARGS = regex_cache.compile(r"<command-args>(.*?)</command-args>", re.S)
 
 
 def _command_prompt(text: str) -> str:

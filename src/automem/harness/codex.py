@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from automem import regex_cache
 from automem.harness.base import OpenTurn, Parser, TurnStream, env_home
 from automem.harness.model import ANSWER_CAP, PROMPT_CAP, RESULT_CAP, Turn, block_text, cap
 from automem.isotime import iso_utc
@@ -37,9 +38,9 @@ _INJECTED = (
     "<permissions instructions>",
     "<subagent_notification>",
 )
-_EXIT_PREFIX = re.compile(r"^Exit code: (-?\d+)")
-_CWD = re.compile(r"<cwd>(.*?)</cwd>", re.S)
-_UUID = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$")
+_EXIT_PREFIX = regex_cache.compile(r"^Exit code: (-?\d+)")
+_CWD = regex_cache.compile(r"<cwd>(.*?)</cwd>", re.S)
+_UUID = regex_cache.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$")
 
 
 def _session_from_name(path: Path) -> str:

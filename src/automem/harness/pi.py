@@ -19,11 +19,11 @@ Choices (documented, since streaming cannot see the final leaf of a v3 tree):
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from automem import regex_cache
 from automem.harness.base import OpenTurn, Parser, TurnStream, env_home, is_nested_session_file
 from automem.harness.model import ANSWER_CAP, PROMPT_CAP, Turn, block_text, cap
 from automem.isotime import iso_utc
@@ -31,8 +31,8 @@ from automem.isotime import iso_utc
 HARNESS = "pi"
 
 _FINISH = {"stop": "stop", "length": "length", "aborted": "aborted"}
-_EXIT = re.compile(r"(?:Command exited with code|Exit code:?) (-?\d+)")
-_NAME_ID = re.compile(r"_([0-9a-fA-F-]{8,})\.jsonl$")
+_EXIT = regex_cache.compile(r"(?:Command exited with code|Exit code:?) (-?\d+)")
+_NAME_ID = regex_cache.compile(r"_([0-9a-fA-F-]{8,})\.jsonl$")
 
 
 class PiParser(Parser):

@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from automem import regex_cache
 from automem.extract.intent import Intent, intent_of
 from automem.extract.steps import Step
 from automem.schema import Candidate
@@ -82,7 +83,6 @@ def _rules() -> list[Rule]:
 
 def _readable_head(summary: str) -> str:
     """The summary, or its longest leading run of clauses that reads as a sentence; "" when none does."""
-    import re
 
     from automem.extract.usable import readable
 
@@ -124,7 +124,7 @@ def find_candidates(session: Session, limit: int = MAX_CANDIDATES) -> list[Candi
     return out[:limit]
 
 
-_ESCALATED = re.compile(r"^(.+?) needs escalated sandbox permissions(?: to write in (\S+))? here\b")
+_ESCALATED = regex_cache.compile(r"^(.+?) needs escalated sandbox permissions(?: to write in (\S+))? here\b")
 
 
 def merge_escalations(found: list[Candidate]) -> list[Candidate]:

@@ -89,8 +89,12 @@ def named(step: Step) -> bool:
     )
 
 
+_PLACEHOLDER_OR_PATH = rx.compile(r"<\w+>|\S*/\S*")
+_LETTER_WORD = rx.compile(r"[^\W\d_]{3,}")
+
+
 def _says_little(signature: str) -> bool:
-    words = re.findall(r"[^\W\d_]{3,}", re.sub(r"<\w+>|\S*/\S*", " ", signature.removeprefix("exit code")))
+    words = _LETTER_WORD.findall(_PLACEHOLDER_OR_PATH.sub(" ", signature.removeprefix("exit code")))
     return len(words) < 2
 
 
@@ -699,15 +703,14 @@ def _provides(package: str, name: str) -> bool:
     )
 
 
+_LOOKUP_FAILED = rx.compile(r"not found|not recognized|which: no |failed to run command")
+
+
 def _masked_missing(session: Session) -> list[int]:
     """Calls that passed although a program they ran was not found (``ssh -V 2>&1 | head -1`` exits 0)."""
     out = []
     for i, step in enumerate(session.steps):
-        if (
-            step.kind == "action"
-            and step.ok
-            and re.search(r"not found|not recognized|which: no |failed to run command", step.result_head)
-        ):
+        if step.kind == "action" and step.ok and _LOOKUP_FAILED.search(step.result_head):
             if missing_name(session, i):
                 out.append(i)
     return out

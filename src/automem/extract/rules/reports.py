@@ -212,13 +212,16 @@ def _cause(sentence: str) -> str:
     return phrasing._cap(text) if len(text) >= 12 else sentence
 
 
+_LOG_PREFIX = rx.compile(r"(?m)^[\w.-]+(?:-\d+)?\s+\|\s?")  # docker compose log prefixes ("ui-1  | ")
+
+
 def _pasted(prompt: str) -> str:
     """The first error line the user pasted into a prompt (from their own terminal or browser), else ""."""
     if len(prompt) > 20000:
         return ""
     from automem.capture.signals import detect_errors
 
-    text = re.sub(r"(?m)^[\w.-]+(?:-\d+)?\s+\|\s?", "", prompt)  # docker compose log prefixes ("ui-1  | ")
+    text = _LOG_PREFIX.sub("", prompt)
     text = re.sub(r"\s*Understand this (?:error|warning)\b", "\n", text)  # the label a browser console copies along
     found = detect_errors(text, is_error=False, exit_code=None)
     if found:

@@ -128,6 +128,9 @@ def _names_something(d: Directive) -> bool:
 _HEADED = rx.compile(r"^\s*#{1,3} \S")
 
 
+_CLAUSE_WORD = rx.compile(r"^(?:where|which|that|if|when|whether|what|how)\b", re.I)
+
+
 def _keep(d: Directive, document: bool) -> bool:
     """Precision first: the cue must make it a standing rule, not a one-off request or a hedge."""
     text = d.sentence
@@ -139,7 +142,7 @@ def _keep(d: Directive, document: bool) -> bool:
         return False  # requirements of a pasted spec are the spec's, not a rule for the agent
     if d.cue == "must" and d.language == "en" and not _RESTRICTED.search(text):
         return False  # "X should open Y" is a one-off setting; "X must never Y", "you have to Y" are rules
-    if re.match(r"^(?:where|which|that|if|when|whether|what|how)\b", text, re.I):
+    if _CLAUSE_WORD.match(text):
         return False
     return _names_something(d)
 
@@ -150,13 +153,16 @@ _RULE_CLAUSE = rx.compile(r"\b(?:invariant|rule|requirement|principle|convention
 _I_PREFER = rx.compile(r"^i(?:'d| would| really| do)?\s+prefer\b", re.I)
 
 
+_AS_WITH = rx.compile(r"^(as (?:with|for|in) [^,]+|as (?:always|usual)),\s*(?:let'?s\s+|we\s+)?(.+)$", re.I)
+
+
 def _summary(d: Directive) -> str:
     if d.cue == "language":
         from automem.extract.directives import language_request
 
         return phrasing.fit(f"Talk to the user in {language_request(d.sentence)}; they asked for it")
     clean = _clean(d.sentence)
-    habit = re.match(r"^(as (?:with|for|in) [^,]+|as (?:always|usual)),\s*(?:let'?s\s+|we\s+)?(.+)$", clean, re.I)
+    habit = _AS_WITH.match(clean)
     if (
         d.cue == "habit" and habit
     ):  # "As with all projects, let's start with X" -> "Start with X (as with all projects)"
@@ -311,9 +317,12 @@ _THIS_STAGE = rx.compile(
 )
 
 
+_FIRST_CLAUSE_END = rx.compile(r",\s+|;\s+|\s+-\s+|[，、；]")
+
+
 def for_this_work(sentence: str) -> bool:
     """Does the sentence steer only the work at hand ("don't touch the schema for this fix", "don't push yet")?"""
-    first = re.split(r",\s+|;\s+|\s+-\s+|[，、；]", sentence.strip().rstrip(".!"), maxsplit=1)[0]
+    first = _FIRST_CLAUSE_END.split(sentence.strip().rstrip(".!"), maxsplit=1)[0]
     return bool(_THIS_WORK.search(sentence) or _THIS_STAGE.search(first))
 
 
