@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from automem.extract.intent import difference, intent_of, same_intent
+from automem.extract.intent import difference, edited_files, intent_of, same_intent
 from automem.extract.rules import Session, errors, find_candidates, reports, said
 from automem.extract.steps import Step, steps_from_turns
 from automem.harness.model import ToolAction, Turn
@@ -1990,3 +1990,23 @@ def test_an_answer_typed_at_some_length_is_still_the_users_choice():
     assert picked in cand.content and len(cand.summary) <= 140
     essay = Step("action", tool="AskUserQuestion", answers=[("Importer", "How?", "x " * 200, [])])
     assert _run(said.asked_choice_rule, [essay]) == []
+
+
+def test_a_file_rewritten_through_the_shell_is_an_edit_never_a_step_to_run_first():
+    """`sed -i`, `perl -pi` or a heredoc into a source file changes the code: the call that passed after it was not
+    run differently, so no "works only after `sed -i …`" lesson."""
+    line = "error: Property 'id' does not exist on type 'User'"
+    for edit in (
+        "sed -i 's/user.id/user.uid/' src/models/user.ts",
+        "perl -pi -e 's/\\bid\\b/uid/' src/models/user.ts",
+        "cat <<'EOF' > src/models/user.ts\nexport type User = { uid: string }\nEOF",
+        "cat > src/models/user.ts <<'EOF'\nexport type User = { uid: string }\nEOF",
+    ):
+        assert edited_files(intent_of("Bash", edit)) == ["src/models/user.ts"], edit
+        chained = [_fail("npm run check", line), _ok(f"{edit} && npm run check")]
+        between = [_fail("npm run check", line), _ok(edit), _ok("npm run check")]
+        for steps in (chained, between):
+            assert _run(errors.fixed_error_rule, steps) == [], edit
+    assert edited_files(intent_of("Bash", "npm test 2>&1 > /tmp/out.log | tee test.log")) == []
+    [setup] = _run(errors.fixed_error_rule, [_fail("npm run check", line), _ok("npm run gen && npm run check")])
+    assert "after `npm run gen`" in setup.summary  # a step that is no edit still counts
