@@ -2010,3 +2010,32 @@ def test_a_file_rewritten_through_the_shell_is_an_edit_never_a_step_to_run_first
     assert edited_files(intent_of("Bash", "npm test 2>&1 > /tmp/out.log | tee test.log")) == []
     [setup] = _run(errors.fixed_error_rule, [_fail("npm run check", line), _ok("npm run gen && npm run check")])
     assert "after `npm run gen`" in setup.summary  # a step that is no edit still counts
+
+
+def test_a_test_run_piped_into_tail_fails_by_its_output_though_the_pipe_exits_0():
+    """`cargo test 2>&1 | tail -20` exits with tail's status: the failure lines the output shows still count."""
+    cargo = "failures:\n    tests::parses_empty\n\ntest result: FAILED. 3 passed; 1 failed; 0 ignored\n"
+    pytest = "FAILED tests/test_cli.py::test_help - AssertionError\n1 failed, 9 passed in 0.41s\n"
+    jest = "Tests:       2 failed, 14 passed, 16 total\n"
+
+    def action(command: str, output: str) -> ToolAction:
+        return ToolAction(
+            name="Bash", input_summary=command, input={"command": command}, result_text=output, exit_code=0
+        )
+
+    turn = Turn(
+        harness="claude-code",
+        session_id="s",
+        turn_id="t",
+        actions=[
+            action("cd core && cargo test 2>&1 | tail -20", cargo),
+            action("uv run pytest -q | tail -5", pytest),
+            action("npm test 2>&1 | head -40", jest),
+            action("cargo test 2>&1 | tail -3", "test result: ok. 4 passed; 0 failed\n"),
+            action("cat ci.log | tail -20", cargo),  # an old log read back is no test run
+        ],
+    )
+    steps = steps_from_turns([turn])
+    assert [s.ok for s in steps] == [False, False, False, True, True]
+    assert "test result: FAILED" in steps[0].errors[0]["line"]
+    assert steps[1].errors[0]["error_type"] == "pytest"

@@ -507,8 +507,8 @@ def strip_run_header(text: str) -> tuple[str, int | None]:
     return "\n".join(lines[taken:]), code
 
 
-def _last_program(command: str) -> tuple[str, list[str]]:
-    """argv[0] (basename, lower-case) and arguments of the last command a shell line runs."""
+def _segments(command: str) -> list[tuple[str, str]]:
+    """The commands of a shell line (split at separators outside quotes), each with the separator after it."""
     body = (command or "").strip()
     wrapper = _SHELL_WRAP.match(body)
     if wrapper:
@@ -519,13 +519,15 @@ def _last_program(command: str) -> tuple[str, list[str]]:
     pieces, start = [], 0
     for match in _SEGMENT.finditer(body):
         if match.group(1):
-            pieces.append(body[start : match.start()])
+            pieces.append((body[start : match.start()], match.group(1)))
             start = match.end()
-    pieces.append(body[start:])
-    segments = [p for p in pieces if p.strip()]
-    if not segments:
-        return "", []
-    words = segments[-1].split()
+    pieces.append((body[start:], ""))
+    return [(text, separator) for text, separator in pieces if text.strip()]
+
+
+def _program_of(segment: str) -> tuple[str, list[str]]:
+    """argv[0] (basename, lower-case) and arguments of one command, past assignments and sudo/env/time."""
+    words = segment.split()
     while words and (
         "=" in words[0] and not words[0].startswith("-") or words[0] in ("sudo", "env", "time", "command")
     ):
@@ -536,6 +538,12 @@ def _last_program(command: str) -> tuple[str, list[str]]:
     if program == "git" and len(words) > 1 and words[1] == "grep":
         program = "git-grep"
     return program, words[1:]
+
+
+def _last_program(command: str) -> tuple[str, list[str]]:
+    """argv[0] (basename, lower-case) and arguments of the last command a shell line runs."""
+    segments = _segments(command)
+    return _program_of(segments[-1][0]) if segments else ("", [])
 
 
 def is_answer_exit(command: str, exit_code: int | None, output: str) -> bool:
@@ -563,7 +571,39 @@ def classify_result(
     code = exit_code if exit_code is not None else header_code
     failed = is_error or code not in (None, 0)
     if not failed:
-        return False, []
+        hidden = hidden_test_failure(command, body)
+        return bool(hidden), hidden
     if is_answer_exit(command, code, body):
         return False, []
     return True, detect_errors(body, is_error=True, exit_code=code)
+
+
+# --- failures a pipe hid ----------------------------------------------------------------------
+
+# a command that runs a project's tests (after assignments and a runner such as npx or uv run)
+_TEST_COMMAND = _Lazy(
+    r"^(?:[A-Za-z_]\w*=\S*\s+)*(?:(?:sudo|env|time|npx|bunx|pnpx|uvx|(?:uv|poetry|pipenv|pdm|hatch|rye) run)\s+)*"
+    r"(?:\S*/)?(?:pytest|py\.test|python[\d.]*\s+-m\s+(?:pytest|unittest)|cargo\s+(?:test|nextest)|go\s+test"
+    r"|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test[\w:-]*|jest|vitest|mocha|deno\s+test|make\s+test[\w-]*"
+    r"|dotnet\s+test|mvn\s+test|gradlew?\s+test|tox|nox)(?![\w.-])"
+)
+# programs that pass on part of the output and exit with their own status
+_OUTPUT_FILTERS = frozenset({"tail", "head", "tee", "grep", "egrep", "rg"})
+# error types that only a test run or a build failing prints: never a passing run's log line
+_RUN_FAILURES = frozenset({"pytest", "jest", "go-test", "cargo-test", "node-test", "compiler"})
+
+
+def hidden_test_failure(command: str, output: str) -> list[dict]:
+    """The failure lines of a test run piped into tail/head/grep (``cargo test 2>&1 | tail -20``): the pipe's status
+    is the filter's, so the call exits 0 though the tests failed; [] when nothing hid one."""
+    if "|" not in (command or ""):
+        return []
+    segments = _segments(command)
+    piped = any(
+        separator == "|" and _TEST_COMMAND.match(text.strip()) and _program_of(after)[0] in _OUTPUT_FILTERS
+        for (text, separator), (after, _) in zip(segments, segments[1:], strict=False)
+    )
+    if not piped:
+        return []
+    found = detect_errors(output)
+    return found if any(e["error_type"] in _RUN_FAILURES for e in found) else []
