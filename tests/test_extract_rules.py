@@ -1130,6 +1130,18 @@ def test_asked_to_save_to_memory_is_asked_to_remember():
         assert find_candidates(Session([_prompt(text)])) == [], text
 
 
+def test_put_or_keep_this_in_memory_is_asked_to_remember():
+    """The ask's own "this" points at what follows: only the words after it can be too vague to keep."""
+    for text, summary in (
+        ("put this in memory: the staging db is read-only", "The staging db is read-only"),
+        ("Keep this in memory - deploys go through the release branch", "Deploys go through the release branch"),
+    ):
+        [cand] = find_candidates(Session([_prompt(text)]))
+        assert cand.summary == summary and cand.promotion == INSTRUCTION, text
+    for text in ("put this in memory: use that one", "keep that in memory: do it like this"):
+        assert find_candidates(Session([_prompt(text)])) == [], text
+
+
 def test_a_sentence_the_next_one_asks_to_remember_is_a_standing_rule():
     for text, summary in (
         ("Don't use emojis in commit messages. remember that I want this", "Don't use emojis in commit messages"),

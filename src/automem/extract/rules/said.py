@@ -130,7 +130,9 @@ def _keep(d: Directive, document: bool) -> bool:
     text = d.sentence
     if _INSULT.search(text) or _COMPLAINT.search(text) or _POINTS_ABOVE.search(text) or _FORECAST.search(text):
         return False
-    if _ERRORISH.search(text) or _VAGUE.search(text) or (_HEDGE.search(text) and d.cue != "habit"):
+    if _VAGUE.search(_to_keep(d)):
+        return False
+    if _ERRORISH.search(text) or (_HEDGE.search(text) and d.cue != "habit"):
         return False
     if d.cue in ("must", "want", "default", "remember", "remembered") and document:
         return False  # requirements of a pasted spec are the spec's, not a rule for the agent
@@ -139,6 +141,13 @@ def _keep(d: Directive, document: bool) -> bool:
     if re.match(r"^(?:where|which|that|if|when|whether|what|how)\b", text, re.I):
         return False
     return _names_something(d)
+
+
+def _to_keep(d: Directive) -> str:
+    """The words a "remember" directive asks to keep, without the ask: "put this in memory: X" -> "X". The ask's own
+    "this" points at what follows, so only the rest can be too vague to mean anything."""
+    lead = _REMEMBER_LEAD.match(d.sentence) if d.cue == "remember" else None
+    return d.sentence[lead.end() :].strip(" ,:;-") if lead else d.sentence
 
 
 _RULE_CLAUSE = rx.compile(r"\b(?:invariant|rule|requirement|principle|convention|constraint)\s+that\s+", re.I)
