@@ -112,3 +112,16 @@ def test_where_a_thing_lives_is_stated_plainly():
 
 def test_a_log_level_is_not_an_error_name():
     assert phrasing.error_name("2026-01-09 ERROR [org.keycloak] Client is not allowed") == ""
+
+
+@pytest.mark.parametrize(
+    ("said", "summary"),
+    [
+        ("we use pnpm in this repo", "This repo uses pnpm"),
+        ("we don't commit lockfiles here", "This project doesn't commit lockfiles"),
+        ("we always squash merges across the monorepo", "This monorepo always squashes merges"),
+        ("we tried pnpm", ""),  # the state of one conversation, not how the team works
+    ],
+)
+def test_how_the_team_works_reads_as_a_fact_of_the_project(said: str, summary: str) -> None:
+    assert phrasing.team_practice(said) == summary

@@ -1130,6 +1130,18 @@ def test_asked_to_save_to_memory_is_asked_to_remember():
         assert find_candidates(Session([_prompt(text)])) == [], text
 
 
+def test_remember_how_we_work_is_a_fact_of_the_project():
+    """ "we use X" said with a verb of working practice is how the team works, not the state of this conversation."""
+    for text, summary in (
+        ("remember that we use pnpm in this repo", "This repo uses pnpm"),
+        ("Keep in mind that we deploy from the release branch", "This project deploys from the release branch"),
+    ):
+        [cand] = find_candidates(Session([_prompt(text)]))
+        assert (cand.summary, cand.scope, cand.promotion) == (summary, "project", INSTRUCTION), text
+    for text in ("remember that we used pnpm", "remember that we need to use pnpm", "remember, we currently use pnpm"):
+        assert find_candidates(Session([_prompt(text)])) == [], text
+
+
 def test_put_or_keep_this_in_memory_is_asked_to_remember():
     """The ask's own "this" points at what follows: only the words after it can be too vague to keep."""
     for text, summary in (

@@ -176,6 +176,46 @@ def preference(sentence: str) -> str:
     return imperative(text)
 
 
+# "we use pnpm in this repo": how the user's team works, said with a verb of working practice (not "we tried",
+# "we need to", "we're on step 3": the state of one conversation)
+_WE_DO = rx.compile(
+    r"^we\s+(?P<adverb>(?:always|usually|normally|only|never)\s+)?(?P<negation>(?:don'?t|do not)\s+)?"
+    r"(?P<verb>use|prefer|deploy|run|keep|follow|name|write|store|build|test|host|ship|release|target|support"
+    r"|squash|rebase|merge|commit|push|pin|vendor|format|lint|avoid|publish|track|manage|require|develop)"
+    r"\b(?P<rest>\s+\S.*)$",
+    re.I,
+)
+_OUR_PLACE = rx.compile(
+    r"\s*\b(?:in|for|across|within|throughout) (?:this|the|our) "
+    r"(?P<place>repo|repository|project|codebase|monorepo|app|workspace)\b|\s+here\b",
+    re.I,
+)
+
+
+def team_practice(sentence: str) -> str:
+    """ "we use pnpm in this repo" -> "This repo uses pnpm": the team's way of working as a fact of the project; ""
+    when the sentence says no such thing."""
+    match = _WE_DO.match(_tidy(sentence))
+    if not match:
+        return ""
+    rest = match.group("rest")
+    place = _OUR_PLACE.search(rest)
+    subject = f"This {place.group('place').lower()}" if place and place.group("place") else "This project"
+    if place:
+        rest = rest[: place.start()] + rest[place.end() :]
+    verb = match.group("verb").lower()
+    said = f"doesn't {verb}" if match.group("negation") else _third_person_verb(verb)
+    return fit(f"{subject} {(match.group('adverb') or '').lower()}{said}{rest}")
+
+
+def _third_person_verb(verb: str) -> str:
+    if re.search(r"(?:s|sh|ch|x|z|o)$", verb):
+        return verb + "es"
+    if re.search(r"[^aeiou]y$", verb):
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
 _THERE_IS = rx.compile(
     r"\bthere(?:'s| is| are) (?:an? |the |my |our )?(?P<thing>[\w -]{1,40}?) "
     r"(?P<prep>at|in|under|inside) (?P<place>\S+)\s*$",

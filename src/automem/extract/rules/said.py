@@ -173,6 +173,8 @@ def _summary(d: Directive) -> str:
     if d.language != "en":
         return phrasing.fit(clean)
     told = _REMEMBER_LEAD.sub("", clean).strip(" ,:;-")  # "Remember that I prefer tabs" -> "I prefer tabs"
+    if told and (practice := phrasing.team_practice(told)):
+        return practice  # "Remember that we use pnpm in this repo" -> "This repo uses pnpm"
     if told and told != clean and _I_PREFER.match(told):
         clean = told
     if d.kind == "preference" or _I_PREFER.match(clean):
@@ -349,7 +351,7 @@ def _remembered(d: Directive) -> tuple[bool, bool]:
     lead = _REMEMBER_LEAD.match(d.sentence)
     rest = phrasing.strip_openers(d.sentence)
     asked = d.cue == "remembered" or d.language != "en"  # "X. Remember that.", "记住：X"
-    now = _ABOUT_NOW.search(rest) or _NOW_WORDS.search(rest)
+    now = (_ABOUT_NOW.search(rest) and not phrasing.team_practice(rest)) or _NOW_WORDS.search(rest)
     if (not lead and not asked) or now or _NARRATIVE.search(rest):
         return False, False
     if not lead:
