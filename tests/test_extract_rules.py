@@ -2063,3 +2063,21 @@ def test_a_test_run_piped_into_tail_fails_by_its_output_though_the_pipe_exits_0(
     assert [s.ok for s in steps] == [False, False, False, True, True]
     assert "test result: FAILED" in steps[0].errors[0]["line"]
     assert steps[1].errors[0]["error_type"] == "pytest"
+
+
+def test_an_option_the_program_says_it_does_not_take_then_another_that_worked_is_how_to_call_it():
+    """BSD grep on macOS has no -P: "invalid option -- P", then `grep -E` on the same file passed."""
+    usage = "grep: invalid option -- P\nusage: grep [-abcdDEFGHhIiJLlMmnOopqRSUVvXxZz] [-A num] [pattern] [file ...]"
+    failed = _fail("grep -rnP 'id:\\s*\\d+' src/", "exit code 2: grep: invalid option -- P", tool="Bash")
+    failed.errors[0]["error_type"], failed.result_head = "exit-code", usage
+    [cand] = _run(errors.unsupported_option_rule, [failed, _ok("grep -rnE 'id:\\s*[0-9]+' src/", tool="Bash")])
+    assert cand.summary == 'grep on this machine does not take -P ("invalid option -- P"); grep -E worked instead'
+    assert cand.scope == "global" and cand.promotion == VERIFIED_FIX
+    for later in (
+        _ok("grep -rnE 'id' lib/", tool="Bash"),  # other files: another call
+        _ok("grep -rn 'id' src/", tool="Bash"),  # nothing took the option's place
+        _ok("rg -n 'id:\\s*\\d+' src/", tool="Bash"),  # another program is _respelled's to name
+    ):
+        assert _run(errors.unsupported_option_rule, [failed, later]) == []
+    unnamed = _fail("grep -rnP 'x' src/", "grep: src/: Is a directory", tool="Bash")
+    assert _run(errors.unsupported_option_rule, [unnamed, _ok("grep -rnE 'x' src/", tool="Bash")]) == []
