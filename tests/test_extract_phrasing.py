@@ -125,3 +125,10 @@ def test_a_log_level_is_not_an_error_name():
 )
 def test_how_the_team_works_reads_as_a_fact_of_the_project(said: str, summary: str) -> None:
     assert phrasing.team_practice(said) == summary
+
+
+def test_a_summary_starts_with_a_capital_unless_it_starts_with_a_name_from_code() -> None:
+    assert phrasing.capitalized("the tests are in x") == "The tests are in x"
+    assert phrasing.capitalized("apply_patch needs the lines read first") == "apply_patch needs the lines read first"
+    assert phrasing.capitalized("vite.config.ts sets the port") == "vite.config.ts sets the port"
+    assert phrasing.capitalized("") == ""

@@ -102,7 +102,9 @@ _CLAUSE_SPLIT = rx.compile(
 _CODE_WORD = rx.compile(r"^(?:[\w-]*_[\w-]*|[a-z]+[A-Z]\w*|[\w-]+\.[\w.-]+|[\w-]*\d[\w-]*)(?=[\s,;:]|$)")
 
 
-def _cap(text: str) -> str:
+def capitalized(text: str) -> str:
+    """The text with a capital first letter, as a summary starts; a leading name from code ("apply_patch", "x.ts",
+    "camelCase") keeps its case, since capitalized it would name nothing."""
     if not text or _CODE_WORD.match(text):
         return text
     return text[:1].upper() + text[1:]
@@ -131,16 +133,16 @@ def imperative(sentence: str) -> str:
         ctx = (swap.group("ctx") or "").strip()
         rest = _tidy(swap.group("rest") or "").lstrip(",; ")
         out = f"Use {_tidy(swap.group('new'))}, not {_tidy(swap.group('old'))}" + (f", {ctx}" if ctx else "")
-        return fit(_cap(out) + (f"; {rest}" if rest else ""))
+        return fit(capitalized(out) + (f"; {rest}" if rest else ""))
     swap = _INSTEAD_OF.match(text)
     if swap:
         rest = _tidy(swap.group("rest")).lstrip(",; ")
         out = f"{swap.group('verb').lower()} {_tidy(swap.group('new'))}, not {_tidy(swap.group('old'))}"
-        return fit(_cap(out) + (f"; {rest}" if rest else ""))
+        return fit(capitalized(out) + (f"; {rest}" if rest else ""))
     text = _MID_NEVER.sub("never ", text)
     text = re.sub(r"^dont\b", "Don't", text, flags=re.I)
     text = re.sub(r"^do not\b", "Don't", text, flags=re.I)
-    return fit(_cap(text))
+    return fit(capitalized(text))
 
 
 _FIRST_PERSON = (

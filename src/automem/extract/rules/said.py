@@ -54,7 +54,7 @@ _RESTRICTED = rx.compile(
 def _clean(sentence: str) -> str:
     text = _PROFANITY.sub("", sentence).strip(" ,;:-").rstrip(".")
     text = " ".join(text.split())
-    return phrasing._cap(text)
+    return phrasing.capitalized(text)
 
 
 def _first_sentence(text: str, limit: int = 220) -> str:
@@ -169,7 +169,8 @@ def _summary(d: Directive) -> str:
         clean = f"{habit.group(2)[:1].upper()}{habit.group(2)[1:]} ({habit.group(1).lower()})"
     rule = _RULE_CLAUSE.search(clean)
     if rule and len(clean) > phrasing.LIMIT:
-        clean = phrasing._cap(clean[rule.end() :])  # "... doesn't adhere to the invariant that X must Y" -> "X must Y"
+        # "... doesn't adhere to the invariant that X must Y" -> "X must Y"
+        clean = phrasing.capitalized(clean[rule.end() :])
     if d.language != "en":
         return phrasing.fit(clean)
     told = _REMEMBER_LEAD.sub("", clean).strip(" ,:;-")  # "Remember that I prefer tabs" -> "I prefer tabs"
@@ -703,7 +704,7 @@ def correction_rule(session: Session) -> list[Candidate]:
         said = _clean(step.text.strip())
         if not 12 <= len(said) <= 160 or said.endswith("?") or _NOT_A_FACT.match(said) or not _FACT_SHAPE.search(said):
             continue
-        text = phrasing._cap(phrasing.strip_openers(said))  # "wait, the tests are in x" -> "The tests are in x"
+        text = phrasing.capitalized(phrasing.strip_openers(said))  # "wait, the tests are in x" -> "The tests are in x"
         if _ABOUT_THE_WORK.search(text) or _NOW_WORDS.search(text):
             continue  # "you are editing the wrong file", "the server is already running": this turn, not a fact
         if _LOCATION.search(text):
@@ -846,7 +847,7 @@ def location_rule(session: Session) -> list[Candidate]:
             if not _ABOUT_PROJECT.search(sentence):  # ".config/hypr/x.conf" is the home's, wherever the agent is
                 place = _HOME_DOTFILE.sub(r"\1~/\2", place)
             summary = phrasing.location(_clean(place)) or phrasing.fit(
-                phrasing._cap(phrasing.strip_openers(_clean(place)))
+                phrasing.capitalized(phrasing.strip_openers(_clean(place)))
             )
             out.append(
                 Candidate(
