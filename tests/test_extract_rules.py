@@ -2032,6 +2032,7 @@ def test_a_file_rewritten_through_the_shell_is_an_edit_never_a_step_to_run_first
         for steps in (chained, between):
             assert _run(errors.fixed_error_rule, steps) == [], edit
     assert edited_files(intent_of("Bash", "npm test 2>&1 > /tmp/out.log | tee test.log")) == []
+    assert edited_files(intent_of("Bash", "echo 'export PATH=$HOME/.local/bin:$PATH' >> ~/.bashrc")) == []
     [setup] = _run(errors.fixed_error_rule, [_fail("npm run check", line), _ok("npm run gen && npm run check")])
     assert "after `npm run gen`" in setup.summary  # a step that is no edit still counts
 

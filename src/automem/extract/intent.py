@@ -300,6 +300,9 @@ _SOURCE_FILE = rx.compile(
     re.I,
 )
 
+# the user's own setup (a shell profile, ~/.npmrc, /etc): writing there sets the machine up, it changes no code
+_MACHINE_FILE = rx.compile(r"^(?:~|\$HOME\b|\$\{HOME\}|%USERPROFILE%|\$env:USERPROFILE|/etc/)", re.I)
+
 
 def rewritten_files(command: Command) -> list[str]:
     """The files a command rewrites in place: ``sed -i``, ``perl -pi``, ``tee`` or a redirect into a source file.
@@ -313,7 +316,7 @@ def rewritten_files(command: Command) -> list[str]:
         redirect = _REDIRECT.match(arg)
         if redirect:
             files.append(redirect.group(1) or (command.args[at + 1] if at + 1 < len(command.args) else ""))
-    return [f for f in files if _SOURCE_FILE.search(f) and not _TEMP_DIR.match(f)]
+    return [f for f in files if _SOURCE_FILE.search(f) and not _TEMP_DIR.match(f) and not _MACHINE_FILE.match(f)]
 
 
 def edited_files(intent: Intent) -> list[str]:
