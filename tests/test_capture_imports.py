@@ -15,7 +15,7 @@ import textwrap
 
 # automem.__main__ is the console script's entry; automem.redact.rules is the stdlib rule table the fast tier applies
 # session_hooks: per-prompt recall rides on UserPromptSubmit; it imports only os until a memory exists
-# regex_cache: the rule tables' compiled patterns, read from beside the bytecode
+# regex_cache: the rule tables' compiled patterns, read from beside the bytecode; lazy_re: compiled on first use
 ALLOWED = {
     "automem",
     "automem.__main__",
@@ -23,6 +23,7 @@ ALLOWED = {
     "automem.redact",
     "automem.redact.fast",
     "automem.redact.rules",
+    "automem.lazy_re",
     "automem.regex_cache",
     "automem.session_hooks",
 }

@@ -112,3 +112,23 @@ def test_where_a_thing_lives_is_stated_plainly():
 
 def test_a_log_level_is_not_an_error_name():
     assert phrasing.error_name("2026-01-09 ERROR [org.keycloak] Client is not allowed") == ""
+
+
+@pytest.mark.parametrize(
+    ("said", "summary"),
+    [
+        ("we use pnpm in this repo", "This repo uses pnpm"),
+        ("we don't commit lockfiles here", "This project doesn't commit lockfiles"),
+        ("we always squash merges across the monorepo", "This monorepo always squashes merges"),
+        ("we tried pnpm", ""),  # the state of one conversation, not how the team works
+    ],
+)
+def test_how_the_team_works_reads_as_a_fact_of_the_project(said: str, summary: str) -> None:
+    assert phrasing.team_practice(said) == summary
+
+
+def test_a_summary_starts_with_a_capital_unless_it_starts_with_a_name_from_code() -> None:
+    assert phrasing.capitalized("the tests are in x") == "The tests are in x"
+    assert phrasing.capitalized("apply_patch needs the lines read first") == "apply_patch needs the lines read first"
+    assert phrasing.capitalized("vite.config.ts sets the port") == "vite.config.ts sets the port"
+    assert phrasing.capitalized("") == ""

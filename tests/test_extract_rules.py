@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from automem.extract.intent import difference, intent_of, same_intent
+from automem.extract.intent import difference, edited_files, intent_of, same_intent
 from automem.extract.rules import Session, errors, find_candidates, reports, said
 from automem.extract.steps import Step, steps_from_turns
 from automem.harness.model import ToolAction, Turn
@@ -1201,6 +1201,30 @@ def test_asked_to_save_to_memory_is_asked_to_remember():
         assert find_candidates(Session([_prompt(text)])) == [], text
 
 
+def test_remember_how_we_work_is_a_fact_of_the_project():
+    """ "we use X" said with a verb of working practice is how the team works, not the state of this conversation."""
+    for text, summary in (
+        ("remember that we use pnpm in this repo", "This repo uses pnpm"),
+        ("Keep in mind that we deploy from the release branch", "This project deploys from the release branch"),
+    ):
+        [cand] = find_candidates(Session([_prompt(text)]))
+        assert (cand.summary, cand.scope, cand.promotion) == (summary, "project", INSTRUCTION), text
+    for text in ("remember that we used pnpm", "remember that we need to use pnpm", "remember, we currently use pnpm"):
+        assert find_candidates(Session([_prompt(text)])) == [], text
+
+
+def test_put_or_keep_this_in_memory_is_asked_to_remember():
+    """The ask's own "this" points at what follows: only the words after it can be too vague to keep."""
+    for text, summary in (
+        ("put this in memory: the staging db is read-only", "The staging db is read-only"),
+        ("Keep this in memory - deploys go through the release branch", "Deploys go through the release branch"),
+    ):
+        [cand] = find_candidates(Session([_prompt(text)]))
+        assert cand.summary == summary and cand.promotion == INSTRUCTION, text
+    for text in ("put this in memory: use that one", "keep that in memory: do it like this"):
+        assert find_candidates(Session([_prompt(text)])) == [], text
+
+
 def test_a_sentence_the_next_one_asks_to_remember_is_a_standing_rule():
     for text, summary in (
         ("Don't use emojis in commit messages. remember that I want this", "Don't use emojis in commit messages"),
@@ -2061,3 +2085,71 @@ def test_an_answer_typed_at_some_length_is_still_the_users_choice():
     assert picked in cand.content and len(cand.summary) <= 140
     essay = Step("action", tool="AskUserQuestion", answers=[("Importer", "How?", "x " * 200, [])])
     assert _run(said.asked_choice_rule, [essay]) == []
+
+
+def test_a_file_rewritten_through_the_shell_is_an_edit_never_a_step_to_run_first():
+    """`sed -i`, `perl -pi` or a heredoc into a source file changes the code: the call that passed after it was not
+    run differently, so no "works only after `sed -i …`" lesson."""
+    line = "error: Property 'id' does not exist on type 'User'"
+    for edit in (
+        "sed -i 's/user.id/user.uid/' src/models/user.ts",
+        "perl -pi -e 's/\\bid\\b/uid/' src/models/user.ts",
+        "cat <<'EOF' > src/models/user.ts\nexport type User = { uid: string }\nEOF",
+        "cat > src/models/user.ts <<'EOF'\nexport type User = { uid: string }\nEOF",
+    ):
+        assert edited_files(intent_of("Bash", edit)) == ["src/models/user.ts"], edit
+        chained = [_fail("npm run check", line), _ok(f"{edit} && npm run check")]
+        between = [_fail("npm run check", line), _ok(edit), _ok("npm run check")]
+        for steps in (chained, between):
+            assert _run(errors.fixed_error_rule, steps) == [], edit
+    assert edited_files(intent_of("Bash", "npm test 2>&1 > /tmp/out.log | tee test.log")) == []
+    assert edited_files(intent_of("Bash", "echo 'export PATH=$HOME/.local/bin:$PATH' >> ~/.bashrc")) == []
+    [setup] = _run(errors.fixed_error_rule, [_fail("npm run check", line), _ok("npm run gen && npm run check")])
+    assert "after `npm run gen`" in setup.summary  # a step that is no edit still counts
+
+
+def test_a_test_run_piped_into_tail_fails_by_its_output_though_the_pipe_exits_0():
+    """`cargo test 2>&1 | tail -20` exits with tail's status: the failure lines the output shows still count."""
+    cargo = "failures:\n    tests::parses_empty\n\ntest result: FAILED. 3 passed; 1 failed; 0 ignored\n"
+    pytest = "FAILED tests/test_cli.py::test_help - AssertionError\n1 failed, 9 passed in 0.41s\n"
+    jest = "Tests:       2 failed, 14 passed, 16 total\n"
+
+    def action(command: str, output: str) -> ToolAction:
+        return ToolAction(
+            name="Bash", input_summary=command, input={"command": command}, result_text=output, exit_code=0
+        )
+
+    turn = Turn(
+        harness="claude-code",
+        session_id="s",
+        turn_id="t",
+        actions=[
+            action("cd core && cargo test 2>&1 | tail -20", cargo),
+            action("uv run pytest -q | tail -5", pytest),
+            action("npm test 2>&1 | head -40", jest),
+            action("cargo test 2>&1 | tail -3", "test result: ok. 4 passed; 0 failed\n"),
+            action("cat ci.log | tail -20", cargo),  # an old log read back is no test run
+        ],
+    )
+    steps = steps_from_turns([turn])
+    assert [s.ok for s in steps] == [False, False, False, True, True]
+    assert "test result: FAILED" in steps[0].errors[0]["line"]
+    assert steps[1].errors[0]["error_type"] == "pytest"
+
+
+def test_an_option_the_program_says_it_does_not_take_then_another_that_worked_is_how_to_call_it():
+    """BSD grep on macOS has no -P: "invalid option -- P", then `grep -E` on the same file passed."""
+    usage = "grep: invalid option -- P\nusage: grep [-abcdDEFGHhIiJLlMmnOopqRSUVvXxZz] [-A num] [pattern] [file ...]"
+    failed = _fail("grep -rnP 'id:\\s*\\d+' src/", "exit code 2: grep: invalid option -- P", tool="Bash")
+    failed.errors[0]["error_type"], failed.result_head = "exit-code", usage
+    [cand] = _run(errors.unsupported_option_rule, [failed, _ok("grep -rnE 'id:\\s*[0-9]+' src/", tool="Bash")])
+    assert cand.summary == 'grep on this machine does not take -P ("invalid option -- P"); grep -E worked instead'
+    assert cand.scope == "global" and cand.promotion == VERIFIED_FIX
+    for later in (
+        _ok("grep -rnE 'id' lib/", tool="Bash"),  # other files: another call
+        _ok("grep -rn 'id' src/", tool="Bash"),  # nothing took the option's place
+        _ok("rg -n 'id:\\s*\\d+' src/", tool="Bash"),  # another program is _respelled's to name
+    ):
+        assert _run(errors.unsupported_option_rule, [failed, later]) == []
+    unnamed = _fail("grep -rnP 'x' src/", "grep: src/: Is a directory", tool="Bash")
+    assert _run(errors.unsupported_option_rule, [unnamed, _ok("grep -rnE 'x' src/", tool="Bash")]) == []

@@ -16,41 +16,7 @@ from __future__ import annotations
 
 import re
 
-from automem import regex_cache
-
-
-class _Lazy:
-    """A regex compiled on first use: a hook process pays only for the patterns it reaches."""
-
-    __slots__ = ("_pattern", "_flags", "_compiled")
-
-    def __init__(self, pattern: str, flags: int = 0):
-        self._pattern, self._flags = pattern, flags
-        self._compiled: re.Pattern | None = None
-
-    def _get(self) -> re.Pattern:
-        if self._compiled is None:
-            self._compiled = regex_cache.compile(self._pattern, self._flags)
-        return self._compiled
-
-    def match(self, text: str):
-        return self._get().match(text)
-
-    def search(self, text: str):
-        return self._get().search(text)
-
-    def fullmatch(self, text: str):
-        return self._get().fullmatch(text)
-
-    def sub(self, repl, text: str):
-        return self._get().sub(repl, text)
-
-    def finditer(self, text: str):
-        return self._get().finditer(text)
-
-    def split(self, text: str):
-        return self._get().split(text)
-
+from automem import lazy_re as rx  # module-level patterns compile on first use
 
 MAX_SIGNALS = 8
 MAX_LINE = 500
@@ -78,56 +44,56 @@ _KEYWORDS = (
 
 # --- test runners -----------------------------------------------------------
 _TEST_RUNNERS = (  # (kind, substrings one of which the line must hold, pattern)
-    ("pytest", ("FAILED ", "ERROR "), _Lazy(r"^(?:FAILED|ERROR) \S+::\S+|^ERROR \S+\.py\b")),
+    ("pytest", ("FAILED ", "ERROR "), rx.compile(r"^(?:FAILED|ERROR) \S+::\S+|^ERROR \S+\.py\b")),
     (
         "pytest",
         (" in ",),
-        _Lazy(
+        rx.compile(
             r"^=*[ \t]*[1-9]\d* (?:failed|errors?)\b(?:, \d+ \w+)*[ \t]+in [\d.]+s\b"
             r"|^=+ .*?\b[1-9]\d* (?:failed|errors?)\b.* in [\d.]+s\b"
         ),
     ),
-    ("jest", ("Test",), _Lazy(r"^[ \t]*(?:Tests?|Test Files|Test Suites):?[ \t]+.*?\b[1-9]\d* failed\b")),
-    ("jest", ("FAIL ",), _Lazy(r"^[ \t]*FAIL[ \t]+\S+\.[cm]?[jt]sx?\b")),
-    ("go-test", ("FAIL",), _Lazy(r"^[ \t]*--- FAIL: \S+|^FAIL\t\S+")),
+    ("jest", ("Test",), rx.compile(r"^[ \t]*(?:Tests?|Test Files|Test Suites):?[ \t]+.*?\b[1-9]\d* failed\b")),
+    ("jest", ("FAIL ",), rx.compile(r"^[ \t]*FAIL[ \t]+\S+\.[cm]?[jt]sx?\b")),
+    ("go-test", ("FAIL",), rx.compile(r"^[ \t]*--- FAIL: \S+|^FAIL\t\S+")),
     (
         "cargo-test",
         ("FAILED", "test failed"),
-        _Lazy(r"^test result: FAILED\b|^test \S+ \.\.\. FAILED$|^error: test failed\b"),
+        rx.compile(r"^test result: FAILED\b|^test \S+ \.\.\. FAILED$|^error: test failed\b"),
     ),
-    ("node-test", ("# fail",), _Lazy(r"^# fail [1-9]\d*$")),
+    ("node-test", ("# fail",), rx.compile(r"^# fail [1-9]\d*$")),
 )
-_NPM = _Lazy(r"^npm (?:ERR!|error) +\S")
+_NPM = rx.compile(r"^npm (?:ERR!|error) +\S")
 _COMPILERS = (
     # gcc/clang/javac/swiftc: file:line[:col]: [fatal] error: message
-    _Lazy(r"^[ \t]*[^\s:]+:\d+(?::\d+)?:[ \t]+(?:fatal )?error:[ \t]+\S"),
+    rx.compile(r"^[ \t]*[^\s:]+:\d+(?::\d+)?:[ \t]+(?:fatal )?error:[ \t]+\S"),
     # tsc: file(line,col): error TS2322: ... / file:line:col - error TS2322: ...
-    _Lazy(r"^[ \t]*\S+?(?:\(\d+,\d+\)|:\d+:\d+ -):? error TS\d+: |^error TS\d+: "),
+    rx.compile(r"^[ \t]*\S+?(?:\(\d+,\d+\)|:\d+:\d+ -):? error TS\d+: |^error TS\d+: "),
     # rustc: error[E0308]: mismatched types ; MSVC: file(12): error C2065: ...
-    _Lazy(r"^error\[E\d{4}\]: \S|^\S+\(\d+\)[ \t]*: (?:fatal )?error [A-Z]+\d+: "),
+    rx.compile(r"^error\[E\d{4}\]: \S|^\S+\(\d+\)[ \t]*: (?:fatal )?error [A-Z]+\d+: "),
     # eslint / biome style: "  12:5  error  message  rule"
-    _Lazy(r"^[ \t]+\d+:\d+[ \t]+error[ \t]+\S"),
+    rx.compile(r"^[ \t]+\d+:\d+[ \t]+error[ \t]+\S"),
 )
 # An exception at column 0: Python's last traceback line, JS/Node, Java.
-_EXCEPTION = _Lazy(
+_EXCEPTION = rx.compile(
     r"^(?:E[ \t]+|\[|Uncaught[ \t]+|Caused by:[ \t]+|Exception in thread \"[^\"]*\"[ \t]+"
     r"|Unhandled(?: promise)? rejection:?[ \t]+)?"
     r"(?P<exc>(?:[A-Za-z_]\w*\.)*[A-Z]\w*?(?:Error|Exception|Fault))"
     r"(?:[ \t]\[\w+\])?(?::[ \t]*(?P<msg>.*?))?\]?[ \t]*$"
 )
-_POWERSHELL = _Lazy(r"^[ \t]*\+ FullyQualifiedErrorId : (?:[\w.,-]+,)?(?P<exc>[\w.]+?(?:Exception|Error))?\b")
+_POWERSHELL = rx.compile(r"^[ \t]*\+ FullyQualifiedErrorId : (?:[\w.,-]+,)?(?P<exc>[\w.]+?(?:Exception|Error))?\b")
 _AFTER_COLON = r"(?:^[ \t]*|:[ \t]*|\b(?:code|errno)[ \t]+)"  # where a system error message starts
-_PERMISSION = _Lazy(
+_PERMISSION = rx.compile(
     _AFTER_COLON + r"(?:Permission denied|PERMISSION DENIED|EACCES|EPERM|[Oo]peration not permitted"
     r"|Access is denied|Access to the path .{1,200} is denied)(?![\"'`\w])"
 )
-_NOT_FOUND = _Lazy(
+_NOT_FOUND = rx.compile(
     _AFTER_COLON + r"(?:command not found|[Nn]o such file or directory|ENOENT|[Cc]annot find the path specified"
     r"|Cannot find module '[^']+')(?![\"'`\w])"
     r"|is not recognized as (?:the name of a cmdlet|an internal or external command)"
     r"|^\S*sh: (?:line )?\d+: .+: not found$"
 )
-_ERROR_LINE = _Lazy(
+_ERROR_LINE = rx.compile(
     r"^(?P<indent>[ \t]*)"
     r"(?P<prefix>(?:\d{4}-\d\d-\d\d[T ]\d\d:\d\d[\d:.,]*(?:Z|[+-]\d\d:?\d\d)?[ \t]+)?"
     r"(?:\[[^\]\n]{1,60}\][ \t]*)*?"
@@ -138,24 +104,24 @@ _ERROR_LINE = _Lazy(
     r"|(?P<make>make(?:\[\d+\])?: \*\*\* .*Error \d+))"
     r"[ \t]*[:\]-]?[ \t]*(?P<msg>.*)$"
 )
-_NULLISH = _Lazy(
+_NULLISH = rx.compile(
     r"^(?:0+|none|no(?:ne)? (?:errors?|issues|problems)\b.*|false|null|nil|n/?a|ok|"
     r"off|\[\]|\{\}|-+)?[ \t]*[,;.]?[ \t]*$",
     re.I,
 )
-_NOT_A_MESSAGE = _Lazy(r"^[=(){},.;\"|>&*#]")
-_CONFIG_KEY = _Lazy(r"level|log|verbosity|severity|threshold|format|mode", re.I)
-_EXIT_LINE = _Lazy(
+_NOT_A_MESSAGE = rx.compile(r"^[=(){},.;\"|>&*#]")
+_CONFIG_KEY = rx.compile(r"level|log|verbosity|severity|threshold|format|mode", re.I)
+_EXIT_LINE = rx.compile(
     r"^[ \t]*(?:Exit code:?|Command exited with code|Process finished with exit code|exit status"
     r"|Process completed with exit code)[ \t]+(?P<code>-?\d+)\b"
 )
 _NO_DIGITS = str.maketrans("", "", "0123456789")
 _TRACEBACK = "Traceback (most recent call last)"
-_FILE_VIEW_LINE = _Lazy(r"^[ \t]*\d+(?:→|\t)")
-_TAGS = _Lazy(r"</?[a-z_]+>")
+_FILE_VIEW_LINE = rx.compile(r"^[ \t]*\d+(?:→|\t)")
+_TAGS = rx.compile(r"</?[a-z_]+>")
 
 # --- signature normalization -------------------------------------------------
-_SIG_TOKENS = _Lazy(
+_SIG_TOKENS = rx.compile(
     r"(?P<uuid>\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b)"
     r"|(?P<ts>\b\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)?\b"
     r"|\b\d\d:\d\d:\d\d(?:[.,]\d+)?\b)"
@@ -169,11 +135,11 @@ _SIG_TOKENS = _Lazy(
     r"|(?P<tmp>\b(?:tmp|temp)[\w-]{5,}\b|\bpytest-\d+\b)"
     r"|(?P<num>(?<![\w.])\d+(?:\.\d+)*(?:ms|us|ns|s|m|h|[kKMG]i?B|B|x|%)?(?!\w))"
 )
-_LOCATIONS = _Lazy(
+_LOCATIONS = rx.compile(
     r"File <path>, line <n>(?:, in \S+)?"
     r"|<path>(?:(?::<n>){1,2}|\(<n>(?:,<n>)?\)|,? line <n>(?:, column <n>)?)"
 )
-_DECOR = _Lazy(r"[=━─_*~#-]{3,}|^[>+|×✖✗✘!]+[ \t]")
+_DECOR = rx.compile(r"[=━─_*~#-]{3,}|^[>+|×✖✗✘!]+[ \t]")
 
 
 def _sig_token(match: re.Match) -> str:
@@ -342,10 +308,12 @@ def _signal(error_type: str, line: str, signature_source: str | None = None) -> 
     return {"error_type": error_type, "line": line, "signature": normalize_signature(source)}
 
 
-_ANSI = _Lazy(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")  # as automem.controls.ANSI
+_ANSI = rx.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]"
+)  # as automem.controls.ANSI
 
 
-def _first_line(text: str, skip: re.Pattern | _Lazy | None = None) -> str:
+def _first_line(text: str, skip: re.Pattern | None = None) -> str:
     """The first line that says something (decoration such as "════" or an ANSI-only line is passed over)."""
     for raw in text.splitlines():
         line = _TAGS.sub("", _ANSI.sub("", raw) if "\x1b" in raw else raw).strip()
@@ -431,16 +399,16 @@ def _pick(found: list[dict]) -> list[dict]:
 # A run header some harnesses put above a command's output (Codex: "Command: /bin/zsh -lc '...'" on its first line
 # in some versions, "Exit code: 1", "Wall time: 0.1 seconds", "Chunk ID: ...", "Process exited with code 1",
 # "Process running with session ID 42", "Original token count: ...", "Output:"): never part of an error.
-_RUN_HEADER = _Lazy(
+_RUN_HEADER = rx.compile(
     r"^[ \t]*(?:Chunk ID:[ \t]*\S*|Wall time:[ \t]*[\d.]+[ \t]*\w*|Process exited with code[ \t]+-?\d+"
     r"|Process running with session ID[ \t]+\d+"
     r"|Original token count:[ \t]*\d+|Exit code:?[ \t]*-?\d+|Output:|Total output lines:[ \t]*\d+)[ \t]*$"
 )
 # the first header line after a "Command: ..." echo
-_HEADER_AFTER_ECHO = _Lazy(
+_HEADER_AFTER_ECHO = rx.compile(
     r"\n(?:Chunk ID:|Wall time:|Process (?:exited with code|running with session ID)|Exit code:)"
 )
-_HEADER_EXIT = _Lazy(r"(?:Process exited with code|Exit code:?)[ \t]+(-?\d+)")
+_HEADER_EXIT = rx.compile(r"(?:Process exited with code|Exit code:?)[ \t]+(-?\d+)")
 # programs whose exit status 1 is an answer ("no match", "they differ", "false", "not found"), not a failure
 _ANSWERING = frozenset(
     {
@@ -469,10 +437,10 @@ _ANSWERING = frozenset(
         "test-path",
     }
 )
-_NO_MATCH = _Lazy(r"^\s*(?:\(no output\)|no matches(?: found)?\.?|no results(?: found)?\.?|0|)\s*$", re.I)
+_NO_MATCH = rx.compile(r"^\s*(?:\(no output\)|no matches(?: found)?\.?|no results(?: found)?\.?|0|)\s*$", re.I)
 # a quoted string (to its end when unterminated: one pass, never a retry from each quote) or a separator
-_SEGMENT = _Lazy(r"""'[^']*(?:'|$)|"(?:[^"\\]|\\.)*(?:"|$)|(&&|\|\||;|\||\n)""")
-_SHELL_WRAP = _Lazy(
+_SEGMENT = rx.compile(r"""'[^']*(?:'|$)|"(?:[^"\\]|\\.)*(?:"|$)|(&&|\|\||;|\||\n)""")
+_SHELL_WRAP = rx.compile(
     r"^(?:(?:/\S*/)?env\s+)?(?:/\S*/)?(?:bash|sh|zsh)(?:\s+-[a-z]+)*\s+-l?c\s+"
     r"|^(?:pwsh|powershell)(?:\.exe)?\s+(?:-\w+\s+)*?-Command\s+|^cmd(?:\.exe)?\s+/[ck]\s+",
     re.I,
@@ -507,8 +475,8 @@ def strip_run_header(text: str) -> tuple[str, int | None]:
     return "\n".join(lines[taken:]), code
 
 
-def _last_program(command: str) -> tuple[str, list[str]]:
-    """argv[0] (basename, lower-case) and arguments of the last command a shell line runs."""
+def _segments(command: str) -> list[tuple[str, str]]:
+    """The commands of a shell line (split at separators outside quotes), each with the separator after it."""
     body = (command or "").strip()
     wrapper = _SHELL_WRAP.match(body)
     if wrapper:
@@ -519,13 +487,15 @@ def _last_program(command: str) -> tuple[str, list[str]]:
     pieces, start = [], 0
     for match in _SEGMENT.finditer(body):
         if match.group(1):
-            pieces.append(body[start : match.start()])
+            pieces.append((body[start : match.start()], match.group(1)))
             start = match.end()
-    pieces.append(body[start:])
-    segments = [p for p in pieces if p.strip()]
-    if not segments:
-        return "", []
-    words = segments[-1].split()
+    pieces.append((body[start:], ""))
+    return [(text, separator) for text, separator in pieces if text.strip()]
+
+
+def _program_of(segment: str) -> tuple[str, list[str]]:
+    """argv[0] (basename, lower-case) and arguments of one command, past assignments and sudo/env/time."""
+    words = segment.split()
     while words and (
         "=" in words[0] and not words[0].startswith("-") or words[0] in ("sudo", "env", "time", "command")
     ):
@@ -536,6 +506,12 @@ def _last_program(command: str) -> tuple[str, list[str]]:
     if program == "git" and len(words) > 1 and words[1] == "grep":
         program = "git-grep"
     return program, words[1:]
+
+
+def _last_program(command: str) -> tuple[str, list[str]]:
+    """argv[0] (basename, lower-case) and arguments of the last command a shell line runs."""
+    segments = _segments(command)
+    return _program_of(segments[-1][0]) if segments else ("", [])
 
 
 def is_answer_exit(command: str, exit_code: int | None, output: str) -> bool:
@@ -563,7 +539,39 @@ def classify_result(
     code = exit_code if exit_code is not None else header_code
     failed = is_error or code not in (None, 0)
     if not failed:
-        return False, []
+        hidden = hidden_test_failure(command, body)
+        return bool(hidden), hidden
     if is_answer_exit(command, code, body):
         return False, []
     return True, detect_errors(body, is_error=True, exit_code=code)
+
+
+# --- failures a pipe hid ----------------------------------------------------------------------
+
+# a command that runs a project's tests (after assignments and a runner such as npx or uv run)
+_TEST_COMMAND = rx.compile(
+    r"^(?:[A-Za-z_]\w*=\S*\s+)*(?:(?:sudo|env|time|npx|bunx|pnpx|uvx|(?:uv|poetry|pipenv|pdm|hatch|rye) run)\s+)*"
+    r"(?:\S*/)?(?:pytest|py\.test|python[\d.]*\s+-m\s+(?:pytest|unittest)|cargo\s+(?:test|nextest)|go\s+test"
+    r"|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test[\w:-]*|jest|vitest|mocha|deno\s+test|make\s+test[\w-]*"
+    r"|dotnet\s+test|mvn\s+test|gradlew?\s+test|tox|nox)(?![\w.-])"
+)
+# programs that pass on part of the output and exit with their own status
+_OUTPUT_FILTERS = frozenset({"tail", "head", "tee", "grep", "egrep", "rg"})
+# error types that only a test run or a build failing prints: never a passing run's log line
+_RUN_FAILURES = frozenset({"pytest", "jest", "go-test", "cargo-test", "node-test", "compiler"})
+
+
+def hidden_test_failure(command: str, output: str) -> list[dict]:
+    """The failure lines of a test run piped into tail/head/grep (``cargo test 2>&1 | tail -20``): the pipe's status
+    is the filter's, so the call exits 0 though the tests failed; [] when nothing hid one."""
+    if "|" not in (command or ""):
+        return []
+    segments = _segments(command)
+    piped = any(
+        separator == "|" and _TEST_COMMAND.match(text.strip()) and _program_of(after)[0] in _OUTPUT_FILTERS
+        for (text, separator), (after, _) in zip(segments, segments[1:], strict=False)
+    )
+    if not piped:
+        return []
+    found = detect_errors(output)
+    return found if any(e["error_type"] in _RUN_FAILURES for e in found) else []

@@ -288,6 +288,44 @@ def is_look(command: Command) -> bool:
     return False
 
 
+# programs that rewrite the files they are given when run with an in-place option: `sed -i`, `perl -pi -e`
+_IN_PLACE_OPTION = {"sed": rx.compile(r"^-[a-zA-Z]*i|^--in-place\b"), "perl": rx.compile(r"^-\w*i")}
+_IN_PLACE_OPTION["ruby"] = _IN_PLACE_OPTION["perl"]
+_REDIRECT = rx.compile(r"^(?:\d?>>?|&>>?)(.*)$")
+# a file of the project's code or configuration (a log, an output dump, /dev/null or a temp file is none)
+_SOURCE_FILE = rx.compile(
+    r"\.(?:py|pyi|[cm]?[jt]sx?|vue|svelte|astro|rs|go|java|kt|kts|scala|swift|rb|php|c|h|cc|cpp|hpp|cs|lua|ex|exs"
+    r"|sh|bash|zsh|ps1|sql|html?|css|scss|sass|less|json|jsonc|toml|ya?ml|ini|cfg|conf|xml|gradle|lock|mdx?)$"
+    r"|(?:^|/)(?:\.env[\w.-]*|\.\w+rc|\.gitignore|Makefile|Dockerfile[\w.-]*)$",
+    re.I,
+)
+
+# the user's own setup (a shell profile, ~/.npmrc, /etc): writing there sets the machine up, it changes no code
+_MACHINE_FILE = rx.compile(r"^(?:~|\$HOME\b|\$\{HOME\}|%USERPROFILE%|\$env:USERPROFILE|/etc/)", re.I)
+
+
+def rewritten_files(command: Command) -> list[str]:
+    """The files a command rewrites in place: ``sed -i``, ``perl -pi``, ``tee`` or a redirect into a source file.
+
+    Such a command is an edit made through the shell: a change to the code, never a way to run a call."""
+    option = _IN_PLACE_OPTION.get(command.program)
+    if option is not None and any(option.match(a) for a in command.options):
+        return command.positional[-1:]
+    files = command.positional if command.program == "tee" else []
+    for at, arg in enumerate(command.args):
+        redirect = _REDIRECT.match(arg)
+        if redirect:
+            files.append(redirect.group(1) or (command.args[at + 1] if at + 1 < len(command.args) else ""))
+    return [f for f in files if _SOURCE_FILE.search(f) and not _TEMP_DIR.match(f) and not _MACHINE_FILE.match(f)]
+
+
+def edited_files(intent: Intent) -> list[str]:
+    """The files a call changed: an edit tool's targets, or the files its shell commands rewrote in place."""
+    if intent.kind == "edit":
+        return intent.targets
+    return [_norm_path(f) for c in intent.commands for f in rewritten_files(c)]
+
+
 def unwrap(text: str) -> str:
     """The command inside a shell wrapper (``bash -lc "x"`` -> ``x``)."""
     text = (text or "").strip()
@@ -354,12 +392,17 @@ def split_segments(body: str) -> list[str]:
     return [s.strip() for s in out if s.strip()]
 
 
+_HEREDOC_MARK = rx.compile(r"<<-?\s*(['\"]?)\w+\1")
+
+
 def parse_command_line(text: str) -> tuple[list[Command], str]:
     """Every program run by a command line, and the folder a leading ``cd`` moved to."""
     body = unwrap(text)
-    heredoc = body.find("<<")
-    if heredoc != -1:
-        body = body[:heredoc]
+    heredoc = _HEREDOC_MARK.search(body)
+    if heredoc:  # the script fed in is no command; the rest of its line is (`cat <<'EOF' > src/app.ts`)
+        body = body[: heredoc.start()] + body[heredoc.end() :].split("\n", 1)[0]
+    elif "<<" in body:
+        body = body[: body.find("<<")]
     commands: list[Command] = []
     cwd = ""
     for segment in split_segments(body):
@@ -605,7 +648,7 @@ def difference(
         if any(_reads(i, failed.targets) for i in between):
             return Difference("before", "after reading the file first")
         return Difference("", "")
-    edits = [i for i in between if i.kind == "edit"]
+    edits = [i for i in between if edited_files(i)]
     if failed.kind == "tool":
         others = [i for i in between if i.kind == "tool" and i.tool != failed.tool]
         if others and not edits:
@@ -628,8 +671,10 @@ def difference(
         return Difference("", "")
     if fix_escalated and not failed_escalated and same.text == main.text:
         return Difference("escalated", "with escalated sandbox permissions")
+    if any(rewritten_files(c) for c in fix.commands[: fix.commands.index(same)]):
+        return Difference("", "")  # `sed -i … && npm test`: the code was changed, the call was not run differently
     if edits:
-        files = {t for i in edits for t in i.targets}
+        files = {t for i in edits for t in edited_files(i)}
         path = next(iter(files)) if len(files) == 1 else ""
         edited = path.rsplit("/", 1)[-1]
         configures = _CONFIG_FILE.search(edited) or _CONFIG_DIR.search(path)

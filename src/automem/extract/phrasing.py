@@ -102,7 +102,9 @@ _CLAUSE_SPLIT = rx.compile(
 _CODE_WORD = rx.compile(r"^(?:[\w-]*_[\w-]*|[a-z]+[A-Z]\w*|[\w-]+\.[\w.-]+|[\w-]*\d[\w-]*)(?=[\s,;:]|$)")
 
 
-def _cap(text: str) -> str:
+def capitalized(text: str) -> str:
+    """The text with a capital first letter, as a summary starts; a leading name from code ("apply_patch", "x.ts",
+    "camelCase") keeps its case, since capitalized it would name nothing."""
     if not text or _CODE_WORD.match(text):
         return text
     return text[:1].upper() + text[1:]
@@ -136,17 +138,17 @@ def imperative(sentence: str) -> str:
         ctx = (swap.group("ctx") or "").strip()
         rest = _tidy(swap.group("rest") or "").lstrip(",; ")
         out = f"Use {_tidy(swap.group('new'))}, not {_tidy(swap.group('old'))}" + (f", {ctx}" if ctx else "")
-        return fit(_cap(out) + (f"; {rest}" if rest else ""))
+        return fit(capitalized(out) + (f"; {rest}" if rest else ""))
     swap = _INSTEAD_OF.match(text)
     if swap:
         rest = _tidy(swap.group("rest")).lstrip(",; ")
         out = f"{swap.group('verb').lower()} {_tidy(swap.group('new'))}, not {_tidy(swap.group('old'))}"
-        return fit(_cap(out) + (f"; {rest}" if rest else ""))
+        return fit(capitalized(out) + (f"; {rest}" if rest else ""))
     text = _MID_NEVER.sub("never ", text)
     text = _SHOUTED.sub(lambda m: m.group(0).lower(), text)
     text = re.sub(r"^dont\b", "Don't", text, flags=re.I)
     text = re.sub(r"^do not\b", "Don't", text, flags=re.I)
-    return fit(_cap(text))
+    return fit(capitalized(text))
 
 
 _FIRST_PERSON = (
@@ -180,6 +182,46 @@ def preference(sentence: str) -> str:
                 rest = third_person(rest)  # "The user doesn't need to X, I can Y" -> "..., they can Y"
             return fit(lead + rest)
     return imperative(text)
+
+
+# "we use pnpm in this repo": how the user's team works, said with a verb of working practice (not "we tried",
+# "we need to", "we're on step 3": the state of one conversation)
+_WE_DO = rx.compile(
+    r"^we\s+(?P<adverb>(?:always|usually|normally|only|never)\s+)?(?P<negation>(?:don'?t|do not)\s+)?"
+    r"(?P<verb>use|prefer|deploy|run|keep|follow|name|write|store|build|test|host|ship|release|target|support"
+    r"|squash|rebase|merge|commit|push|pin|vendor|format|lint|avoid|publish|track|manage|require|develop)"
+    r"\b(?P<rest>\s+\S.*)$",
+    re.I,
+)
+_OUR_PLACE = rx.compile(
+    r"\s*\b(?:in|for|across|within|throughout) (?:this|the|our) "
+    r"(?P<place>repo|repository|project|codebase|monorepo|app|workspace)\b|\s+here\b",
+    re.I,
+)
+
+
+def team_practice(sentence: str) -> str:
+    """ "we use pnpm in this repo" -> "This repo uses pnpm": the team's way of working as a fact of the project; ""
+    when the sentence says no such thing."""
+    match = _WE_DO.match(_tidy(sentence))
+    if not match:
+        return ""
+    rest = match.group("rest")
+    place = _OUR_PLACE.search(rest)
+    subject = f"This {place.group('place').lower()}" if place and place.group("place") else "This project"
+    if place:
+        rest = rest[: place.start()] + rest[place.end() :]
+    verb = match.group("verb").lower()
+    said = f"doesn't {verb}" if match.group("negation") else _third_person_verb(verb)
+    return fit(f"{subject} {(match.group('adverb') or '').lower()}{said}{rest}")
+
+
+def _third_person_verb(verb: str) -> str:
+    if re.search(r"(?:s|sh|ch|x|z|o)$", verb):
+        return verb + "es"
+    if re.search(r"[^aeiou]y$", verb):
+        return verb[:-1] + "ies"
+    return verb + "s"
 
 
 _THERE_IS = rx.compile(

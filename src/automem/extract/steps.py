@@ -283,15 +283,12 @@ def steps_from_turns(turns: list[Turn]) -> list[Step]:
                 if not feedback:
                     stopped = True
                 continue
-            if failed:
-                failed, errors = classify_result(
-                    _raw_command(action.input) or action.input_summary,
-                    text[:20000],
-                    is_error=action.is_error,
-                    exit_code=action.exit_code,
-                )
-            else:
-                errors = []
+            failed, errors = classify_result(
+                _raw_command(action.input) or action.input_summary,
+                text[:20000],
+                is_error=action.is_error,
+                exit_code=action.exit_code,
+            )
             steps.append(
                 Step(
                     "action",

@@ -21,25 +21,9 @@ from __future__ import annotations
 import math
 import re
 
-from automem import regex_cache
+from automem import lazy_re, regex_cache
 
-
-class _Lazy:
-    """A regex compiled on first use: the hooks import this module and most texts need few rules."""
-
-    __slots__ = ("_args", "_rx")
-
-    def __init__(self, *args) -> None:
-        self._args = args
-        self._rx: re.Pattern | None = None
-
-    def __getattr__(self, name: str):
-        if self._rx is None:
-            self._rx = regex_cache.compile(*self._args)
-        return getattr(self._rx, name)
-
-
-MARKER_RX = _Lazy(r"\[REDACTED(?::[a-z0-9-]+)?\]")
+MARKER_RX = lazy_re.compile(r"\[REDACTED(?::[a-z0-9-]+)?\]")
 
 # ---------------------------------------------------------------- allow-list
 
@@ -67,17 +51,17 @@ PLACEHOLDER_WORDS = frozenset(
 
 # Placeholder words count only as whole words (delimited), so a random token that happens
 # to spell "fake" inside its body is still a secret.
-_PLACEHOLDER_RX = _Lazy(
+_PLACEHOLDER_RX = lazy_re.compile(
     r"(?i)(?:^|[^a-z0-9])(?:your|example|examples|sample|placeholder|changeme|change[_-]me|replace[_-]?me|replace|dummy"
     r"|fake|not[_-]?a[_-]?real|notreal|insert|redacted|masked|abc123|123456|todo|here)(?:[^a-z0-9]|$)"
     r"|<[^>]*>|\*{3,}|\.\.\.|…|•|█|EXAMPLE"
 )
-_TEMPLATE_RX = _Lazy(
+_TEMPLATE_RX = lazy_re.compile(
     r"^(?:\$\{|\$\(|\$[A-Za-z_]|\{\{|\{%|%\(|%[A-Za-z_][\w.]*%|@@|!vault|#\{|<%|\[\[)|\$\{[^}]*\}|\{\{.*\}\}"
 )
-_SAME_CHAR_RX = _Lazy(r"^(.)\1*$")
-_NON_ALNUM_RX = _Lazy(r"[^A-Za-z0-9]+")
-_SEP_RX = _Lazy(r"[:@/._-]+")
+_SAME_CHAR_RX = lazy_re.compile(r"^(.)\1*$")
+_NON_ALNUM_RX = lazy_re.compile(r"[^A-Za-z0-9]+")
+_SEP_RX = lazy_re.compile(r"[:@/._-]+")
 
 
 def is_allowed(value: str) -> bool:
@@ -112,9 +96,9 @@ def entropy(value: str) -> float:
     return math.log2(n) - sum(c * math.log2(c) for c in map(value.count, set(value))) / n
 
 
-_RANDOM_CHARS = _Lazy(r"[A-Za-z0-9+/=_.~-]+")
-_HAS_DIGIT = _Lazy(r"\d")
-_HAS_ALPHA = _Lazy(r"[A-Za-z]")
+_RANDOM_CHARS = lazy_re.compile(r"[A-Za-z0-9+/=_.~-]+")
+_HAS_DIGIT = lazy_re.compile(r"\d")
+_HAS_ALPHA = lazy_re.compile(r"[A-Za-z]")
 
 
 def looks_random(value: str, min_len: int = 16) -> bool:
@@ -149,7 +133,7 @@ def looks_tokenish(value: str) -> bool:
 
 # ---------------------------------------------------------------- keys
 
-_KEY_WORD_RX = _Lazy(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_KEY_WORD_RX = lazy_re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _STRONG_LAST = {
     "password": "password",
     "passwd": "password",
@@ -578,35 +562,35 @@ KEY_NEEDLES = ("pass", "pwd", "secret", "token", "key", "auth", "credential")
 _KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.$-")
 
 _VALUE = r"(?:[^\s\"'`\\;<]|\\(?![nrt\"'`\\/u]))+"
-_ASSIGN_RX = _Lazy(
+_ASSIGN_RX = lazy_re.compile(
     r"(?P<k>[A-Za-z0-9_.$-]+)(?P<kq>\\?[\"'])?(?:\[[^\]\n]{0,40}\])?"
     r"(?:(?P<sep>[ \t]*(?:=>|:=|==?|:)[ \t]*|[ \t]+(?:is|was|to|=)[ \t]+|[ \t]+)"
     r"(?P<vq>(?:[bBrRuU]{1,2})?\\?[\"'`])?(?P<v>" + _VALUE + r"))"
 )
-_XML_RX = _Lazy(r"(?P<k>[A-Za-z0-9_.:-]+)>(?P<v>[^<\s]{3,})</(?P=k)>")
-_K8S_RX = _Lazy(
+_XML_RX = lazy_re.compile(r"(?P<k>[A-Za-z0-9_.:-]+)>(?P<v>[^<\s]{3,})</(?P=k)>")
+_K8S_RX = lazy_re.compile(
     r"(?i)name:\s*\\?[\"']?(?P<k>[A-Za-z0-9_.-]+)\\?[\"']?\s*(?:\\n|\n|,)\s*value:\s*(?P<vq>\\?[\"'])?(?P<v>"
     + _VALUE
     + ")"
 )
-_CODE_RX = _Lazy(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*(?:\(|\[|\)|,|;)?")
-_CALL_RX = _Lazy(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*[(\[]")
-_CALL_LITERAL_RX = _Lazy(r"(?P<q>\\?[\"'])(?P<v>[A-Za-z0-9+/=_.~-]{16,})(?P=q)")
+_CODE_RX = lazy_re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*(?:\(|\[|\)|,|;)?")
+_CALL_RX = lazy_re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*[(\[]")
+_CALL_LITERAL_RX = lazy_re.compile(r"(?P<q>\\?[\"'])(?P<v>[A-Za-z0-9+/=_.~-]{16,})(?P=q)")
 _TRAILING = ",)]};"
 # the rest of a quoted string after an escape, to (not including) its closing quote, on one line
 # (a JSON string crosses its escaped line breaks; a ' or ` string, more likely prose, stops at them)
 _STRING_REST_RX = {
-    '"': _Lazy(r'(?:[^"\\\n]|\\.){0,4096}(?=")'),
-    "'": _Lazy(r"(?:[^'\\\n]|\\[^nr]){0,256}(?=')"),
-    "`": _Lazy(r"(?:[^`\\\n]|\\[^nr]){0,256}(?=`)"),
+    '"': lazy_re.compile(r'(?:[^"\\\n]|\\.){0,4096}(?=")'),
+    "'": lazy_re.compile(r"(?:[^'\\\n]|\\[^nr]){0,256}(?=')"),
+    "`": lazy_re.compile(r"(?:[^`\\\n]|\\[^nr]){0,256}(?=`)"),
 }
-_TRAILING_ESCAPES = _Lazy(r"(?:\\[nrt\\\"'])+$")
-_ANGLE_PLACEHOLDER_RX = _Lazy(r"<[^<>\s]{1,40}>")
+_TRAILING_ESCAPES = lazy_re.compile(r"(?:\\[nrt\\\"'])+$")
+_ANGLE_PLACEHOLDER_RX = lazy_re.compile(r"<[^<>\s]{1,40}>")
 # a Maven groupId (io.jsonwebtoken) before a coordinate (artifact[:version])
-_MAVEN_KEY_RX = _Lazy(r"(?:io|com|org|net|dev|me|co|de|uk)\.[a-z0-9_.-]+$")
-_COORD_RX = _Lazy(r"[a-z][a-z0-9_.-]*(?::[0-9][A-Za-z0-9_.+-]*)?")
+_MAVEN_KEY_RX = lazy_re.compile(r"(?:io|com|org|net|dev|me|co|de|uk)\.[a-z0-9_.-]+$")
+_COORD_RX = lazy_re.compile(r"[a-z][a-z0-9_.-]*(?::[0-9][A-Za-z0-9_.+-]*)?")
 # a path or a file name: words between slashes, or a trailing extension
-_PATHLIKE_RX = _Lazy(
+_PATHLIKE_RX = lazy_re.compile(
     r"(?:^|/)[a-z]{3,}(?:[-_][a-z0-9]+)*/|\.(?:png|jpe?g|gif|svg|json|csv|parquet|txt|log|gz|zip|tar|pdf|html?|js|css|py)$"
 )
 
@@ -647,7 +631,7 @@ def _b64_secret(value: str) -> bool:
     return bool(rule_spans(decoded))
 
 
-_ESCAPE_RX = _Lazy(r"\\x([0-9a-fA-F]{2})|\\u00([0-9a-fA-F]{2})")
+_ESCAPE_RX = lazy_re.compile(r"\\x([0-9a-fA-F]{2})|\\u00([0-9a-fA-F]{2})")
 
 
 def _escaped_secret(value: str) -> bool:
@@ -725,7 +709,7 @@ def _group_span(m: re.Match[str]) -> tuple[int, int]:
 _RUN_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.$~-"
 _RUN_TABLE = bytes(0x61 if i in _RUN_CHARS else 0x20 for i in range(256))
 _RUN_MIN = 10
-_RUN_RX = _Lazy(b" " + b"a" * _RUN_MIN)
+_RUN_RX = lazy_re.compile(b" " + b"a" * _RUN_MIN)
 _DISPATCH: dict[str, list[Rule]] = {}
 _FIND_RULES: list[Rule] = []
 for _rule in VENDOR_RULES:
@@ -738,7 +722,7 @@ for _rule in VENDOR_RULES:
         _FIND_RULES.append(_rule)
 # where a .pgpass line may hold its port; "?" stands for any non-ASCII character (the
 # rule's \d also takes non-ASCII digits): a line found here is then matched on the text
-_PGPASS_PORT_RX = _Lazy(rb":(?:[0-9?]{2,5}|\*):")
+_PGPASS_PORT_RX = lazy_re.compile(rb":(?:[0-9?]{2,5}|\*):")
 
 
 def _run_starts(view: AsciiView) -> list[int]:
@@ -836,10 +820,10 @@ def _pgpass_at(rule: Rule, text: str, i: int):
     return rule.rx.match(text, line_start)
 
 
-_KEY_BACK_RX = _Lazy(r"[A-Za-z0-9_.$-]{0,64}")
-_KEY_FWD_RX = _Lazy(r"[A-Za-z0-9_.$-]{0,96}")
+_KEY_BACK_RX = lazy_re.compile(r"[A-Za-z0-9_.$-]{0,64}")
+_KEY_FWD_RX = lazy_re.compile(r"[A-Za-z0-9_.$-]{0,96}")
 # after the key: an optional closing quote / subscript, then a separator or a blank before a value
-_KEY_TAIL_RX = _Lazy(r"(?:\\?[\"'])?(?:\[[^\]\n]{0,40}\])?(?:[ \t]*(?:=|:|>)|[ \t]+[^\s])")
+_KEY_TAIL_RX = lazy_re.compile(r"(?:\\?[\"'])?(?:\[[^\]\n]{0,40}\])?(?:[ \t]*(?:=|:|>)|[ \t]+[^\s])")
 _classify_cache: dict[str, tuple[str, str] | None] = {}
 
 
@@ -867,11 +851,11 @@ def assignment_spans(
     spans: list[tuple[int, int, str]] = []
     for needle in KEY_NEEDLES:
         for i in view.find_all(needle, True):
-            k_end = _KEY_FWD_RX.match(text, i).end()
+            k_end = _KEY_FWD_RX.match(text, i).end()  # type: ignore[union-attr]  # {0,96}: always matches
             if not _KEY_TAIL_RX.match(text, k_end):
                 continue
             back = text[max(0, i - 64) : i][::-1]
-            start = i - _KEY_BACK_RX.match(back).end()
+            start = i - _KEY_BACK_RX.match(back).end()  # type: ignore[union-attr]  # {0,64}: always matches
             if start in seen:
                 continue
             seen.add(start)

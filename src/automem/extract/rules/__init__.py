@@ -72,6 +72,7 @@ def _rules() -> list[Rule]:
         errors.offline_sandbox_rule,
         errors.old_python_rule,
         errors.commit_hook_rule,
+        errors.unsupported_option_rule,
         machine.unwritable_place_rule,
         machine.sudo_password_rule,
         slow.big_listing_rule,

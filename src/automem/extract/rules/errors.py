@@ -623,6 +623,106 @@ def _respelled(other: Command, name: str) -> tuple[str, list[str]]:
     return "", []
 
 
+# "grep: invalid option -- P", "illegal option -- P", "unrecognized option '--color'", "Unknown option: --foo"
+_BAD_OPTION = rx.compile(
+    r"\b(?:invalid|illegal|unrecognized|unrecognised|unknown) option\b\s*(?:--\s+)?[:'\"`\u2018]?\s*"
+    r"(?P<option>-{0,2}[A-Za-z][\w-]*)",
+    re.I,
+)
+
+
+def _has_option(command: Command, option: str) -> bool:
+    """Does the command pass ``option`` (``-P`` also inside ``-rnP``, ``--color`` also as ``--color=auto``)?"""
+    if option.startswith("--"):
+        return any(o.split("=", 1)[0] == option for o in command.options)
+    return any(not o.startswith("--") and option[1:] in o[1:] for o in command.options)
+
+
+def _rejected_option(session: Session, index: int) -> tuple[Command, str, str] | None:
+    """The command of a failed call, the option its error says the program does not take (when it passed it), and
+    the words that said so."""
+    match = _BAD_OPTION.search(_error_text(session.steps[index]))
+    if not match:
+        return None
+    option = match.group("option")
+    option = option if option.startswith("-") else f"-{option}" if len(option) == 1 else f"--{option}"
+    for command in session.intent(index).commands:
+        if _has_option(command, option):
+            return command, option, " ".join(match.group(0).split())
+    return None
+
+
+def _short_letters(command: Command) -> set[str]:
+    return {ch for o in command.options if not o.startswith("--") for ch in o[1:].split("=", 1)[0]}
+
+
+def _added_options(failed: Command, other: Command) -> list[str]:
+    """The options ``other`` passes that ``failed`` did not, a new letter of combined flags (-rnE) on its own (-E)."""
+    letters = _short_letters(failed)
+    added = [o for o in other.options if o.startswith("--") and o not in failed.options]
+    return added + [f"-{ch}" for ch in sorted(_short_letters(other) - letters) if ch.isalpha()]
+
+
+def _option_respelled(session: Session, index: int, failed: Command, option: str) -> tuple[int, str]:
+    """The later successful call of the same program on the same operands without ``option`` and with another option
+    instead (``grep -E`` for ``grep -P``), and the options it added; (-1, "") when none came."""
+    for j in range(index + 1, min(len(session.steps), index + WINDOW)):
+        step = session.steps[j]
+        if step.kind != "action" or not step.ok:
+            continue
+        for other in session.intent(j).commands:
+            if other.program != failed.program or _has_option(other, option):
+                continue
+            added = _added_options(failed, other)
+            if added and _operands(other) == _operands(failed):
+                return j, " ".join(added[:2])
+    return -1, ""
+
+
+# programs whose first operand is a pattern the retry may rewrite for its other syntax (-P to -E)
+_PATTERN_FIRST = frozenset({"grep", "egrep", "sed", "awk", "rg"})
+
+
+def _operands(command: Command) -> list[str]:
+    """What the command works on: its arguments, less a leading pattern a respelt option may have rewritten."""
+    return command.positional[1:] if command.program in _PATTERN_FIRST else command.positional
+
+
+def unsupported_option_rule(session: Session) -> list[Candidate]:
+    """An option the machine's build of a program does not take (BSD grep has no -P), and the option that then
+    worked: how to call the program here."""
+    out: list[Candidate] = []
+    done: set[tuple[str, str]] = set()
+    for index in failures(session):
+        rejected = _rejected_option(session, index)
+        if rejected is None or (rejected[0].program, rejected[1]) in done:
+            continue
+        failed, option, said = rejected
+        fix_index, added = _option_respelled(session, index, failed, option)
+        if fix_index < 0:
+            continue
+        done.add((failed.program, option))
+        step, name = session.steps[index], failed.program
+        out.append(
+            Candidate(
+                kind="observation",
+                summary=phrasing.fit(
+                    f'{name} on {machine.this_machine(session)} does not take {option} ("{said}"); {name} {added} '
+                    "worked instead"
+                ),
+                content=f"`{_command_text(step)}` failed: {_line(step)}\n"
+                f"What worked: `{_command_text(session.steps[fix_index])}`",
+                why=f"{name} said it does not know {option}, and the same call with {added} instead passed.",
+                how_to_apply=f"Call {name} with {added}, not {option}, on this machine.",
+                signals=["error"],
+                scope="global",
+                weight=2.2,
+                promotion=VERIFIED_FIX,
+            )
+        )
+    return out
+
+
 # Tools that are shell functions (or need a shell hook) loaded from the user's profile: an agent's non-interactive
 # shell never reads that profile, so "command not found" says the tool is not loaded, not that it is missing.
 SHELL_FUNCTIONS = {

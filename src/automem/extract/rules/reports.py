@@ -209,7 +209,7 @@ def _cause(sentence: str) -> str:
     text = _CAUSE_LEAD.sub("", sentence.replace("**", "").strip()).strip(" —–-:").rstrip(".")
     text = _POINTER_BECAUSE.sub("", text)
     text = _AGENT_I.sub("", text)  # the agent's "I fixed X by ..." -> "Fixed X by ...": the fix, not who made it
-    return phrasing._cap(text) if len(text) >= 12 else sentence
+    return phrasing.capitalized(text) if len(text) >= 12 else sentence
 
 
 _LOG_PREFIX = rx.compile(r"(?m)^[\w.-]+(?:-\d+)?\s+\|\s?")  # docker compose log prefixes ("ui-1  | ")
@@ -354,7 +354,7 @@ def _as_goal(question: str) -> str:
     a quote."""
     match = _HOW_TO.match(question)
     if not match:
-        return phrasing._cap(question)
+        return phrasing.capitalized(question)
     lead = re.sub(
         r"^(?:(?:so|ok(?:ay)?|and|but)[,\s]+)+", "", (match["lead"] or match["lead2"] or "").strip(" ,"), flags=re.I
     )

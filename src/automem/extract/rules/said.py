@@ -54,7 +54,7 @@ _RESTRICTED = rx.compile(
 def _clean(sentence: str) -> str:
     text = _PROFANITY.sub("", sentence).strip(" ,;:-").rstrip(".")
     text = " ".join(text.split())
-    return phrasing._cap(text)
+    return phrasing.capitalized(text)
 
 
 def _first_sentence(text: str, limit: int = 220) -> str:
@@ -136,7 +136,9 @@ def _keep(d: Directive, document: bool) -> bool:
     text = d.sentence
     if _INSULT.search(text) or _COMPLAINT.search(text) or _POINTS_ABOVE.search(text) or _FORECAST.search(text):
         return False
-    if _ERRORISH.search(text) or _VAGUE.search(text) or (_HEDGE.search(text) and d.cue != "habit"):
+    if _VAGUE.search(_to_keep(d)):
+        return False
+    if _ERRORISH.search(text) or (_HEDGE.search(text) and d.cue != "habit"):
         return False
     if d.cue in ("must", "want", "default", "remember", "remembered") and document:
         return False  # requirements of a pasted spec are the spec's, not a rule for the agent
@@ -145,6 +147,13 @@ def _keep(d: Directive, document: bool) -> bool:
     if _CLAUSE_WORD.match(text):
         return False
     return _names_something(d)
+
+
+def _to_keep(d: Directive) -> str:
+    """The words a "remember" directive asks to keep, without the ask: "put this in memory: X" -> "X". The ask's own
+    "this" points at what follows, so only the rest can be too vague to mean anything."""
+    lead = _REMEMBER_LEAD.match(d.sentence) if d.cue == "remember" else None
+    return d.sentence[lead.end() :].strip(" ,:;-") if lead else d.sentence
 
 
 _RULE_CLAUSE = rx.compile(r"\b(?:invariant|rule|requirement|principle|convention|constraint)\s+that\s+", re.I)
@@ -169,10 +178,13 @@ def _summary(d: Directive) -> str:
         clean = f"{habit.group(2)[:1].upper()}{habit.group(2)[1:]} ({habit.group(1).lower()})"
     rule = _RULE_CLAUSE.search(clean)
     if rule and len(clean) > phrasing.LIMIT:
-        clean = phrasing._cap(clean[rule.end() :])  # "... doesn't adhere to the invariant that X must Y" -> "X must Y"
+        # "... doesn't adhere to the invariant that X must Y" -> "X must Y"
+        clean = phrasing.capitalized(clean[rule.end() :])
     if d.language != "en":
         return phrasing.fit(clean)
     told = _REMEMBER_LEAD.sub("", clean).strip(" ,:;-")  # "Remember that I prefer tabs" -> "I prefer tabs"
+    if told and (practice := phrasing.team_practice(told)):
+        return practice  # "Remember that we use pnpm in this repo" -> "This repo uses pnpm"
     if told and told != clean and _I_PREFER.match(told):
         clean = told
     if d.kind == "preference" or _I_PREFER.match(clean):
@@ -352,7 +364,7 @@ def _remembered(d: Directive) -> tuple[bool, bool]:
     lead = _REMEMBER_LEAD.match(d.sentence)
     rest = phrasing.strip_openers(d.sentence)
     asked = d.cue == "remembered" or d.language != "en"  # "X. Remember that.", "记住：X"
-    now = _ABOUT_NOW.search(rest) or _NOW_WORDS.search(rest)
+    now = (_ABOUT_NOW.search(rest) and not phrasing.team_practice(rest)) or _NOW_WORDS.search(rest)
     if (not lead and not asked) or now or _NARRATIVE.search(rest):
         return False, False
     if not lead:
@@ -706,7 +718,7 @@ def correction_rule(session: Session) -> list[Candidate]:
         said = _clean(step.text.strip())
         if not 12 <= len(said) <= 160 or said.endswith("?") or _NOT_A_FACT.match(said) or not _FACT_SHAPE.search(said):
             continue
-        text = phrasing._cap(phrasing.strip_openers(said))  # "wait, the tests are in x" -> "The tests are in x"
+        text = phrasing.capitalized(phrasing.strip_openers(said))  # "wait, the tests are in x" -> "The tests are in x"
         if _ABOUT_THE_WORK.search(text) or _NOW_WORDS.search(text):
             continue  # "you are editing the wrong file", "the server is already running": this turn, not a fact
         if _LOCATION.search(text):
@@ -849,7 +861,7 @@ def location_rule(session: Session) -> list[Candidate]:
             if not _ABOUT_PROJECT.search(sentence):  # ".config/hypr/x.conf" is the home's, wherever the agent is
                 place = _HOME_DOTFILE.sub(r"\1~/\2", place)
             summary = phrasing.location(_clean(place)) or phrasing.fit(
-                phrasing._cap(phrasing.strip_openers(_clean(place)))
+                phrasing.capitalized(phrasing.strip_openers(_clean(place)))
             )
             out.append(
                 Candidate(
