@@ -48,6 +48,8 @@ EXCEPTIONS = {
         "write",
     ): "betterleaks reads rules from a file only: a private temp file of the rules a text needs, removed once compiled;"
     " and a developer command that rewrites the package's own data/betterleaks_*_rules.toml",
+    ("redact/detect_secrets_plugins.py", "write"): "a developer command: rewrites the package's own "
+    "data/detect_secrets_plugins.json, never the tree",
     ("regex_cache.py", "write"): "compiled patterns kept beside the package's own bytecode, never in the tree",
     ("harness/antigravity.py", "sql"): "reads Antigravity's own database, read-only (not index.db)",
     ("harness/", "layout"): "the harnesses' folders (~/.claude/projects) share names with the tree's",
