@@ -618,3 +618,9 @@ def test_the_detached_worker_starts_with_the_go_collector_off_unless_the_user_tu
     assert child_sees({}) == "off 256MiB"
     assert child_sees({"GOGC": "200"}) == "200 -"
     assert child_sees({"GOMEMLIMIT": "1GiB"}) == "- 1GiB"
+
+    given: list[dict] = []  # and the Stop hook's start of a worker is what hands it that environment
+    monkeypatch.delenv("GOMEMLIMIT", raising=False)
+    monkeypatch.setattr(trigger, "spawn_detached", lambda args, env=None: given.append(env) or 0)
+    trigger.start_worker(["automem-worker"], (trigger.NO_CLAIM, False))
+    assert given and given[0].get("GOGC") == "off" and given[0].get("GOMEMLIMIT") == "256MiB"

@@ -723,7 +723,11 @@ def test_a_rule_followed_by_a_request_to_undo_what_broke_it_is_kept_without_the_
     assert shouted.summary == "Never hardcode the port in the API"  # the weight word in the usual case, names kept
     [emphasis] = find_candidates(Session([_prompt("Do NOT use NOT NULL on the notes column.")]))
     assert emphasis.summary.startswith("Don't use NOT NULL")  # an SQL phrase keeps its capitals
+    [value] = find_candidates(Session([_prompt("Always set imagePullPolicy to ALWAYS in the chart.")]))
+    assert "to ALWAYS" in value.summary  # a value keeps its capitals
     assert find_candidates(Session([_prompt("Move the port to the config, please revert that.")])) == []
+    [alternative] = find_candidates(Session([_prompt("Do not use moment.js, please use date-fns.")]))
+    assert "date-fns" in alternative.summary  # the alternative the user gave is no pointer: the rule keeps it
 
 
 def test_the_rules_of_a_pasted_prompt_file_are_the_files_not_the_users():
@@ -1205,6 +1209,7 @@ def test_remember_how_we_work_is_a_fact_of_the_project():
     """ "we use X" said with a verb of working practice is how the team works, not the state of this conversation."""
     for text, summary in (
         ("remember that we use pnpm in this repo", "This repo uses pnpm"),
+        ("We always use pnpm in this repo.", "This repo always uses pnpm"),
         ("Keep in mind that we deploy from the release branch", "This project deploys from the release branch"),
     ):
         [cand] = find_candidates(Session([_prompt(text)]))
@@ -2104,6 +2109,15 @@ def test_a_file_rewritten_through_the_shell_is_an_edit_never_a_step_to_run_first
             assert _run(errors.fixed_error_rule, steps) == [], edit
     assert edited_files(intent_of("Bash", "npm test 2>&1 > /tmp/out.log | tee test.log")) == []
     assert edited_files(intent_of("Bash", "echo 'export PATH=$HOME/.local/bin:$PATH' >> ~/.bashrc")) == []
+    for not_an_edit in (
+        "ruby -Ilib test/models/user_test.rb",  # -I carries its argument: no -i
+        "perl -Mstrict -we 1 lib/x.pl",
+        "npm test > results.json",  # a report of the run, not the code
+        "curl -s localhost:3000/api > resp.json",
+        "sed -i 's/old/new/' ~/.zshrc",  # the machine's setup
+    ):
+        assert edited_files(intent_of("Bash", not_an_edit)) == [], not_an_edit
+    assert edited_files(intent_of("Bash", "cat > ~/code/app/src/a.ts <<'EOF'\nx\nEOF")) == ["~/code/app/src/a.ts"]
     [setup] = _run(errors.fixed_error_rule, [_fail("npm run check", line), _ok("npm run gen && npm run check")])
     assert "after `npm run gen`" in setup.summary  # a step that is no edit still counts
 
@@ -2129,10 +2143,11 @@ def test_a_test_run_piped_into_tail_fails_by_its_output_though_the_pipe_exits_0(
             action("npm test 2>&1 | head -40", jest),
             action("cargo test 2>&1 | tail -3", "test result: ok. 4 passed; 0 failed\n"),
             action("cat ci.log | tail -20", cargo),  # an old log read back is no test run
+            action("go test ./... |& tail -5", "--- FAIL: TestParse (0.00s)\nFAIL\tgithub.com/x/y\t0.01s\n"),
         ],
     )
     steps = steps_from_turns([turn])
-    assert [s.ok for s in steps] == [False, False, False, True, True]
+    assert [s.ok for s in steps] == [False, False, False, True, True, False]
     assert "test result: FAILED" in steps[0].errors[0]["line"]
     assert steps[1].errors[0]["error_type"] == "pytest"
 

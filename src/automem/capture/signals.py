@@ -308,9 +308,9 @@ def _signal(error_type: str, line: str, signature_source: str | None = None) -> 
     return {"error_type": error_type, "line": line, "signature": normalize_signature(source)}
 
 
-_ANSI = rx.compile(
+_ANSI = rx.compile(  # as automem.controls.ANSI
     r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]"
-)  # as automem.controls.ANSI
+)
 
 
 def _first_line(text: str, skip: re.Pattern | None = None) -> str:
@@ -439,7 +439,7 @@ _ANSWERING = frozenset(
 )
 _NO_MATCH = rx.compile(r"^\s*(?:\(no output\)|no matches(?: found)?\.?|no results(?: found)?\.?|0|)\s*$", re.I)
 # a quoted string (to its end when unterminated: one pass, never a retry from each quote) or a separator
-_SEGMENT = rx.compile(r"""'[^']*(?:'|$)|"(?:[^"\\]|\\.)*(?:"|$)|(&&|\|\||;|\||\n)""")
+_SEGMENT = rx.compile(r"""'[^']*(?:'|$)|"(?:[^"\\]|\\.)*(?:"|$)|(&&|\|\||;|\|&|\||\n)""")
 _SHELL_WRAP = rx.compile(
     r"^(?:(?:/\S*/)?env\s+)?(?:/\S*/)?(?:bash|sh|zsh)(?:\s+-[a-z]+)*\s+-l?c\s+"
     r"|^(?:pwsh|powershell)(?:\.exe)?\s+(?:-\w+\s+)*?-Command\s+|^cmd(?:\.exe)?\s+/[ck]\s+",
@@ -568,7 +568,7 @@ def hidden_test_failure(command: str, output: str) -> list[dict]:
         return []
     segments = _segments(command)
     piped = any(
-        separator == "|" and _TEST_COMMAND.match(text.strip()) and _program_of(after)[0] in _OUTPUT_FILTERS
+        separator in ("|", "|&") and _TEST_COMMAND.match(text.strip()) and _program_of(after)[0] in _OUTPUT_FILTERS
         for (text, separator), (after, _) in zip(segments, segments[1:], strict=False)
     )
     if not piped:

@@ -527,8 +527,12 @@ def classify(sentence: str) -> Directive | None:
     return None
 
 
+# "..., please revert that": a request about what broke the rule, split off; "..., please use date-fns" stays whole
+_UNDO_POINTER = (
+    r"please\s+(?:revert|undo|redo|fix|remove|delete|roll back|change|update)\s+(?:that|it|this|those|them)\b"
+)
 _CLAUSE = rx.compile(
-    r";\s+|,\s+(?:and|but|so)\s+(?=\w)|,\s+(?=please\s+\w)|\s+(?:and|but) (?:also |then )?(?=(?:fix|make|"
+    r";\s+|,\s+(?:and|but|so)\s+(?=\w)|,\s+(?=" + _UNDO_POINTER + r")|\s+(?:and|but) (?:also |then )?(?=(?:fix|make|"
     r"add|remove|check|update|troubleshoot)\b)"
 )
 

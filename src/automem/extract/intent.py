@@ -288,9 +288,13 @@ def is_look(command: Command) -> bool:
     return False
 
 
-# programs that rewrite the files they are given when run with an in-place option: `sed -i`, `perl -pi -e`
-_IN_PLACE_OPTION = {"sed": rx.compile(r"^-[a-zA-Z]*i|^--in-place\b"), "perl": rx.compile(r"^-\w*i")}
+# programs that rewrite the files they are given when run with an in-place option: `sed -i`, `perl -pi -e`; perl's and
+# ruby's -i only after the switches that bundle with it (-Ilib, -Mstrict carry an argument and rewrite nothing)
+_IN_PLACE_OPTION = {"sed": rx.compile(r"^-[a-zA-Z]*i|^--in-place\b"), "perl": rx.compile(r"^-[0-9lnpaws]*i")}
 _IN_PLACE_OPTION["ruby"] = _IN_PLACE_OPTION["perl"]
+# programs whose output is what they were given: redirected into a file, they write it (`cat <<EOF > src/x.ts`); the
+# output of anything else redirected (`npm test > results.json`) is a report, not an edit
+_WRITERS = frozenset({"cat", "echo", "printf"})
 _REDIRECT = rx.compile(r"^(?:\d?>>?|&>>?)(.*)$")
 # a file of the project's code or configuration (a log, an output dump, /dev/null or a temp file is none)
 _SOURCE_FILE = rx.compile(
@@ -300,22 +304,28 @@ _SOURCE_FILE = rx.compile(
     re.I,
 )
 
-# the user's own setup (a shell profile, ~/.npmrc, /etc): writing there sets the machine up, it changes no code
-_MACHINE_FILE = rx.compile(r"^(?:~|\$HOME\b|\$\{HOME\}|%USERPROFILE%|\$env:USERPROFILE|/etc/)", re.I)
+# the user's own setup (a dotfile or dot-folder of the home, /etc): writing there sets the machine up, it changes no
+# code; a project under the home (~/code/app/src/a.ts) is code
+_MACHINE_FILE = rx.compile(r"^(?:(?:~|\$HOME\b|\$\{HOME\}|%USERPROFILE%|\$env:USERPROFILE)[\\/]\.|/etc/)", re.I)
 
 
 def rewritten_files(command: Command) -> list[str]:
-    """The files a command rewrites in place: ``sed -i``, ``perl -pi``, ``tee`` or a redirect into a source file.
-
-    Such a command is an edit made through the shell: a change to the code, never a way to run a call."""
+    """The files a command rewrites in place: ``sed -i``, ``perl -pi``, ``tee``, or cat/echo/printf redirected into
+    a source file. Such a command is an edit made through the shell: a change to the code, never a way to run a
+    call."""
     option = _IN_PLACE_OPTION.get(command.program)
     if option is not None and any(option.match(a) for a in command.options):
-        return command.positional[-1:]
-    files = command.positional if command.program == "tee" else []
-    for at, arg in enumerate(command.args):
-        redirect = _REDIRECT.match(arg)
-        if redirect:
-            files.append(redirect.group(1) or (command.args[at + 1] if at + 1 < len(command.args) else ""))
+        files = command.positional[-1:]
+    elif command.program == "tee":
+        files = list(command.positional)
+    elif command.program in _WRITERS:
+        files = [
+            redirect.group(1) or (command.args[at + 1] if at + 1 < len(command.args) else "")
+            for at, arg in enumerate(command.args)
+            if (redirect := _REDIRECT.match(arg))
+        ]
+    else:
+        return []
     return [f for f in files if _SOURCE_FILE.search(f) and not _TEMP_DIR.match(f) and not _MACHINE_FILE.match(f)]
 
 

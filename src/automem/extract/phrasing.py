@@ -125,9 +125,10 @@ def strip_openers(sentence: str) -> str:
     return text
 
 
-# a rule word typed in capitals for weight ("NEVER", "ALWAYS"): the summary says it in the usual case; NOT, ONLY,
-# ANY and ALL only before a lowercase word ("do NOT use"), never in a code or SQL phrase ("NOT NULL")
-_SHOUTED = rx.compile(r"\b(?:NEVER|ALWAYS|DON'T|DO NOT|MUST|EVER)\b|\b(?:NOT|ONLY|ANY|ALL)\b(?= [a-z])")
+# a rule word typed in capitals for weight ("do NOT use", "NEVER commit"): the summary says it in the usual case;
+# only before a lowercase word and never as a value ("set it to ALWAYS", "mode: ALL"), so a value or a code
+# phrase keeps its capitals ("NOT NULL")
+_SHOUTED = rx.compile(r"(?<!\bto )(?<!= )(?<!: )\b(?:NEVER|ALWAYS|DON'T|DO NOT|MUST|EVER|NOT|ONLY|ANY|ALL)\b(?= [a-z])")
 
 
 def imperative(sentence: str) -> str:

@@ -219,8 +219,13 @@ def take_mark(home: str, session_id: str) -> set[str] | None:
         return set()
 
 
+def mark_path(home: str, session_id: str) -> str:
+    """The run-again mark a Stop leaves for the session's running worker."""
+    return claim_paths(home, session_id)[2]
+
+
 def mark_left(home: str, session_id: str) -> bool:
-    return os.path.exists(claim_paths(home, session_id)[2])
+    return os.path.exists(mark_path(home, session_id))
 
 
 def _try_lock(path: str) -> int | None:
@@ -318,7 +323,8 @@ def _not_a_session(home: str, payload: dict, session_id: str) -> bool:
 
 
 # the Go runtime of the secret scanner (betterleaks) a worker loads reads these once, at process start: a worker
-# lives for seconds, so the collector's passes only cost CPU (~5% of a worker); the limit still bounds its heap
+# lives for seconds, so the collector's passes only cost CPU (~5% of a worker); the limit still bounds its heap.
+# What the worker starts in turn (the detached index sync) inherits them, harmless for a process without Go
 WORKER_GO_ENV = {"GOGC": "off", "GOMEMLIMIT": "256MiB"}
 
 

@@ -161,9 +161,9 @@ LINGER_SECONDS = 0.5  # a burst's later Stops find the claim still held and leav
 
 def _mark_comes(home: str, session_id: str) -> bool:
     """Is there a mark, or does one come within LINGER_SECONDS (the claim still held, nothing read meanwhile)?"""
-    from automem.extract.trigger import claim_paths
+    from automem.extract.trigger import mark_path
 
-    mark = claim_paths(home, session_id)[2]
+    mark = mark_path(home, session_id)
     deadline = time.monotonic() + LINGER_SECONDS
     pause = 0.02  # doubling: each wake-up costs ~0.15 CPU-ms (the secret scanner's threads wake too), and a mark
     while not os.path.exists(mark):  # seen a little later is only read a little later

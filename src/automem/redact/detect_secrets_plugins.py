@@ -3,7 +3,7 @@ window may need it.
 
 A plugin runs on a window only when the window holds one of the strings its regexes require (derived from the
 regexes themselves, ``derive_needles``): elsewhere it could not match. A transcript's windows need a handful of the
-25 plugins, yet importing every plugin's module and deriving those strings cost each worker ~10 CPU-ms. So
+27 plugins, yet importing every plugin's module and deriving those strings cost each worker ~10 CPU-ms. So
 data/detect_secrets_plugins.json keeps, for the detect-secrets version it names, each plugin's module, class and
 strings, in the order the plugins run, and a plugin's module is imported the first time a window may need it.
 ``python -m automem.redact.detect_secrets_plugins`` rewrites the file (a developer command); a test fails when it
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -25,6 +26,10 @@ TABLE = Path(__file__).resolve().parents[1] / "data" / "detect_secrets_plugins.j
 _PREFIX = "detect_secrets.plugins."
 
 Needles = tuple[tuple[bool, tuple[str, ...]], ...]
+
+# one loader at a time: loading swaps re.compile and may stand in for the detect_secrets package and ``requests``
+# process-wide, and two loaders interleaved could leave a stand-in behind
+_LOADING = threading.RLock()
 
 
 # the module of each plugin the full pass may leave out (its module then is not even imported: keyword.py compiles
@@ -41,7 +46,7 @@ def plugins(leave_out: frozenset[str] = frozenset()) -> list:
     from importlib import import_module
 
     skip_modules = {_PLUGIN_MODULES[name] for name in leave_out if name in _PLUGIN_MODULES}
-    with _offline_requests(), _plugins_package() as folder, _kept_compiles():
+    with _LOADING, _offline_requests(), _plugins_package() as folder, _kept_compiles():
         from detect_secrets.plugins.base import BasePlugin
 
         classes: dict[str, type] = {}
@@ -96,8 +101,6 @@ def _kept_compiles():
     """While detect-secrets' plugins load, the ``re.compile`` calls of their module and class bodies (constant
     patterns of the installed package: about half of their load) go through regex_cache. Only this thread's: a
     pattern another thread compiles meanwhile (made of a text, perhaps) compiles as ever and is never kept."""
-    import threading
-
     plain, loader = re.compile, threading.get_ident()
 
     def compile(pattern, flags=0):  # noqa: A001 - re.compile's stand-in
@@ -197,7 +200,9 @@ def _plugin_regexes(plugin) -> list | None:
     return None
 
 
-def derive_needles(plugin) -> tuple[tuple[bool, tuple[str, ...]], ...] | None:
+def derive_needles(plugin) -> Needles | None:
+    """Per regex the plugin searches: (case-insensitive, strings one of which any match holds); None when some
+    regex requires nothing (or the plugin searches otherwise): it runs on every window."""
     from re import _parser  # type: ignore[attr-defined]  # the sre parser has no stubs
 
     regexes = _plugin_regexes(plugin)
@@ -267,12 +272,13 @@ _INSTANCES: dict[tuple[str, str], object] = {}
 
 def _instance(module: str, name: str):
     key = (module, name)
-    if key not in _INSTANCES:
-        from importlib import import_module
+    with _LOADING:
+        if key not in _INSTANCES:
+            from importlib import import_module
 
-        with _offline_requests(), _plugins_package(), _kept_compiles():
-            _INSTANCES[key] = getattr(import_module(_PREFIX + module), name)()
-    return _INSTANCES[key]
+            with _offline_requests(), _plugins_package(), _kept_compiles():
+                _INSTANCES[key] = getattr(import_module(_PREFIX + module), name)()
+        return _INSTANCES[key]
 
 
 @lru_cache(maxsize=4)
@@ -289,7 +295,7 @@ def slots(leave_out: frozenset[str] = frozenset()) -> tuple[Slot, ...]:
 
 def installed_version() -> str:
     """The installed detect-secrets' version (read without running its package's ``__init__``)."""
-    with _plugins_package():
+    with _LOADING, _plugins_package():
         from detect_secrets.__version__ import VERSION
 
     return str(VERSION)

@@ -173,7 +173,7 @@ def detect_secrets_spans(
         for slot in plugins:
             if slot.skip(window, lowered):
                 continue
-            plugin = slot.plugin()
+            plugin = slot.plugin()  # outside the try: a plugin that cannot load stops the pass, it is never skipped
             try:
                 hits = set(plugin.analyze_string(window))
             except Exception:  # noqa: BLE001 - one plugin's bug must not stop the pass
