@@ -1218,6 +1218,18 @@ def test_remember_how_we_work_is_a_fact_of_the_project():
         assert find_candidates(Session([_prompt(text)])) == [], text
 
 
+def test_what_the_team_never_does_is_a_rule_of_the_project():
+    """ "we never push to main", "we don't use classes here": a verb of working practice after "we never/don't"."""
+    for text, summary in (
+        ("We never push to main directly.", "This project never pushes to main directly"),
+        ("We don't use classes in this project.", "This project doesn't use classes"),
+    ):
+        [cand] = find_candidates(Session([_prompt(text)]))
+        assert (cand.summary, cand.scope, cand.promotion) == (summary, "project", INSTRUCTION), text
+    for text in ("we never got it to work", "we don't have tests yet", "We never used docker here."):
+        assert find_candidates(Session([_prompt(text)])) == [], text
+
+
 def test_put_or_keep_this_in_memory_is_asked_to_remember():
     """The ask's own "this" points at what follows: only the words after it can be too vague to keep."""
     for text, summary in (

@@ -47,6 +47,11 @@ REMEMBER = (
     r"|commit (?:this |that |it )?to memory|(?:save|store|add|put|write|keep) (?:this |that |it )?(?:in|to|into) "
     r"(?:your |the )?memory"
 )
+# verbs of a team's way of working: "we use pnpm", "we never push to main" state how the project is run
+PRACTICE_VERBS = (
+    r"use|prefer|deploy|run|keep|follow|name|write|store|build|test|host|ship|release|target|support"
+    r"|squash|rebase|merge|commit|push|pin|vendor|format|lint|avoid|publish|track|manage|require|develop"
+)
 # words after "always"/"never" that make no rule of it: "always the same problem", "never gonna give you up"
 _NOT_A_VERB = (
     r"(?:the|a|an|so|such|same|like|been|was|were|is|are|has|had|gonna|going|mind|with|in|on|at|for|more|less|too"
@@ -83,7 +88,8 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
             r"^" + _OPENERS + r"(?:never|don'?t ever|do not ever)\s+(?!" + _NOT_A_VERB + r")\w+"
             r"|\b(?:must|should|shall)\s+(?:never|not|NEVER|NOT)\s+\w+|\bmustn'?t\b|\bshouldn'?t\s+(?!have\b)\w+"
             r"|\b(?:make sure|be sure|ensure)\s+(?:that\s+)?(?:you\s+)?(?:do ?n[o']?t|never|to not|not to)\s+\w+"
-            r"|^" + _OPENERS + r"i never (?:said|asked|told) (?:you )?to\s+\w+",
+            r"|^" + _OPENERS + r"i never (?:said|asked|told) (?:you )?to\s+\w+"
+            r"|^" + _OPENERS + r"we\s+(?:never|don'?t|do not)\s+(?:" + PRACTICE_VERBS + r")\b",
             re.I,
         ),
     ),

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from automem import lazy_re as rx  # module-level patterns compile on first use
-from automem.extract.directives import REMEMBER
+from automem.extract.directives import PRACTICE_VERBS, REMEMBER
 
 LIMIT = 120
 
@@ -189,9 +189,7 @@ def preference(sentence: str) -> str:
 # "we need to", "we're on step 3": the state of one conversation)
 _WE_DO = rx.compile(
     r"^we\s+(?P<adverb>(?:always|usually|normally|only|never)\s+)?(?P<negation>(?:don'?t|do not)\s+)?"
-    r"(?P<verb>use|prefer|deploy|run|keep|follow|name|write|store|build|test|host|ship|release|target|support"
-    r"|squash|rebase|merge|commit|push|pin|vendor|format|lint|avoid|publish|track|manage|require|develop)"
-    r"\b(?P<rest>\s+\S.*)$",
+    r"(?P<verb>" + PRACTICE_VERBS + r")\b(?P<rest>\s+\S.*)$",
     re.I,
 )
 _OUR_PLACE = rx.compile(
