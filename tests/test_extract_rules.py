@@ -789,6 +789,18 @@ def test_one_thing_named_in_prompts_that_each_ask_something_else_of_it_is_no_hab
     assert _run(said.repeated_request_rule, asked + other) != []
 
 
+def test_a_prompt_sent_again_corrected_or_extended_is_one_request_not_a_habit():
+    """A user who retypes a prompt (a typo fixed, a name added) asked once, however many times it was sent."""
+    resent = [
+        _prompt("please check the build folder again"),
+        _prompt("please check the build folder again, the file is called REPORT.tx"),
+        _prompt("please check the build folder again, the file is called REPORT.txt"),
+    ]
+    assert _run(said.repeated_request_rule, resent) == []
+    asked = [_prompt("please check the build folder again"), _prompt("add a logo")] * 3
+    assert _run(said.repeated_request_rule, asked) != []  # asked anew after other work: still a habit
+
+
 def test_a_repeated_request_acting_on_it_names_the_file_the_other_asks_named():
     """'Read it in full' out of context says nothing; the user's other asks named files there."""
     reads = [
@@ -1393,7 +1405,8 @@ def test_what_a_review_found_the_new_rules_must_not_store():
     from automem.extract.steps import added_text
 
     # two real words a letter-swap apart are not a typo of each other
-    forms = [_prompt("fix the login form validation please")] * 3 + [_prompt("from here, from there, from now")]
+    forms = [_prompt("fix the login form validation please"), _ok("npm test")] * 3
+    forms.append(_prompt("from here, from there, from now"))
     assert [c.summary for c in _run(said.repeated_request_rule, forms)] == ["Fix the login form validation please"]
     # an article is not the tool a later rule avoids
     rules = [_prompt("Always use the staging database for tests."), _prompt("Never use the prod credentials here.")]
