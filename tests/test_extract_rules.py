@@ -894,6 +894,19 @@ def test_paths_escapes_and_cut_words_never_reach_a_summary():
     assert readable("这个项目以后不要用 npm，改用 pnpm")
 
 
+def test_a_quoted_command_says_the_project_folder_as_dot_and_drops_a_cd_into_it():
+    """The next session starts in the project: `cd <project> &&` says nothing there, and the project written from
+    the home folder (~/work/shop) is the same folder as /home/ana/work/shop."""
+    from automem.extract.usable import generalize
+
+    root = "/home/ana/work/shop"
+    assert generalize("What worked: `cd /home/ana/work/shop && npm run build`", root) == "What worked: `npm run build`"
+    assert generalize("ran `cd ~/work/shop/deploy && bash start.sh`", root) == "ran `cd ./deploy && bash start.sh`"
+    assert generalize("`cd ~/work/shop; make`", root) == "`make`"
+    assert generalize("`cd ~/work/shopping && make`", root) == "`cd ~/work/shopping && make`"  # another folder
+    assert generalize("`make && cd . && ls`", root) == "`make && cd . && ls`"  # only a leading cd
+
+
 def test_this_repo_in_a_short_rule_is_where_it_holds_not_a_pointer():
     """ "Use tabs in this repo" names its place: the next session is in that repo too, unlike "Fix that one too"."""
     from automem.extract.usable import readable
