@@ -894,6 +894,16 @@ def test_paths_escapes_and_cut_words_never_reach_a_summary():
     assert readable("这个项目以后不要用 npm，改用 pnpm")
 
 
+def test_a_retry_that_changed_two_things_credits_no_flag_with_the_fix():
+    """A venv activated and a flag added in one retry: which of them fixed it is not known, so no flag is named."""
+    failed = intent_of("shell", "python manage.py migrate")
+    fixed = intent_of("shell", "source .venv/bin/activate && python manage.py migrate --noinput")
+    diff = difference(failed, fixed, error="ModuleNotFoundError: No module named 'django'")
+    assert diff.kind != "flag" and "--noinput" not in diff.text
+    flag_only = intent_of("shell", "python manage.py migrate --noinput")
+    assert difference(failed, flag_only, error="EOFError").kind == "flag"
+
+
 def test_a_quoted_command_says_the_project_folder_as_dot_and_drops_a_cd_into_it():
     """The next session starts in the project: `cd <project> &&` says nothing there, and the project written from
     the home folder (~/work/shop) is the same folder as /home/ana/work/shop."""
