@@ -793,6 +793,18 @@ def test_one_thing_named_in_prompts_that_each_ask_something_else_of_it_is_no_hab
     assert _run(said.repeated_request_rule, asked + other) != []
 
 
+def test_a_prompt_sent_again_corrected_or_extended_is_one_request_not_a_habit():
+    """A user who retypes a prompt (a typo fixed, a name added) asked once, however many times it was sent."""
+    resent = [
+        _prompt("please check the build folder again"),
+        _prompt("please check the build folder again, the file is called REPORT.tx"),
+        _prompt("please check the build folder again, the file is called REPORT.txt"),
+    ]
+    assert _run(said.repeated_request_rule, resent) == []
+    asked = [_prompt("please check the build folder again"), _prompt("add a logo")] * 3
+    assert _run(said.repeated_request_rule, asked) != []  # asked anew after other work: still a habit
+
+
 def test_a_repeated_request_acting_on_it_names_the_file_the_other_asks_named():
     """'Read it in full' out of context says nothing; the user's other asks named files there."""
     reads = [
@@ -884,6 +896,29 @@ def test_paths_escapes_and_cut_words_never_reach_a_summary():
     assert not readable("Read it in full") and not readable("Fix that one too") and readable("Read the file in full")
     assert not readable("这个改为整个 config 目录") and not readable("それを全部削除してください")
     assert readable("这个项目以后不要用 npm，改用 pnpm")
+
+
+def test_a_retry_that_changed_two_things_credits_no_flag_with_the_fix():
+    """A venv activated and a flag added in one retry: which of them fixed it is not known, so no flag is named."""
+    failed = intent_of("shell", "python manage.py migrate")
+    fixed = intent_of("shell", "source .venv/bin/activate && python manage.py migrate --noinput")
+    diff = difference(failed, fixed, error="ModuleNotFoundError: No module named 'django'")
+    assert diff.kind != "flag" and "--noinput" not in diff.text
+    flag_only = intent_of("shell", "python manage.py migrate --noinput")
+    assert difference(failed, flag_only, error="EOFError").kind == "flag"
+
+
+def test_a_quoted_command_says_the_project_folder_as_dot_and_drops_a_cd_into_it():
+    """The next session starts in the project: `cd <project> &&` says nothing there, and the project written from
+    the home folder (~/work/shop) is the same folder as /home/ana/work/shop."""
+    from automem.extract.usable import generalize
+
+    root = "/home/ana/work/shop"
+    assert generalize("What worked: `cd /home/ana/work/shop && npm run build`", root) == "What worked: `npm run build`"
+    assert generalize("ran `cd ~/work/shop/deploy && bash start.sh`", root) == "ran `cd ./deploy && bash start.sh`"
+    assert generalize("`cd ~/work/shop; make`", root) == "`make`"
+    assert generalize("`cd ~/work/shopping && make`", root) == "`cd ~/work/shopping && make`"  # another folder
+    assert generalize("`make && cd . && ls`", root) == "`make && cd . && ls`"  # only a leading cd
 
 
 def test_this_repo_in_a_short_rule_is_where_it_holds_not_a_pointer():
@@ -1434,7 +1469,8 @@ def test_what_a_review_found_the_new_rules_must_not_store():
     from automem.extract.steps import added_text
 
     # two real words a letter-swap apart are not a typo of each other
-    forms = [_prompt("fix the login form validation please")] * 3 + [_prompt("from here, from there, from now")]
+    forms = [_prompt("fix the login form validation please"), _ok("npm test")] * 3
+    forms.append(_prompt("from here, from there, from now"))
     assert [c.summary for c in _run(said.repeated_request_rule, forms)] == ["Fix the login form validation please"]
     # an article is not the tool a later rule avoids
     rules = [_prompt("Always use the staging database for tests."), _prompt("Never use the prod credentials here.")]

@@ -255,6 +255,7 @@ class Intent:
     commands: list[Command] = field(default_factory=list)
     cwd: str = ""  # a leading ``cd X &&``
     targets: list[str] = field(default_factory=list)  # files an edit/read touched, or a tool's main argument
+    setup: list[str] = field(default_factory=list)  # ``source .venv/bin/activate``, ``export X=1``: no command
 
     @property
     def main(self) -> Command | None:
@@ -474,9 +475,17 @@ def intent_of(tool: str, text: str) -> Intent:
         return Intent("read", name, targets=[_norm_path(p) for p in [_first_path(text)] if p])
     if name in SHELL_TOOLS or name.endswith("shell") or name.endswith("bash"):
         commands, cwd = parse_command_line(text)
-        return Intent("shell", name, commands=commands, cwd=cwd)
+        return Intent("shell", name, commands=commands, cwd=cwd, setup=_setup_of(text))
     target = _first_path(text) or _first_word(text)
     return Intent("tool", name, targets=[target] if target else [])
+
+
+_SETUP = rx.compile(r"^\s*(?:source|\.|export|set|setopt|unset)\s+\S")
+
+
+def _setup_of(text: str) -> list[str]:
+    """The parts of a command line that set the shell up for what follows (a venv sourced, a variable exported)."""
+    return [" ".join(seg.split()) for seg in split_segments(unwrap(text)) if _SETUP.match(seg)]
 
 
 _PATH_VALUE = rx.compile(r'"(?:file_path|path|notebook_path|file)"\s*:\s*"([^"]+)"')
@@ -635,6 +644,15 @@ def _empty_value_added(failed: Command, fix: Command) -> str:
     return ""
 
 
+def _set_up_first(failed: Intent, fix: Intent, index: int) -> bool:
+    """The retry ran a command of its own before the call (``source .venv/bin/activate &&``) that the failed one
+    did not: a second change besides any flag."""
+    ran = {c.text for c in failed.commands}
+    return any(not is_look(c) and c.text not in ran for c in fix.commands[:index]) or bool(
+        set(fix.setup) - set(failed.setup)
+    )
+
+
 def difference(
     failed: Intent,
     fix: Intent,
@@ -712,12 +730,14 @@ def difference(
     ran_before = fix.commands[: fix.commands.index(same)] + [c for i in between for c in i.commands]
     if any(_overrides(c, o) for c in ran_before for o in c.options):
         return Difference("", "")  # `git reset --hard` first: what it threw away is the user's call each time
+    index = fix.commands.index(same)
+    if added and _set_up_first(failed, fix, index):
+        return Difference("", "")  # a flag added and a setup run first: which one fixed the call is not known
     if added:
         return Difference("flag", " ".join(added[:3]))
     emptied = _empty_value_added(main, same)
     if emptied:
         return Difference("flag", f"{emptied} ''")
-    index = fix.commands.index(same)
     if _PERMISSION.search(error):
         gone = [p for p in _ERROR_PATH.findall(error) if p in main.text and p not in same.text]
         if gone:

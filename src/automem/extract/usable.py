@@ -33,12 +33,19 @@ _TEMP = rx.compile(
 
 
 def _root_forms(root: str) -> list[str]:
-    """The spellings of a project folder a transcript may use (POSIX, Windows, either slash)."""
+    """The spellings of a project folder a transcript may use (POSIX, Windows, either slash, from the home folder)."""
     root = (root or "").rstrip("/\\")
     if len(root) < 4 or root in ("/", "~"):
         return []
     forms = {root, root.replace("\\", "/"), root.replace("/", "\\")}
+    home = _HOME.match(root)
+    if home and root[home.end() :][:1] == "/":
+        forms.add("~" + root[home.end() :])  # ~/work/shop: the same folder, written as the shell lets one write it
     return sorted(forms, key=len, reverse=True)
+
+
+# `cd <project> &&` opening a command: the next session starts in the project, so the cd says nothing there
+_CD_INTO_PROJECT = rx.compile(r"(?:^|(?<=`))cd\s+(['\"]?)\./?\1\s*(?:&&|;)\s*", re.M)
 
 
 def generalize(text: str, project_root: str = "") -> str:
@@ -54,6 +61,8 @@ def generalize(text: str, project_root: str = "") -> str:
             text,
             flags=re.I,
         )
+    if project_root:
+        text = _CD_INTO_PROJECT.sub("", text)
     text = _HOME.sub(_home, text)
     return _TEMP.sub(_temp, text)
 

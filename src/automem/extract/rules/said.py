@@ -10,6 +10,7 @@ rejected call) is stored as a candidate and waits for more evidence before it is
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 
@@ -1152,6 +1153,31 @@ def _one_name_asked_different_things(pair: tuple[str, str], options: list[str]) 
     return all(phrase.search(s) for s in options) and len(set(openers)) == len(openers)
 
 
+def _resent(earlier: str, later: str) -> bool:
+    """The later prompt repeats the earlier one, corrected or extended (a typo fixed, a name added): the user
+    sending one request again, not asking for it anew."""
+    a, b = " ".join(earlier.lower().split()), " ".join(later.lower().split())
+    shorter = min(len(a), len(b))
+    common = len(os.path.commonprefix([a, b]))
+    return shorter >= 20 and common >= 0.8 * shorter
+
+
+def _once_each(steps: list[Step]) -> list[Step]:
+    """The session's prompts, a prompt resent before the agent did anything counted once, as its last version."""
+    out: list[Step] = []
+    acted = False
+    for step in steps:
+        if step.kind != "prompt":
+            acted = acted or step.kind == "action"
+            continue
+        if out and not acted and _resent(out[-1].text, step.text):
+            out[-1] = step
+        else:
+            out.append(step)
+        acted = False
+    return out
+
+
 def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int = 2) -> list[Candidate]:
     """A request the user makes in three prompts or more is a habit, however they phrase it.
 
@@ -1161,7 +1187,7 @@ def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int
     """
     from automem.extract.directives import sentences
 
-    prompts = [s for s in session.steps if s.kind == "prompt" and len(s.text) <= 2000]
+    prompts = [s for s in _once_each(session.steps) if len(s.text) <= 2000]
     counts: Counter = Counter()
     spread: Counter = Counter()
     where: dict[tuple[str, str], list[str]] = {}
