@@ -32,6 +32,8 @@ def test_the_table_lists_the_plugins_the_full_load_makes_in_order_with_their_nee
         (type(p).__module__.removeprefix("detect_secrets.plugins."), type(p).__name__) for p in loaded
     ]
     assert [s.needles for s in from_table] == [dsp.derive_needles(p) for p in loaded]
+    assert [s.patterns for s in from_table] == [dsp.stock_patterns(p) for p in loaded]
+    assert sum(s.patterns is not None for s in from_table) >= 15  # most plugins search their denylist only
     assert all(type(s.plugin()) is type(p) for s, p in zip(from_table, loaded, strict=True))
 
 
@@ -46,6 +48,20 @@ def test_a_window_imports_only_the_plugins_it_may_need():
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert out.stdout.split() == ["False", "False", "True", "False"], out.stderr
+
+
+def test_a_window_with_a_plugins_word_but_no_match_of_its_regexes_does_not_import_it():
+    """ "aws" is a word AWS's plugin requires, but none of its regexes matches "open the aws console": the plugin
+    could find nothing there, and its module is not imported."""
+    probe = (
+        "import sys, automem.redact.full as f\n"
+        "f.detect_secrets_spans('open the aws console now', windows=[(0, 24)])\n"
+        "print('detect_secrets.plugins.aws' in sys.modules)\n"
+        "f.detect_secrets_spans('aws_secret_key = \"' + 'Ab1' * 13 + 'x' + '\"', windows=[(0, 60)])\n"
+        "print('detect_secrets.plugins.aws' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert out.stdout.split() == ["False", "True"], out.stderr
 
 
 def test_another_detect_secrets_version_loads_every_plugin(monkeypatch):

@@ -26,6 +26,7 @@ TABLE = Path(__file__).resolve().parents[1] / "data" / "detect_secrets_plugins.j
 _PREFIX = "detect_secrets.plugins."
 
 Needles = tuple[tuple[bool, tuple[str, ...]], ...]
+Patterns = tuple[tuple[str, int], ...]  # (source, flags) of each regex a plugin's stock search runs
 
 # one loader at a time: loading swaps re.compile and may stand in for the detect_secrets package and ``requests``
 # process-wide, and two loaders interleaved could leave a stand-in behind
@@ -228,19 +229,25 @@ def derive_needles(plugin) -> Needles | None:
 
 
 class Slot:
-    """One plugin of the full pass: the strings its regexes require (None: it runs on every window), and the
-    plugin itself, made the first time a window may need it."""
+    """One plugin of the full pass: the strings its regexes require (None: it runs on every window), its regexes
+    themselves when its search is detect-secrets' stock one, and the plugin, made the first time a window may need
+    it."""
 
-    __slots__ = ("module", "name", "needles", "_plugin")
+    __slots__ = ("module", "name", "needles", "patterns", "_regexes", "_plugin")
 
-    def __init__(self, module: str, name: str, needles: Needles | None, plugin=None) -> None:
+    def __init__(
+        self, module: str, name: str, needles: Needles | None, plugin=None, patterns: Patterns | None = None
+    ) -> None:
         self.module = module
         self.name = name
         self.needles = needles
+        self.patterns = patterns
+        self._regexes: list[re.Pattern] | None = None
         self._plugin = plugin
 
     def skip(self, window: str, lowered: list) -> bool:
-        """True when none of the plugin's regexes can match window (it lacks every string they require).
+        """True when the plugin cannot find anything in window: it lacks every string the plugin's regexes require,
+        or (the plugin not loaded yet) none of its regexes matches, so importing it would find nothing.
 
         Case-insensitive needles are only trusted on ASCII windows: IGNORECASE also matches
         non-ASCII look-alikes (KELVIN SIGN for k, LONG S for s). lowered caches window.lower().
@@ -250,15 +257,24 @@ class Slot:
         for ci, words in self.needles:
             if ci:
                 if not window.isascii():
-                    return False
+                    return self._no_match(window)
                 if not lowered:
                     lowered.append(window.lower())
                 hay = lowered[0]
             else:
                 hay = window
             if any(map(hay.__contains__, words)):
-                return False
+                return self._no_match(window)
         return True
+
+    def _no_match(self, window: str) -> bool:
+        """None of the plugin's own regexes matches window: its stock search (each regex's findall) yields nothing.
+        False once the plugin is loaded (it searches itself) or when its regexes are not known."""
+        if self._plugin is not None or not self.patterns:
+            return False
+        if self._regexes is None:  # the installed package's constant patterns, as its plugins compile them
+            self._regexes = [regex_cache.compile(pattern, flags) for pattern, flags in self.patterns]
+        return not any(rx.search(window) for rx in self._regexes)
 
     def plugin(self):
         """The plugin instance (its module is imported on the first call; one instance per class per process)."""
@@ -290,7 +306,11 @@ def slots(leave_out: frozenset[str] = frozenset()) -> tuple[Slot, ...]:
             Slot(type(p).__module__.removeprefix(_PREFIX), type(p).__name__, derive_needles(p), p)
             for p in plugins(leave_out)
         )
-    return tuple(Slot(module, name, needles) for module, name, needles in table if name not in leave_out)
+    return tuple(
+        Slot(module, name, needles, patterns=patterns)
+        for module, name, needles, patterns in table
+        if name not in leave_out
+    )
 
 
 def installed_version() -> str:
@@ -301,9 +321,9 @@ def installed_version() -> str:
     return str(VERSION)
 
 
-def _table() -> list[tuple[str, str, Needles | None]] | None:
-    """The file's plugins as (module, class, needles), or None when it is missing, unreadable or made from another
-    detect-secrets version."""
+def _table() -> list[tuple[str, str, Needles | None, Patterns | None]] | None:
+    """The file's plugins as (module, class, needles, patterns), or None when it is missing, unreadable or made from
+    another detect-secrets version."""
     try:
         with open(TABLE, encoding="utf-8") as handle:
             data = json.load(handle)
@@ -316,11 +336,25 @@ def _table() -> list[tuple[str, str, Needles | None]] | None:
                 None
                 if row["needles"] is None
                 else tuple((bool(ci), tuple(str(w) for w in words)) for ci, words in row["needles"]),
+                None if row["patterns"] is None else tuple((str(p), int(f)) for p, f in row["patterns"]),
             )
             for row in data["plugins"]
         ]
     except (OSError, ValueError, KeyError, TypeError, ImportError):
         return None
+
+
+def stock_patterns(plugin) -> Patterns | None:
+    """(source, flags) of each regex the plugin's search runs, when it is detect-secrets' stock search of its
+    denylist (a match of one is all it yields); None otherwise."""
+    from detect_secrets.plugins.base import RegexBasedDetector
+
+    if (
+        not isinstance(plugin, RegexBasedDetector)
+        or type(plugin).analyze_string is not RegexBasedDetector.analyze_string
+    ):
+        return None
+    return tuple((rx.pattern, int(rx.flags)) for rx in plugin.denylist)
 
 
 def generate() -> dict:
@@ -333,6 +367,7 @@ def generate() -> dict:
                 "module": type(p).__module__.removeprefix(_PREFIX),
                 "class": type(p).__name__,
                 "needles": None if (needles := derive_needles(p)) is None else [[ci, list(w)] for ci, w in needles],
+                "patterns": None if (patterns := stock_patterns(p)) is None else [list(pf) for pf in patterns],
             }
             for p in plugins()
         ],
