@@ -5,7 +5,9 @@ A plugin runs on a window only when the window holds one of the strings its rege
 regexes themselves, ``derive_needles``): elsewhere it could not match. A transcript's windows need a handful of the
 27 plugins, yet importing every plugin's module and deriving those strings cost each worker ~10 CPU-ms. So
 data/detect_secrets_plugins.json keeps, for the detect-secrets version it names, each plugin's module, class and
-strings, in the order the plugins run, and a plugin's module is imported the first time a window may need it.
+strings, and the regexes of a plugin whose search is detect-secrets' stock one, in the order the plugins run; a
+plugin's module is imported the first time a window holds its strings and, where they are known, a match of its
+regexes (without one the plugin yields nothing).
 ``python -m automem.redact.detect_secrets_plugins`` rewrites the file (a developer command); a test fails when it
 is not what the installed detect-secrets gives. With another version installed, every plugin loads at once and its
 strings are derived, which is what the file would hold.
