@@ -165,8 +165,8 @@ def _mark_comes(home: str, session_id: str) -> bool:
 
     mark = mark_path(home, session_id)
     deadline = time.monotonic() + LINGER_SECONDS
-    pause = 0.02  # doubling: each wake-up costs ~0.15 CPU-ms (the secret scanner's threads wake too), and a mark
-    while not os.path.exists(mark):  # seen a little later is only read a little later
+    pause = 0.02  # doubling: each wake-up of a worker costs ~0.2 CPU-ms, and a mark seen a little later is only
+    while not os.path.exists(mark):  # read a little later
         left = deadline - time.monotonic()
         if left <= 0:
             return False
