@@ -312,6 +312,15 @@ def test_a_missing_lookup_program_replaced_by_another_lookup_is_the_way_to_look_
     assert _run(errors.missing_command_rule, [which, other])[0].summary.startswith("which is not installed")
 
 
+def test_a_lookup_that_found_nothing_is_quoted_without_the_machines_path_listing():
+    """`which: no foo in (/usr/bin:~/.local/share/mise/installs/node/25.0.0/bin)`: the folders are this machine's
+    setup of the day, not the lesson."""
+    line = "which: no deno in (/usr/local/bin:/home/ana/.local/share/mise/installs/node/25.0.0/bin:/usr/bin)"
+    [cand] = _run(errors.missing_command_rule, [_fail("which deno", line)])
+    assert cand.summary.startswith("deno is not installed")
+    assert "which: no deno in the PATH" in cand.content and "mise" not in cand.content
+
+
 def test_a_tool_missing_inside_a_package_script_is_no_missing_program_of_the_machine():
     inside = _fail("pnpm test", "sh: jest: command not found")
     assert _run(errors.missing_command_rule, [_prompt("run the tests"), inside]) == []

@@ -215,7 +215,12 @@ def _line(step: Step) -> str:
     """The error line that says most: one naming a reason when there is one, else the first."""
     lines = [e.get("line", "") for e in step.errors] or [step.result_head]
     best = next((line for line in lines + step.result_head.splitlines()[:6] if _REASON_TAIL.search(line)), lines[0])
-    return " ".join(best.split())[:240]
+    return _WHICH_LISTING.sub(r"\1 the PATH", " ".join(best.split()))[:240]
+
+
+# "which: no deno in (/usr/bin:~/.local/share/mise/installs/node/25.0.0/bin)": the folders are the machine's setup
+# of the day, not what failed; a listing the output cut short has no closing parenthesis
+_WHICH_LISTING = rx.compile(r"\b(which: no [\w.+-]+ in) \([^)]*\)?")
 
 
 _REASON_TAIL = rx.compile(
