@@ -302,6 +302,25 @@ def test_a_missing_program_run_by_its_windows_launcher_is_the_way_to_call_it_not
     assert _run(errors.missing_command_rule, [runner, _ok("npx eslint --fix .")]) == []  # it ran after all
 
 
+def test_a_missing_lookup_program_replaced_by_another_lookup_is_the_way_to_look_programs_up():
+    """No `which` on a minimal system; `command -v` (a shell builtin) found the same program right after."""
+    which = _not_found("which node && node --version", "sh: 1: which: not found")
+    [lookup] = _run(errors.missing_command_rule, [which, _ok("ls"), _ok("command -v node && node --version")])
+    assert lookup.summary == "which is not on the PATH on this machine; use command -v instead"
+    assert lookup.promotion == VERIFIED_FIX
+    other = _ok("command -v go")  # another program looked up: no sign it stands in for the failed lookup
+    assert _run(errors.missing_command_rule, [which, other])[0].summary.startswith("which is not installed")
+
+
+def test_a_lookup_that_found_nothing_is_quoted_without_the_machines_path_listing():
+    """`which: no foo in (/usr/bin:~/.local/share/mise/installs/node/25.0.0/bin)`: the folders are this machine's
+    setup of the day, not the lesson."""
+    line = "which: no deno in (/usr/local/bin:/home/ana/.local/share/mise/installs/node/25.0.0/bin:/usr/bin)"
+    [cand] = _run(errors.missing_command_rule, [_fail("which deno", line)])
+    assert cand.summary.startswith("deno is not installed")
+    assert "which: no deno in the PATH" in cand.content and "mise" not in cand.content
+
+
 def test_a_tool_missing_inside_a_package_script_is_no_missing_program_of_the_machine():
     inside = _fail("pnpm test", "sh: jest: command not found")
     assert _run(errors.missing_command_rule, [_prompt("run the tests"), inside]) == []

@@ -73,6 +73,13 @@ _WRAPPER = rx.compile(
 _ENV = rx.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 # programs that run the next word as the real program
 _PREFIXES = frozenset({"sudo", "env", "time", "nice", "nohup", "command", "exec", "doas", "stdbuf", "caffeinate"})
+
+
+def _looks_up(words: list[str]) -> bool:
+    """``command -v node`` asks where node is (a lookup, like ``which``); ``command node`` runs it."""
+    return words[0].lower() == "command" and words[1:2] in (["-v"], ["-V"])
+
+
 _RUNNERS = frozenset({"npx", "bunx", "pnpx", "uvx"})
 # a tool run from the project's environment: `uv run pytest`, `poetry run black`, `bundle exec rspec`
 _PROJECT_RUNNERS = frozenset(
@@ -425,7 +432,7 @@ def parse_command_line(text: str) -> tuple[list[Command], str]:
         env: list[str] = []
         while words and _ENV.match(words[0]):
             env.append(words.pop(0))
-        while words and words[0].lower() in _PREFIXES:
+        while words and words[0].lower() in _PREFIXES and not _looks_up(words):
             words.pop(0)
             while words and (_OPTION.match(words[0]) or _ENV.match(words[0])):
                 word = words.pop(0)

@@ -215,7 +215,12 @@ def _line(step: Step) -> str:
     """The error line that says most: one naming a reason when there is one, else the first."""
     lines = [e.get("line", "") for e in step.errors] or [step.result_head]
     best = next((line for line in lines + step.result_head.splitlines()[:6] if _REASON_TAIL.search(line)), lines[0])
-    return " ".join(best.split())[:240]
+    return _WHICH_LISTING.sub(r"\1 the PATH", " ".join(best.split()))[:240]
+
+
+# "which: no deno in (/usr/bin:~/.local/share/mise/installs/node/25.0.0/bin)": the folders are the machine's setup
+# of the day, not what failed; a listing the output cut short has no closing parenthesis
+_WHICH_LISTING = rx.compile(r"\b(which: no [\w.+-]+ in) \([^)]*\)?")
 
 
 _REASON_TAIL = rx.compile(
@@ -596,6 +601,25 @@ def _alternative(session: Session, index: int, name: str) -> str:
     return ""
 
 
+def _other_lookup(session: Session, index: int, name: str) -> str:
+    """A lookup program that is missing (``which``) and another lookup (``command -v``, ``type``) that found the
+    same programs soon after: how programs are looked up here."""
+    if name.lower() not in machine.PROBES:
+        return ""
+    asked = set(machine.probed_names(session.steps[index], session.intent(index)))
+    for j in range(index + 1, min(len(session.steps), index + WINDOW)):
+        step = session.steps[j]
+        if step.kind != "action" or not step.ok:
+            continue
+        intent = session.intent(j)
+        if not asked & set(machine.probed_names(step, intent)):
+            continue
+        for command in intent.commands:
+            if command.program.lower() in machine.PROBES and command.program.lower() != name.lower():
+                return " ".join([command.program, *command.options[:1]])
+    return ""
+
+
 _PYTHON = rx.compile(r"python[\d.]*")
 _GNU_PREFIX = "g"  # Homebrew's GNU coreutils, findutils, sed and grep on macOS: gtimeout, gsed, gdate, gfind
 _WINDOWS_LAUNCHERS = (".cmd", ".bat", ".exe", ".ps1")  # yarn.cmd, gradle.bat: how Windows shells find a tool
@@ -944,7 +968,7 @@ def missing_command_rule(session: Session) -> list[Candidate]:
             continue  # Get-ChildItem in bash: a PowerShell command in the wrong shell, not a program to install
         if _inside_package_script(session, index, name):
             continue  # `npm test` -> "vitest: command not found": the project's dependencies, not the machine
-        alt = _alternative(session, index, name)
+        alt = _alternative(session, index, name) or _other_lookup(session, index, name)
         if alt:
             out.append(
                 Candidate(
