@@ -92,7 +92,18 @@ _PREFER = (
 )
 _MID_NEVER = rx.compile(r"\b(?:make sure|be sure) (?:that )?(?:you )?(?:do ?n[o']?t|never|to not|not to) ", re.I)
 _ENDING = rx.compile(r"[\s,;:.!]+$")
-_PAREN = rx.compile(r"\s*\([^()]*\)")
+_PAREN = rx.compile(r"\s*(?<![\w.])\([^()]*\)")  # an aside; "f(x)" glued to a name is a call, not an aside
+_CODE_SPAN = rx.compile(r"`[^`\n]*`")
+_HIDDEN_PARENS = str.maketrans("()", "\ue000\ue001")
+_SHOWN_PARENS = str.maketrans("\ue000\ue001", "()")
+
+
+def _without_asides(text: str) -> str:
+    """``text`` without its parenthesised asides; a code span keeps its own ("`dirname(x)`" is code, not an aside)."""
+    masked = _CODE_SPAN.sub(lambda m: m.group(0).translate(_HIDDEN_PARENS), text)
+    return _PAREN.sub("", masked).translate(_SHOWN_PARENS)
+
+
 _CLAUSE_SPLIT = rx.compile(
     r"(?<=\S)(?:\s*[;]\s+|,\s+|\s+-{1,2}\s+|:\s+|\s+(?:because|since|so that|so|which|but|and then)\s+)"
 )
@@ -290,7 +301,7 @@ def fit(text: str, limit: int = LIMIT) -> str:
     text = _tidy(text)
     if len(text) <= limit:
         return text
-    bare = _tidy(_PAREN.sub("", text))
+    bare = _tidy(_without_asides(text))
     if bare and len(bare) <= limit:
         return bare
     text = bare or text
