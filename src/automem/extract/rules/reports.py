@@ -125,8 +125,15 @@ def _changed(steps: list[Step]) -> list[str]:
         if step.kind == "action" and step.ok and step.tool.lower() in EDIT_TOOLS | {"shell", "shell_command", "bash"}:
             intent = intent_of(step.tool, step.input)
             if intent.kind == "edit":
-                names += [t.rsplit("/", 1)[-1] for t in intent.targets]
+                names += [_as_written(t, step.input).rsplit("/", 1)[-1] for t in intent.targets]
     return list(dict.fromkeys(n for n in names if n))
+
+
+def _as_written(target: str, text: str) -> str:
+    """``target`` with the letter case the call wrote it in (intents keep paths lowered, a reader wants the name)."""
+    written = text.replace("\\", "/")
+    at = written.lower().find(target)
+    return written[at : at + len(target)] if at >= 0 else target
 
 
 def diagnosis_rule(session: Session) -> list[Candidate]:
@@ -316,7 +323,7 @@ def reported_problem_rule(session: Session) -> list[Candidate]:
                 kind="pattern" if repeats >= 2 else "observation",
                 summary=summary,
                 content=(
-                    f"The user reported{f' ({repeats} times)' if repeats >= 2 else ''}: {error}\n"
+                    f"{_reported_as(key, asked_fix)}{f' ({repeats} times)' if repeats >= 2 else ''}: {error}\n"
                     f"The agent: {sentence[:300]}"
                     + (f" {follow[0][:200]}" if follow else "")
                     + f"\nChanged: {', '.join(edited[:4])}"
@@ -330,6 +337,11 @@ def reported_problem_rule(session: Session) -> list[Candidate]:
             )
         )
     return out
+
+
+def _reported_as(key: str, asked_fix: bool) -> str:
+    """How the prompt is introduced: "fix the login page" asked for a fix, it reported nothing itself."""
+    return "The user asked" if asked_fix and not key else "The user reported"
 
 
 _HOW_QUESTION = rx.compile(
