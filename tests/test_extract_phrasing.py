@@ -96,6 +96,11 @@ def test_long_text_loses_clauses_not_half_words():
     assert phrasing.fit("short enough.") == "short enough"
 
 
+def test_a_bare_path_then_what_not_to_use_reads_as_use_this_not_that():
+    assert phrasing.imperative("~/.cache/app, make sure you dont use APP_HOME.") == "Use ~/.cache/app, not APP_HOME"
+    assert phrasing.imperative("later, dont use npm") == "Later, dont use npm"  # a word, not a name: left as said
+
+
 def test_shortening_drops_asides_but_never_the_parentheses_of_code():
     text = (
         "Since the move `root` is now `lib/`, so `parent(root)` lands in `lib/` (not the package root), "

@@ -142,6 +142,12 @@ def strip_openers(sentence: str) -> str:
 _SHOUTED = rx.compile(r"(?<!\bto )(?<!= )(?<!: )\b(?:NEVER|ALWAYS|DON'T|DO NOT|MUST|EVER|NOT|ONLY|ANY|ALL)\b(?= [a-z])")
 
 
+# ".codex/sessions, don't use CODEX_HOME": a path or code name (not a word like "later"), then what not to use
+_BARE_CHOICE = rx.compile(
+    r"^(?P<new>(?=[^\s,]{2,60},)[^\s,]*[./_@`][^\s,]*),\s+(?:never|don'?t|dont|do not)\s+use\s+(?P<old>\S.*)$", re.I
+)
+
+
 def imperative(sentence: str) -> str:
     """A correction or decision as an instruction: "no, don't use X for Y, use Z instead" -> "Use Z, not X, for Y"."""
     text = strip_openers(sentence)
@@ -157,6 +163,9 @@ def imperative(sentence: str) -> str:
         out = f"{swap.group('verb').lower()} {_tidy(swap.group('new'))}, not {_tidy(swap.group('old'))}"
         return fit(capitalized(out) + (f"; {rest}" if rest else ""))
     text = _MID_NEVER.sub("never ", text)
+    bare = _BARE_CHOICE.match(text)
+    if bare:
+        return fit(f"Use {bare['new']}, not {_tidy(bare['old'])}")
     text = _SHOUTED.sub(lambda m: m.group(0).lower(), text)
     text = re.sub(r"^dont\b", "Don't", text, flags=re.I)
     text = re.sub(r"^do not\b", "Don't", text, flags=re.I)
