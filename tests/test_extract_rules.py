@@ -884,6 +884,21 @@ def test_picking_an_offered_option_is_a_decision_candidate():
     assert "LoginEffect" in cand.summary and not cand.promotion
 
 
+def test_a_number_picking_an_option_is_quoted_as_the_reply_and_the_option_loses_its_or():
+    answer = (
+        "Should I:\n1. Keep the cart models in `CartModels.kt` (next to the older order models we already have)\n"
+        "2. Or merge `CartResult` into `CartEffect` (removing `CartResult`)?\n"
+    )
+    turns = [
+        Turn(harness="claude-code", session_id="s", turn_id="1", prompt="migrate the cart", answer=answer),
+        Turn(harness="claude-code", session_id="s", turn_id="2", prompt="2"),
+    ]
+    [cand] = _run(said.choice_rule, steps_from_turns(turns))
+    assert cand.summary == "Chosen by the user: Merge `CartResult` into `CartEffect` (removing `CartResult`)"
+    assert 'the user replied "2", picking: Merge `CartResult`' in cand.content
+    assert cand.content.endswith("Not chosen: Keep the cart models in `CartModels.kt`")  # no aside cut in half
+
+
 # --- text a later session can use ------------------------------------------------------------------
 
 
