@@ -573,6 +573,19 @@ def test_a_stated_cause_loses_its_lead_in_and_a_browser_console_label():
     assert "Understand this" not in cand.summary and "extensionless" in cand.summary
 
 
+def test_a_reported_error_cut_before_its_quoted_file_names_the_file():
+    steps = [
+        _prompt(
+            "Error: ENOENT: no such file or directory, open './pkg/src/app.json'",
+            answer="The issue is that `config.ts` moved to `lib/`, so its parent folder is `src/` now.",
+        ),
+        _ok('{"file_path": "/w/pkg/src/lib/config.ts"}', tool="Edit"),
+        _prompt("next: the lobby"),
+    ]
+    [cand] = _run(reports.reported_problem_rule, steps)
+    assert cand.summary.startswith("no such file or directory, open app.json: `config.ts` moved to `lib/`")
+
+
 def test_a_fix_request_is_quoted_as_asked_and_the_fixed_file_keeps_its_case():
     steps = [
         _prompt("fix CartScreen", answer="Two issues: `cartStore` was removed during the refactor. Use `state`."),

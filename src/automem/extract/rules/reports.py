@@ -249,6 +249,15 @@ _INLINE_ERROR = rx.compile(
 )
 
 
+def _gist_naming_file(error: str) -> str:
+    """The error's gist; when it stops before the quoted file the error names ("no such file or directory, open
+    './src/package.json'"), the file's name goes with it, or the gist ends on a dangling verb."""
+    gist = _gist(error, 50)
+    named = re.search(re.escape(gist) + r"\s*['\"]([^'\"\s]+)['\"]", error)
+    name = named.group(1).replace("\\", "/").rsplit("/", 1)[-1] if named else ""
+    return f"{gist} {name}" if re.fullmatch(r"[\w.-]+\.\w{1,5}", name) else gist  # a file, not a module name
+
+
 def reported_problem_rule(session: Session) -> list[Candidate]:
     """A problem the user reported, what the agent found and changed, and the user moving on."""
     from automem.capture.signals import normalize_signature
@@ -299,7 +308,7 @@ def reported_problem_rule(session: Session) -> list[Candidate]:
         done.add(sentence.lower())
         if key and repeats >= 2 and by_cluster[key][-1] != i:
             continue  # a pattern is stated once, from its last (working) fix
-        gist = _gist(error, 50) if key else ""
+        gist = _gist_naming_file(error) if key else ""
         lead = f"{gist} ({repeats}x)" if key and repeats >= 2 else gist
         from automem.extract.usable import readable
 
