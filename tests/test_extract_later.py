@@ -71,6 +71,7 @@ def test_a_lesson_naming_a_file_the_session_deleted_waits_as_a_candidate():
         [cand] = check_later(session, [_plan()])
         assert cand.promotion == "", deleting
         assert "was deleted or moved away" in cand.why
+        assert cand.how_to_apply.startswith("Check that coding-agent/docs/plan.md still exists first; if it does, ")
 
 
 def test_a_file_deleted_then_written_again_or_another_file_keeps_the_lesson():

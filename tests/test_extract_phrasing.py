@@ -96,6 +96,23 @@ def test_long_text_loses_clauses_not_half_words():
     assert phrasing.fit("short enough.") == "short enough"
 
 
+def test_a_bare_path_then_what_not_to_use_reads_as_use_this_not_that():
+    assert phrasing.imperative("~/.cache/app, make sure you dont use APP_HOME.") == "Use ~/.cache/app, not APP_HOME"
+    assert phrasing.imperative("later, dont use npm") == "Later, dont use npm"  # a word, not a name: left as said
+
+
+def test_shortening_drops_asides_but_never_the_parentheses_of_code():
+    text = (
+        "Since the move `root` is now `lib/`, so `parent(root)` lands in `lib/` (not the package root), "
+        "and every lookup of the manifest file fails"
+    )
+    out = phrasing.fit(text)
+    assert "`parent(root)`" in out and "(not the package root)" not in out
+    aside = "Verify tokens with the JWKS (key by `kid`), falling back to the realm key for each of the services we run"
+    longer = aside + " in the staging cluster"
+    assert phrasing.fit(longer) == longer.replace(" (key by `kid`)", "")
+
+
 def test_a_listing_keeps_whole_items_and_says_when_it_left_some_out():
     items = [f"module{i} -> packages/area{i}/module{i}" for i in range(8)]
     out = phrasing.listing("Layout", items)

@@ -592,6 +592,30 @@ def test_a_stated_cause_loses_its_lead_in_and_a_browser_console_label():
     assert "Understand this" not in cand.summary and "extensionless" in cand.summary
 
 
+def test_a_reported_error_cut_before_its_quoted_file_names_the_file():
+    steps = [
+        _prompt(
+            "Error: ENOENT: no such file or directory, open './pkg/src/app.json'",
+            answer="The issue is that `config.ts` moved to `lib/`, so its parent folder is `src/` now.",
+        ),
+        _ok('{"file_path": "/w/pkg/src/lib/config.ts"}', tool="Edit"),
+        _prompt("next: the lobby"),
+    ]
+    [cand] = _run(reports.reported_problem_rule, steps)
+    assert cand.summary.startswith("no such file or directory, open app.json: `config.ts` moved to `lib/`")
+
+
+def test_a_fix_request_is_quoted_as_asked_and_the_fixed_file_keeps_its_case():
+    steps = [
+        _prompt("fix CartScreen", answer="Two issues: `cartStore` was removed during the refactor. Use `state`."),
+        _ok('{"file_path": "/w/app/src/CartScreen.kt"}', tool="Edit"),
+        _prompt("next: the lobby"),
+    ]
+    [cand] = _run(reports.reported_problem_rule, steps)
+    assert cand.summary == "`cartStore` was removed during the refactor (fixed in CartScreen.kt)"
+    assert cand.content.startswith("The user asked: fix CartScreen\n") and "Changed: CartScreen.kt" in cand.content
+
+
 def test_the_same_pasted_error_in_several_prompts_is_one_pattern():
     def report(module: str) -> list[Step]:
         return [
@@ -892,6 +916,21 @@ def test_picking_an_offered_option_is_a_decision_candidate():
     assert "LoginEffect" in cand.summary and not cand.promotion
 
 
+def test_a_number_picking_an_option_is_quoted_as_the_reply_and_the_option_loses_its_or():
+    answer = (
+        "Should I:\n1. Keep the cart models in `CartModels.kt` (next to the older order models we already have)\n"
+        "2. Or merge `CartResult` into `CartEffect` (removing `CartResult`)?\n"
+    )
+    turns = [
+        Turn(harness="claude-code", session_id="s", turn_id="1", prompt="migrate the cart", answer=answer),
+        Turn(harness="claude-code", session_id="s", turn_id="2", prompt="2"),
+    ]
+    [cand] = _run(said.choice_rule, steps_from_turns(turns))
+    assert cand.summary == "Chosen by the user: Merge `CartResult` into `CartEffect` (removing `CartResult`)"
+    assert 'the user replied "2", picking: Merge `CartResult`' in cand.content
+    assert cand.content.endswith("Not chosen: Keep the cart models in `CartModels.kt`")  # no aside cut in half
+
+
 # --- text a later session can use ------------------------------------------------------------------
 
 
@@ -1067,6 +1106,15 @@ def test_the_file_a_record_is_kept_in_is_stated_as_where_it_lives_not_as_the_tas
     )
     assert cand.summary == "The implementation plan is kept in docs/refactor.md; keep it up to date"
     assert "createa full implementation plan" in cand.content
+
+
+def test_a_question_asked_in_passing_inside_parentheses_does_not_cut_the_quote():
+    [cand] = _run(
+        said.doc_file_rule,
+        [_prompt("then delete the old files (a.ts, b.ts right? nothing else), and add a code map to NOTES.md please")],
+    )
+    assert cand.summary == "The code map is kept in NOTES.md; keep it up to date"
+    assert cand.content.startswith('The user said: "Then delete the old files (a.ts, b.ts right? nothing else)')
 
 
 # --- machine facts: a lookup's output, a folder that refused a write -----------------------------------------

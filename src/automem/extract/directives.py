@@ -464,7 +464,7 @@ def sentences(prompt: str) -> list[str]:
     for line in prose_lines(prompt):
         if len(line) > 4000:
             continue  # a line this long is pasted data, not something said to the agent
-        for sentence in _SENTENCE_END.split(line):
+        for sentence in _split_sentences(line):
             for part in _INLINE_ITEM.split(sentence):
                 part = _NEXT_LABEL.sub("", part.strip())  # "... and tests Output format:" -> "... and tests"
                 if part:
@@ -473,6 +473,21 @@ def sentences(prompt: str) -> list[str]:
 
 
 _NEXT_LABEL = rx.compile(r"\s+[A-Z][a-z]+(?: [a-z]+){0,2}:$")
+
+
+def _split_sentences(line: str) -> list[str]:
+    """The line cut at sentence ends, but not inside a parenthesis closed later on the line: "remove the old files
+    (main.ts, cli.ts right? nothing else), and add a map" is one sentence, an aside asked in passing."""
+    parts: list[str] = []
+    start = 0
+    for end in _SENTENCE_END.finditer(line):
+        before = line[start : end.start()]
+        if before.count("(") > before.count(")") and ")" in line[end.end() :]:
+            continue
+        parts.append(before)
+        start = end.end()
+    parts.append(line[start:])
+    return parts
 
 
 _CJK_QUESTION_END = rx.compile(r"(?:吗|呢|か|까)[。.]?$")

@@ -92,7 +92,18 @@ _PREFER = (
 )
 _MID_NEVER = rx.compile(r"\b(?:make sure|be sure) (?:that )?(?:you )?(?:do ?n[o']?t|never|to not|not to) ", re.I)
 _ENDING = rx.compile(r"[\s,;:.!]+$")
-_PAREN = rx.compile(r"\s*\([^()]*\)")
+_PAREN = rx.compile(r"\s*(?<![\w.])\([^()]*\)")  # an aside; "f(x)" glued to a name is a call, not an aside
+_CODE_SPAN = rx.compile(r"`[^`\n]*`")
+_HIDDEN_PARENS = str.maketrans("()", "\ue000\ue001")
+_SHOWN_PARENS = str.maketrans("\ue000\ue001", "()")
+
+
+def _without_asides(text: str) -> str:
+    """``text`` without its parenthesised asides; a code span keeps its own ("`dirname(x)`" is code, not an aside)."""
+    masked = _CODE_SPAN.sub(lambda m: m.group(0).translate(_HIDDEN_PARENS), text)
+    return _PAREN.sub("", masked).translate(_SHOWN_PARENS)
+
+
 _CLAUSE_SPLIT = rx.compile(
     r"(?<=\S)(?:\s*[;]\s+|,\s+|\s+-{1,2}\s+|:\s+|\s+(?:because|since|so that|so|which|but|and then)\s+)"
 )
@@ -131,6 +142,12 @@ def strip_openers(sentence: str) -> str:
 _SHOUTED = rx.compile(r"(?<!\bto )(?<!= )(?<!: )\b(?:NEVER|ALWAYS|DON'T|DO NOT|MUST|EVER|NOT|ONLY|ANY|ALL)\b(?= [a-z])")
 
 
+# ".codex/sessions, don't use CODEX_HOME": a path or code name (not a word like "later"), then what not to use
+_BARE_CHOICE = rx.compile(
+    r"^(?P<new>(?=[^\s,]{2,60},)[^\s,]*[./_@`][^\s,]*),\s+(?:never|don'?t|dont|do not)\s+use\s+(?P<old>\S.*)$", re.I
+)
+
+
 def imperative(sentence: str) -> str:
     """A correction or decision as an instruction: "no, don't use X for Y, use Z instead" -> "Use Z, not X, for Y"."""
     text = strip_openers(sentence)
@@ -146,6 +163,9 @@ def imperative(sentence: str) -> str:
         out = f"{swap.group('verb').lower()} {_tidy(swap.group('new'))}, not {_tidy(swap.group('old'))}"
         return fit(capitalized(out) + (f"; {rest}" if rest else ""))
     text = _MID_NEVER.sub("never ", text)
+    bare = _BARE_CHOICE.match(text)
+    if bare:
+        return fit(f"Use {bare['new']}, not {_tidy(bare['old'])}")
     text = _SHOUTED.sub(lambda m: m.group(0).lower(), text)
     text = re.sub(r"^dont\b", "Don't", text, flags=re.I)
     text = re.sub(r"^do not\b", "Don't", text, flags=re.I)
@@ -290,7 +310,7 @@ def fit(text: str, limit: int = LIMIT) -> str:
     text = _tidy(text)
     if len(text) <= limit:
         return text
-    bare = _tidy(_PAREN.sub("", text))
+    bare = _tidy(_without_asides(text))
     if bare and len(bare) <= limit:
         return bare
     text = bare or text

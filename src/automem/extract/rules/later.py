@@ -36,10 +36,16 @@ def check_later(session: Session, found: list[Candidate]) -> list[Candidate]:
         if gone:
             cand.promotion = ""
             cand.why = f"{cand.why.rstrip()} Later in the session {gone} was deleted or moved away.".strip()
+            cand.how_to_apply = f"Check that {gone} still exists first; if it does, {_lowered(cand.how_to_apply)}"
         if absent:
             _unverify(cand, absent)
         out.append(cand)
     return out
+
+
+def _lowered(advice: str) -> str:
+    """Advice continuing a sentence: its first letter lowered unless it starts a name ("Keep it" -> "keep it")."""
+    return advice[:1].lower() + advice[1:] if advice[1:2].islower() else advice
 
 
 def absent_programs(session: Session) -> set[str]:

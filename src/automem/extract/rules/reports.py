@@ -125,8 +125,15 @@ def _changed(steps: list[Step]) -> list[str]:
         if step.kind == "action" and step.ok and step.tool.lower() in EDIT_TOOLS | {"shell", "shell_command", "bash"}:
             intent = intent_of(step.tool, step.input)
             if intent.kind == "edit":
-                names += [t.rsplit("/", 1)[-1] for t in intent.targets]
+                names += [_as_written(t, step.input).rsplit("/", 1)[-1] for t in intent.targets]
     return list(dict.fromkeys(n for n in names if n))
+
+
+def _as_written(target: str, text: str) -> str:
+    """``target`` with the letter case the call wrote it in (intents keep paths lowered, a reader wants the name)."""
+    written = text.replace("\\", "/")
+    at = written.lower().find(target)
+    return written[at : at + len(target)] if at >= 0 else target
 
 
 def diagnosis_rule(session: Session) -> list[Candidate]:
@@ -242,6 +249,15 @@ _INLINE_ERROR = rx.compile(
 )
 
 
+def _gist_naming_file(error: str) -> str:
+    """The error's gist; when it stops before the quoted file the error names ("no such file or directory, open
+    './src/package.json'"), the file's name goes with it, or the gist ends on a dangling verb."""
+    gist = _gist(error, 50)
+    named = re.search(re.escape(gist) + r"\s*['\"]([^'\"\s]+)['\"]", error)
+    name = named.group(1).replace("\\", "/").rsplit("/", 1)[-1] if named else ""
+    return f"{gist} {name}" if re.fullmatch(r"[\w.-]+\.\w{1,5}", name) else gist  # a file, not a module name
+
+
 def reported_problem_rule(session: Session) -> list[Candidate]:
     """A problem the user reported, what the agent found and changed, and the user moving on."""
     from automem.capture.signals import normalize_signature
@@ -292,7 +308,7 @@ def reported_problem_rule(session: Session) -> list[Candidate]:
         done.add(sentence.lower())
         if key and repeats >= 2 and by_cluster[key][-1] != i:
             continue  # a pattern is stated once, from its last (working) fix
-        gist = _gist(error, 50) if key else ""
+        gist = _gist_naming_file(error) if key else ""
         lead = f"{gist} ({repeats}x)" if key and repeats >= 2 else gist
         from automem.extract.usable import readable
 
@@ -316,7 +332,7 @@ def reported_problem_rule(session: Session) -> list[Candidate]:
                 kind="pattern" if repeats >= 2 else "observation",
                 summary=summary,
                 content=(
-                    f"The user reported{f' ({repeats} times)' if repeats >= 2 else ''}: {error}\n"
+                    f"{_reported_as(key, asked_fix)}{f' ({repeats} times)' if repeats >= 2 else ''}: {error}\n"
                     f"The agent: {sentence[:300]}"
                     + (f" {follow[0][:200]}" if follow else "")
                     + f"\nChanged: {', '.join(edited[:4])}"
@@ -330,6 +346,11 @@ def reported_problem_rule(session: Session) -> list[Candidate]:
             )
         )
     return out
+
+
+def _reported_as(key: str, asked_fix: bool) -> str:
+    """How the prompt is introduced: "fix the login page" asked for a fix, it reported nothing itself."""
+    return "The user asked" if asked_fix and not key else "The user reported"
 
 
 _HOW_QUESTION = rx.compile(

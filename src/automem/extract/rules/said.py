@@ -939,6 +939,11 @@ def _moved_later(session: Session, index: int, pairs: list[tuple[str, str]]) -> 
     return pairs
 
 
+def _option_text(option: str) -> str:
+    """An offered option as a statement: "Or convert X into Y?" -> "Convert X into Y" (the offer's "or" and "?" go)."""
+    return _clean(re.sub(r"^(?:or|and)\s+", "", option.strip(), flags=re.I)).rstrip("?？ ")
+
+
 def choice_rule(session: Session) -> list[Candidate]:
     """The user picking one of the options the agent offered ("2", or the option's text)."""
     out = []
@@ -953,16 +958,15 @@ def choice_rule(session: Session) -> list[Candidate]:
             picked = next((o for o in step.offered if o.strip().lower() == reply.lower()), "")
         if not picked or len(picked) < 12:
             continue
-        others = [o for o in step.offered if o != picked]
+        others = [_option_text(o) for o in step.offered if o != picked]
+        replied = f'the user replied "{reply}", picking: ' if reply.isdigit() else "the user picked: "
         out.append(
             Candidate(
                 kind="decision",
-                summary=phrasing.fit(
-                    "Chosen by the user: " + _clean(re.sub(r"^(?:or|and)\s+", "", picked, flags=re.I)).rstrip("?？ ")
-                ),
-                content=f'The agent offered {len(step.offered)} options; the user picked: "{picked}"\n'
+                summary=phrasing.fit("Chosen by the user: " + _option_text(picked)),
+                content=f"The agent offered {len(step.offered)} options; {replied}{_option_text(picked)}\n"
                 + "Not chosen: "
-                + "; ".join(o[:80] for o in others[:4]),
+                + "; ".join(phrasing.fit(o, 80) for o in others[:4]),
                 why="The user chose this among the options the agent offered.",
                 how_to_apply="Keep to this choice when the same question comes up.",
                 signals=["rule"],
