@@ -2283,3 +2283,14 @@ def test_an_option_the_program_says_it_does_not_take_then_another_that_worked_is
         assert _run(errors.unsupported_option_rule, [failed, later]) == []
     unnamed = _fail("grep -rnP 'x' src/", "grep: src/: Is a directory", tool="Bash")
     assert _run(errors.unsupported_option_rule, [unnamed, _ok("grep -rnE 'x' src/", tool="Bash")]) == []
+
+
+def test_before_moving_forward_is_going_on_with_this_work_not_from_now_on():
+    """ "Before moving forward" asks to finish something first; "going forward" alone still means from now on."""
+    for text in (
+        "Sorry, I wanted to understand the two services before moving forward.",
+        "Please read the spec first, prior to going forward.",
+    ):
+        assert all(c.promotion == "" for c in _run(said.directive_rule, [_prompt(text)])), text
+    [rule] = _run(said.directive_rule, [_prompt("Going forward, run the linter before every commit.")])
+    assert rule.promotion == INSTRUCTION

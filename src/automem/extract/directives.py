@@ -57,6 +57,9 @@ _NOT_A_VERB = (
     r"(?:the|a|an|so|such|same|like|been|was|were|is|are|has|had|gonna|going|mind|with|in|on|at|for|more|less|too"
     r"|very|this|that|it|my|your|our|their)\b"
 )
+# "going forward" as "from now on", not "before moving forward" (before going on with this work)
+_FORWARD = r"(?<!\bbefore )(?<!\bprior to )(?<!\bwithout )(?:going|moving) forward"
+
 _EN: tuple[tuple[str, str, re.Pattern], ...] = (
     (
         "habit",
@@ -132,7 +135,7 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
         "future",
         "preference",
         rx.compile(
-            r"\b(?:from now on|going forward|moving forward|from here on)\b"
+            r"\b(?:from now on|" + _FORWARD + r"|from here on)\b"
             r"|^" + _OPENERS + r"in (?:the )?future\b",
             re.I,
         ),
@@ -560,7 +563,7 @@ _CLAUSE = rx.compile(
 
 # words that make a rule outlast the prompt it was said in, in the languages read
 OUTLASTS = rx.compile(
-    r"\b(?:always|never|from now on|going forward|in this (?:repo|repository|project|codebase)|in (?:all|every))\b"
+    r"\b(?:always|never|from now on|" + _FORWARD + r"|in this (?:repo|repository|project|codebase)|in (?:all|every))\b"
     r"|以后|今后|從今|从今|永远|永遠|总是|始终|每次|记住|記住|今後|これから|常に|必ず|次回から|絶対|항상|절대|앞으로"
     r"|всегда|никогда|впредь|\b(?:siempre|nunca|toujours|jamais|immer|niemals|sempre)\b",
     re.I,
