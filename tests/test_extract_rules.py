@@ -2294,3 +2294,18 @@ def test_before_moving_forward_is_going_on_with_this_work_not_from_now_on():
         assert all(c.promotion == "" for c in _run(said.directive_rule, [_prompt(text)])), text
     [rule] = _run(said.directive_rule, [_prompt("Going forward, run the linter before every commit.")])
     assert rule.promotion == INSTRUCTION
+
+
+def test_a_change_want_or_duty_of_one_thing_waits_as_a_candidate():
+    """An edit of one thing, a want of one thing of the work, the user's own duty: this work, not a standing rule."""
+    for text in (
+        "I want to change my shell config to use zsh instead of bash.",
+        "Please convert the build script to use make instead of just.",
+        "I want my report to look only at the open tickets.",
+        "I shouldn't be seeing the admin menu unless I'm an admin.",
+    ):
+        found = _run(said.directive_rule, [_prompt(text)])
+        assert found and all(c.promotion == "" for c in found), text
+    for text in ("Use zsh instead of bash.", "I want the generated files to be kept out of git, always."):
+        [rule] = _run(said.directive_rule, [_prompt(text)])
+        assert rule.promotion == INSTRUCTION, text

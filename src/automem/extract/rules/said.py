@@ -392,7 +392,33 @@ def lasting(d: Directive) -> bool:
         )
     if _OWN_NEED.search(d.sentence):
         return False  # "I don't need to view it here": what the user needs at this moment, not what the agent does
+    if d.language == "en" and _weakly_lasting(d):
+        return False
     return d.cue in _STRONG_CUES or d.language != "en" or bool(_LASTING.search(d.sentence))
+
+
+# an edit of one thing to a new state: "change my setup to use X instead of Y", "let's convert the app to Z"
+_ONE_TIME_EDIT = rx.compile(
+    r"^\W*(?:(?:i|we)\s+(?:really\s+)?(?:want|need|would like|'d like)\s+to\s+|let'?s\s+|please\s+"
+    r"|(?:can|could) you\s+)?(?:change|switch|convert|migrate|move|port|rewrite|update|modify|refactor)"
+    r"\s+(?!to\b|over\b)(?:\S+\s+){1,4}?(?:to|into)\s",
+    re.I,
+)
+# what the user wants of one thing of the work: "I want my search to look only within X"
+_WANT_OF_ONE_THING = rx.compile(
+    r"\bi\s+(?:really\s+)?(?:want|need|would like|'d like)\s+(?:my|our|the|this|that|it)\b", re.I
+)
+# the user speaking of their own duty: "I shouldn't be accessing this page unless I'm logged in"
+_OWN_DUTY = rx.compile(r"^\W*i\s+(?:should|must|shall)(?:n'?t|\s+not|\s+never)?\s+\w+", re.I)
+
+
+def _weakly_lasting(d: Directive) -> bool:
+    """Is it a change, want or duty of this piece of work, said without a word that makes it outlast the work?"""
+    if OUTLASTS.search(d.sentence):
+        return False
+    if _ONE_TIME_EDIT.search(d.sentence) or _OWN_DUTY.search(d.sentence):
+        return True
+    return d.cue == "want" and bool(_WANT_OF_ONE_THING.search(d.sentence))
 
 
 # the user saying what they themselves need or want to do, not what the agent should do
