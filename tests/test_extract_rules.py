@@ -2309,3 +2309,15 @@ def test_a_change_want_or_duty_of_one_thing_waits_as_a_candidate():
     for text in ("Use zsh instead of bash.", "I want the generated files to be kept out of git, always."):
         [rule] = _run(said.directive_rule, [_prompt(text)])
         assert rule.promotion == INSTRUCTION, text
+
+
+def test_a_should_is_read_in_its_own_clause():
+    """ "Not" in a clause beside the "should" (what is so now, or the thing it replaces) makes no standing rule."""
+    for text in (
+        "We are not using the icon font, we should use the sprite from the header.",
+        "The --verbose flag should be on the build step, not the deploy step.",
+    ):
+        found = _run(said.directive_rule, [_prompt(text)])
+        assert found and all(c.promotion == "" for c in found), text
+    [rule] = _run(said.directive_rule, [_prompt("We should never commit the .env file, please remove it.")])
+    assert rule.promotion == INSTRUCTION

@@ -394,7 +394,8 @@ def lasting(d: Directive) -> bool:
         return False  # "I don't need to view it here": what the user needs at this moment, not what the agent does
     if d.language == "en" and _weakly_lasting(d):
         return False
-    return d.cue in _STRONG_CUES or d.language != "en" or bool(_LASTING.search(d.sentence))
+    words = _cue_clause(d.sentence) if d.cue == "must" and d.language == "en" else d.sentence
+    return d.cue in _STRONG_CUES or d.language != "en" or bool(_LASTING.search(words))
 
 
 # an edit of one thing to a new state: "change my setup to use X instead of Y", "let's convert the app to Z"
@@ -419,6 +420,15 @@ def _weakly_lasting(d: Directive) -> bool:
     if _ONE_TIME_EDIT.search(d.sentence) or _OWN_DUTY.search(d.sentence):
         return True
     return d.cue == "want" and bool(_WANT_OF_ONE_THING.search(d.sentence))
+
+
+_CLAUSE_SPLIT = rx.compile(r"[,;:]\s+|\s+-\s+|\s+(?:but|and|so)\s+(?=(?:we|you|i|it|they)\b)", re.I)
+_MUST_WORD = rx.compile(r"\b(?:must|has to|have to|needs? to be|should|shall)\b", re.I)
+
+
+def _cue_clause(sentence: str) -> str:
+    """The clause that holds "should"/"must": "we are not using X, we should use Y" -> "we should use Y"."""
+    return next((c for c in _CLAUSE_SPLIT.split(sentence) if _MUST_WORD.search(c)), sentence)
 
 
 # the user saying what they themselves need or want to do, not what the agent should do
