@@ -2321,3 +2321,12 @@ def test_a_should_is_read_in_its_own_clause():
         assert found and all(c.promotion == "" for c in found), text
     [rule] = _run(said.directive_rule, [_prompt("We should never commit the .env file, please remove it.")])
     assert rule.promotion == INSTRUCTION
+
+
+def test_a_use_that_is_a_later_step_of_the_task_waits_as_a_candidate():
+    """ "Pull X into a constant and then use it instead of Y": the use is a step of this edit, not a standing rule."""
+    text = "Pull the base url into a constant and then use the constant in the fetch calls instead of the literal."
+    found = _run(said.directive_rule, [_prompt(text)])
+    assert found and all(c.promotion == "" for c in found)
+    [rule] = _run(said.directive_rule, [_prompt("Use the constant instead of the literal url.")])
+    assert rule.promotion == INSTRUCTION

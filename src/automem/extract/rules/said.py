@@ -409,6 +409,12 @@ _ONE_TIME_EDIT = rx.compile(
 _WANT_OF_ONE_THING = rx.compile(
     r"\bi\s+(?:really\s+)?(?:want|need|would like|'d like)\s+(?:my|our|the|this|that|it)\b", re.I
 )
+# a "use" that is a later step of the task the sentence opened with: "pull X into a variable and then use it ..."
+_LATER_STEP = rx.compile(
+    r"^\W*(?:please\s+)?(?!(?:always|never|use|prefer|don'?t|do not)\b)[a-z]+\b[^.!?]{3,80}?"
+    r"\b(?:and(?:\s+then)?|then)\s+use\b",
+    re.I,
+)
 # the user speaking of their own duty: "I shouldn't be accessing this page unless I'm logged in"
 _OWN_DUTY = rx.compile(r"^\W*i\s+(?:should|must|shall)(?:n'?t|\s+not|\s+never)?\s+\w+", re.I)
 
@@ -417,7 +423,7 @@ def _weakly_lasting(d: Directive) -> bool:
     """Is it a change, want or duty of this piece of work, said without a word that makes it outlast the work?"""
     if OUTLASTS.search(d.sentence):
         return False
-    if _ONE_TIME_EDIT.search(d.sentence) or _OWN_DUTY.search(d.sentence):
+    if _ONE_TIME_EDIT.search(d.sentence) or _OWN_DUTY.search(d.sentence) or _LATER_STEP.search(d.sentence):
         return True
     return d.cue == "want" and bool(_WANT_OF_ONE_THING.search(d.sentence))
 
