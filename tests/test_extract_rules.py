@@ -2330,3 +2330,11 @@ def test_a_use_that_is_a_later_step_of_the_task_waits_as_a_candidate():
     assert found and all(c.promotion == "" for c in found)
     [rule] = _run(said.directive_rule, [_prompt("Use the constant instead of the literal url.")])
     assert rule.promotion == INSTRUCTION
+
+
+def test_liking_what_was_done_is_no_preference():
+    """ "I like where this is going" approves the work; "I like short functions" is a preference."""
+    for text in ("I like where this is going.", "I really like how the header looks now."):
+        assert _run(said.directive_rule, [_prompt(text)]) == [], text
+    [rule] = _run(said.directive_rule, [_prompt("I like short functions.")])
+    assert rule.promotion == INSTRUCTION

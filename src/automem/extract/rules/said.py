@@ -145,9 +145,13 @@ def _keep(d: Directive, document: bool) -> bool:
         return False  # requirements of a pasted spec are the spec's, not a rule for the agent
     if d.cue == "must" and d.language == "en" and not _RESTRICTED.search(text):
         return False  # "X should open Y" is a one-off setting; "X must never Y", "you have to Y" are rules
-    if _CLAUSE_WORD.match(text):
+    if _CLAUSE_WORD.match(text) or (d.cue == "prefer" and _APPROVAL.search(text)):
         return False
     return _names_something(d)
+
+
+# liking what was done: "I like where we're headed", "I really like how this looks"
+_APPROVAL = rx.compile(r"\bi\s+(?:really\s+|do\s+)?(?:like|love)\s+(?:where|what|how)\b", re.I)
 
 
 def _to_keep(d: Directive) -> str:
