@@ -2338,3 +2338,16 @@ def test_liking_what_was_done_is_no_preference():
         assert _run(said.directive_rule, [_prompt(text)]) == [], text
     [rule] = _run(said.directive_rule, [_prompt("I like short functions.")])
     assert rule.promotion == INSTRUCTION
+
+
+def test_lets_always_or_never_is_a_rule_and_lets_alone_proposes_this_turns_step():
+    """ "let's" proposes what to do next, unless a rule word follows it: "let's always run the formatter"."""
+    for text, summary in (
+        ("Let's always run the formatter before committing.", "Always run the formatter before committing"),
+        ("Lets always write the test first.", "Always write the test first"),
+        ("Let's never commit generated files.", "Never commit generated files"),
+    ):
+        [cand] = find_candidates(Session([_prompt(text)]))
+        assert (cand.summary, cand.promotion) == (summary, INSTRUCTION), text
+    for text in ("Let's use the second approach.", "Lets fix the login bug first.", "let's always the same thing"):
+        assert find_candidates(Session([_prompt(text)])) == [], text

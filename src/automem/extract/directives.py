@@ -88,7 +88,7 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
         "never",
         "decision",
         rx.compile(
-            r"^" + _OPENERS + r"(?:never|don'?t ever|do not ever)\s+(?!" + _NOT_A_VERB + r")\w+"
+            r"^" + _OPENERS + r"(?:let'?s\s+)?(?:never|don'?t ever|do not ever)\s+(?!" + _NOT_A_VERB + r")\w+"
             r"|\b(?:must|should|shall)\s+(?:never|not|NEVER|NOT)\s+\w+|\bmustn'?t\b|\bshouldn'?t\s+(?!have\b)\w+"
             r"|\b(?:make sure|be sure|ensure)\s+(?:that\s+)?(?:you\s+)?(?:do ?n[o']?t|never|to not|not to)\s+\w+"
             r"|^" + _OPENERS + r"i never (?:said|asked|told) (?:you )?to\s+\w+"
@@ -109,7 +109,8 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
         "always",
         "preference",
         rx.compile(
-            r"^" + _OPENERS + r"always\s+(?!" + _NOT_A_VERB + r")\w+|\b(?:you|we)\s+(?:should\s+)?always\s+\w+"
+            r"^" + _OPENERS + r"(?:let'?s\s+)?always\s+(?!" + _NOT_A_VERB + r")\w+"
+            r"|\b(?:you|we)\s+(?:should\s+)?always\s+\w+"
             r"|\b(?:every ?time|each time|whenever)\b[^.!?]{3,120}?,\s*(?:please\s+)?(?:always\s+|first\s+)?"
             r"(?:run|use|make|add|update|check|do|write|commit|create|keep|ask|test|rebuild|restart|include|tell|read)\b"
             r"|\b(?:after|before) (?:each|every) \w+(?: \w+)?,?\s+(?:please\s+)?(?:always\s+|first\s+)?"

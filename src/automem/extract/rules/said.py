@@ -43,8 +43,11 @@ _ERRORISH = rx.compile(
     r"|\bfailed to\b|\bnpm ERR",
     re.I,
 )
+# "let's" proposes this turn's next step, unless a rule word follows ("let's always run the formatter")
 _HEDGE = rx.compile(
-    r"\b(?:maybe|perhaps|probably|i guess|not sure|real quick|for now|for the moment|let me|let's)\b", re.I
+    r"\b(?:maybe|perhaps|probably|i guess|not sure|real quick|for now|for the moment|let me"
+    r"|let's(?!\s+(?:always|never)\b))\b",
+    re.I,
 )
 _OPINION = rx.compile(r"\bi (?:have a feeling|think|guess|suppose|feel|assume|would assume|believe)\b", re.I)
 _RESTRICTED = rx.compile(
