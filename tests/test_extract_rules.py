@@ -2361,6 +2361,8 @@ def test_dutch_rules_one_offs_and_language():
     assert _rules_in(("Gebruik altijd pnpm", "Push nooit naar main", "Vanaf nu schrijf je eerst tests")) == []
     assert _stored(("Het werkte nooit", "Repareer de loginpagina", "Waarom faalt de test", "Push nog niet")) == []
     assert _talks_in("Antwoord altijd in het Nederlands").endswith("in Dutch; they asked for it")
+    [must] = _run(said.directive_rule, [_prompt("Een sessie moet vanaf nu altijd in een workspace zitten")])
+    assert must.promotion == INSTRUCTION
 
 
 def test_ukrainian_rules_one_offs_and_language():
@@ -2404,3 +2406,4 @@ def test_indonesian_rules_one_offs_and_language():
         == []
     )
     assert _talks_in("Jawab dalam bahasa Indonesia").endswith("in Indonesian; they asked for it")
+    assert _talks_in("Mulai sekarang selalu balas dalam bahasa Inggris").endswith("in English; they asked for it")

@@ -105,13 +105,24 @@ _VI_VERBS = (
 _ID_VERBS = (
     r"gunakan|pakai|pake|tulis|tuliskan|jalankan|buat|buatkan|tambahkan|jawab|balas|cek|periksa|tanya|tanyakan"
     r"|commit|push|ikuti|baca|perbarui|update|hapus|ubah|simpan|jelaskan|beri|berikan|pastikan|install|instal"
+    r"|format|pilih|tampilkan|sertakan|hindari|kirim"
 )
+# "must": a rule with "always" or "from now on" ("een sessie moet vanaf nu altijd ..."), never alone
+_MUST = {
+    "it": r"devi|deve|devono|bisogna",
+    "pl": r"musisz|musi|muszą|musza|ma być|ma byc|powinien|powinno|powinna|powinieneś|powinienes",
+    "nl": r"moet|moeten|dient",
+    "id": r"harus|wajib",
+    "vi": r"phải|phai",
+    "uk": r"має|мусиш|повинен|повинна|повинно|треба",
+}
 
 # an Italian imperative of -are verbs reads like "it uses" ("il server usa sempre X"): only first in the sentence
 _IT_START = r"^(?:(?:per favore|ok|e|ma|poi|quindi|inoltre|allora|no)[,.]?\s+)*"
 # the verb a Turkish sentence ends with says a report ("hep çöküyor", "asla çalışmadı"), not a request
 _TR_NOT_REPORT = r"(?!.*(?:yor|dı|di|du|dü|tı|ti|tu|tü|mış|miş|muş|müş|dır|dir|cak|cek)\W*$)"
 _UK_IMPERATIVE = rf"(?:{_UK_VERBS}|{_UK_LETTER}+(?:уй|юй|ай|яй|йте|іть|ьте))(?!{_UK_LETTER})"
+_UK_BINDING = rf"(?:{_UK_IMPERATIVE}|(?<!{_UK_LETTER})(?:{_MUST['uk']})(?!{_UK_LETTER}))"
 
 # (language, cue kind, kind, pattern), read like directives._INTL
 CUES: tuple[tuple[str, str, str, re.Pattern], ...] = (
@@ -129,7 +140,11 @@ CUES: tuple[tuple[str, str, str, re.Pattern], ...] = (
         "it",
         "always",
         "preference",
-        rx.compile(_IT_START + rf"(?:sempre\s+(?:{_IT_VERBS})\b|(?:{_IT_VERBS})\b(?:\s+\S+){{0,2}}?\s+sempre\b)", re.I),
+        rx.compile(
+            _IT_START + rf"(?:sempre\s+(?:{_IT_VERBS})\b|(?:{_IT_VERBS})\b(?:\s+\S+){{0,2}}?\s+sempre\b)"
+            rf"|\b(?:{_MUST['it']})\s+sempre\b",
+            re.I,
+        ),
     ),
     (
         "it",
@@ -137,7 +152,7 @@ CUES: tuple[tuple[str, str, str, re.Pattern], ...] = (
         "preference",
         rx.compile(
             _with_verb(
-                _IT_VERBS + "|" + _IT_INFINITIVES,
+                _IT_VERBS + "|" + _IT_INFINITIVES + "|" + _MUST["it"],
                 r"d'ora in (?:poi|avanti)|da (?:ora|adesso|qui) in (?:poi|avanti)|in futuro|la prossima volta",
             ),
             re.I,
@@ -164,14 +179,14 @@ CUES: tuple[tuple[str, str, str, re.Pattern], ...] = (
         "decision",
         rx.compile(rf"(?<!czy )\bnie\s+(?:{_PL_VERBS})\b", re.I),
     ),
-    ("pl", "always", "preference", rx.compile(_near(_PL_VERBS, "zawsze"), re.I)),
+    ("pl", "always", "preference", rx.compile(_near(_PL_VERBS + "|" + _MUST["pl"], "zawsze"), re.I)),
     (
         "pl",
         "future",
         "preference",
         rx.compile(
             _with_verb(
-                _PL_VERBS,
+                _PL_VERBS + "|" + _MUST["pl"],
                 r"od teraz|od tej pory|od dzisiaj|od dziś|od dzis|odtąd|odtad|na przyszłość|na przyszlosc"
                 r"|w przyszłości|w przyszlosci|następnym razem|nastepnym razem",
             ),
@@ -225,7 +240,7 @@ CUES: tuple[tuple[str, str, str, re.Pattern], ...] = (
             re.I,
         ),
     ),
-    ("nl", "always", "preference", rx.compile(_near(_NL_VERBS, "altijd"), re.I)),
+    ("nl", "always", "preference", rx.compile(_near(_NL_VERBS + "|" + _MUST["nl"], "altijd"), re.I)),
     (
         "nl",
         "future",
@@ -247,13 +262,13 @@ CUES: tuple[tuple[str, str, str, re.Pattern], ...] = (
             re.I,
         ),
     ),
-    ("uk", "always", "preference", rx.compile(rf"(?<!{_UK_LETTER})завжди\s+(?:\S+\s+)?{_UK_IMPERATIVE}", re.I)),
+    ("uk", "always", "preference", rx.compile(rf"(?<!{_UK_LETTER})завжди\s+(?:\S+\s+)?{_UK_BINDING}", re.I)),
     (
         "uk",
         "future",
         "preference",
         rx.compile(
-            rf"^(?=.*{_UK_IMPERATIVE}).*(?<!{_UK_LETTER})(?:відтепер|надалі|віднині|з цього моменту|наступного разу)"
+            rf"^(?=.*{_UK_BINDING}).*(?<!{_UK_LETTER})(?:відтепер|надалі|віднині|з цього моменту|наступного разу)"
             rf"(?!{_UK_LETTER})",
             re.I,
         ),
@@ -275,7 +290,9 @@ CUES: tuple[tuple[str, str, str, re.Pattern], ...] = (
         "vi",
         "always",
         "preference",
-        rx.compile(rf"\b(?:luôn luôn|luôn|lúc nào cũng|luon luon|luon)\s+(?:phải\s+|phai\s+)?(?:{_VI_VERBS})\b", re.I),
+        rx.compile(
+            rf"\b(?:luôn luôn|luôn|lúc nào cũng|luon luon|luon)\s+(?:(?:{_MUST['vi']})\s+)?(?:{_VI_VERBS})\b", re.I
+        ),
     ),
     (
         "vi",
@@ -305,7 +322,11 @@ CUES: tuple[tuple[str, str, str, re.Pattern], ...] = (
         "id",
         "always",
         "preference",
-        rx.compile(rf"\b(?:selalu|senantiasa)\s+(?:{_ID_VERBS})\b|\b(?:{_ID_VERBS})\s+selalu\b", re.I),
+        rx.compile(
+            rf"\b(?:(?:{_MUST['id']})\s+)?(?:selalu|senantiasa)\s+(?:{_ID_VERBS})\b|\b(?:{_ID_VERBS})\s+selalu\b"
+            rf"|\b(?:{_MUST['id']})\s+selalu\b",
+            re.I,
+        ),
     ),
     (
         "id",
@@ -333,6 +354,20 @@ CUES: tuple[tuple[str, str, str, re.Pattern], ...] = (
 
 # "answer in Italian", said in the language itself: about talking with the user, not a task done in it
 LANGUAGES: tuple[tuple[str, re.Pattern], ...] = (
+    (
+        "English",
+        rx.compile(
+            r"\b(?:rispondi(?:mi)?|parla(?:mi)?)\s+(?:sempre\s+|solo\s+)?in\s+inglese\b"
+            r"|\b(?:odpowiadaj|odpowiedz|mów|mow|pisz)\s+(?:do mnie\s+)?(?:zawsze\s+|tylko\s+)?po\s+angielsku\b"
+            r"|\b(?:ingilizce)\s+(?:cevap\s+ver|yanıt\s+ver|yanit\s+ver|konuş|konus)"
+            r"|\b(?:antwoord|spreek|praat)\s+(?:altijd\s+|alleen\s+)?in\s+het\s+engels\b"
+            r"|(?:відповідай|говори|спілкуйся)\s+(?:завжди\s+|тільки\s+)?англійською"
+            r"|\b(?:trả lời|tra loi|nói|noi)\s+(?:luôn\s+)?(?:bằng\s+|bang\s+)?(?:tiếng anh|tieng anh)\b"
+            r"|\b(?:jawab|balas|bicara|berbicara)\w*\s+(?:selalu\s+)?(?:dalam|dengan|pakai|pake|menggunakan)\s+"
+            r"bahasa\s+inggris\b",
+            re.I,
+        ),
+    ),
     (
         "Italian",
         rx.compile(r"\b(?:rispondi(?:mi)?|parla(?:mi)?|scrivimi)\s+(?:sempre\s+|solo\s+)?(?:in\s+)?italiano\b", re.I),
