@@ -2407,3 +2407,7 @@ def test_indonesian_rules_one_offs_and_language():
     )
     assert _talks_in("Jawab dalam bahasa Indonesia").endswith("in Indonesian; they asked for it")
     assert _talks_in("Mulai sekarang selalu balas dalam bahasa Inggris").endswith("in English; they asked for it")
+    assert _rules_in(("Ke depannya, saya lebih suka setiap balasanmu memakai poin pendek",)) == []
+    assert (
+        _stored(("Jangan pakai tool; bantu aku lewat percakapan ini saja", "Aku lebih suka jawaban ini singkat")) == []
+    )

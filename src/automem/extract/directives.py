@@ -520,10 +520,11 @@ def _language(sentence: str) -> str:
 
 
 _MORE_QUESTION = rx.compile(
-    r"^(?:" + more.QUESTION_START + r")|\b(?:mı|mi|mu|mü|mısın|misin|musun|müsün)\b|\w+kah\b|\b(?:không|chưa)\W*$",
+    r"^(?:" + more.QUESTION_START + r")|\b(?:mı|mi|mu|mü|mısın|misin|musun|müsün)\b|^(?!langkah)\w+kah\b"
+    r"|\b(?:không|chưa)\W*$",
     re.I,
 )
-_MORE_NOT_A_RULE = rx.compile(more.ROLE, re.I)
+_MORE_NOT_A_RULE = rx.compile(more.ROLE + r"|" + more.THIS_WORK, re.I)  # a part to play; this work only
 
 
 def _reads_in(lang: str, language: str) -> bool:

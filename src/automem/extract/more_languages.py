@@ -348,7 +348,16 @@ CUES: tuple[tuple[str, str, str, re.Pattern], ...] = (
             rf"\b(?:{_ID_VERBS})\b[^.!?]{{1,60}}?(?:,\s*bukan|\balih-alih|\bbukannya|\bsebagai ganti)\s+\S", re.I
         ),
     ),
-    ("id", "prefer", "preference", rx.compile(r"^(?:saya|aku)\s+lebih\s+(?:suka|senang|memilih)\b", re.I)),
+    (
+        "id",
+        "prefer",
+        "preference",
+        rx.compile(
+            r"^(?:(?:mulai sekarang|ke depannya|kedepannya|lain kali)\s*,?\s*)?"
+            r"(?:saya|aku)\s+lebih\s+(?:suka|senang|memilih)\b",
+            re.I,
+        ),
+    ),
     ("id", "remember", "decision", rx.compile(r"^(?:tolong\s+)?ingat(?:lah)?(?:\s+bahwa\s+|\s*[:,]\s*)\w", re.I)),
 )
 
@@ -433,6 +442,11 @@ THIS_WORK = (
     r"questa volta|stavolta|per questo (?:fix|bug|task|compito)|tym razem|w tym zadaniu|bu sefer|bu seferlik|bu kez"
     r"|deze keer|dit keer|voor deze (?:taak|fix)|цього разу|на цей раз|для цього завдання|lần này|lan nay"
     r"|kali ini|untuk tugas ini"
+    # this conversation, this answer
+    r"|questa (?:conversazione|sessione|chat|risposta)|(?:tej|w tej) (?:rozmowie|sesji|odpowiedzi)|ta odpowiedź"
+    r"|bu (?:konuşma|konusma|oturum|sohbet|cevap|yanıt|yanit)|dit (?:gesprek|antwoord)|deze (?:sessie|chat)"
+    r"|цій розмові|цієї сесії|цю відповідь|ця відповідь|cuộc trò chuyện này|phiên này|câu trả lời này"
+    r"|(?:percakapan|sesi|chat|jawaban|balasan|bagian) ini"
 )
 THIS_STAGE = (
     r"per ora|per adesso|non ancora|na razie|jeszcze nie|şimdilik|simdilik|henüz|henuz|nog niet|voorlopig"
