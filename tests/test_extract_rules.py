@@ -2378,6 +2378,8 @@ def test_vietnamese_rules_one_offs_and_language():
     assert _rules_in(("Từ giờ luôn viết test trước", "Đừng bao giờ dùng sudo")) == []
     assert _stored(("Sửa lỗi đăng nhập", "Làm luôn đi", "Trang này chạy được không", "Lần này đừng dùng cache")) == []
     assert _talks_in("Trả lời bằng tiếng Việt").endswith("in Vietnamese; they asked for it")
+    assert _rules_in(("tu gio luon dung pnpm", "khong bao gio dung sudo")) == []  # typed without accents
+    assert _stored(("từ giờ nó chạy được rồi", "trang nay luon bi loi")) == []
 
 
 def test_indonesian_rules_one_offs_and_language():

@@ -27,7 +27,7 @@ _WORDS = {
     "pl": "i w z na nie się to jest do że ze od tak ten ta zawsze nigdy proszę prosze używaj uzywaj zamiast",
     "tr": "bir ve bu için icin ile her zaman asla lütfen lutfen kullan kullanma yerine bundan sonra daima",
     "nl": "de het een en niet met voor van op ik je dit deze gebruik altijd nooit geen vanaf voortaan",
-    "vi": "không của và là cho này tôi bạn luôn đừng dùng khi từ giờ nay hãy được",
+    "vi": "không của và là cho này tôi bạn luôn đừng dùng khi từ giờ nay hãy được khong luon toi gio nhe nha duoc cua",
     "id": "yang dan di ini itu untuk dengan tidak jangan saya kamu selalu pakai gunakan ada ke dari mulai",
 }
 _LETTERS = {  # letters only one of the languages read here uses
@@ -102,6 +102,8 @@ _VI_VERBS = (
     r"dùng|sử dụng|viết|chạy|trả lời|kiểm tra|hỏi|thêm|giữ|làm|đọc|cập nhật|commit|push|test|tạo|nói|giải thích"
     r"|comment|format|ghi|cài|xóa|xoá|sửa|thay đổi|đụng|động vào|gọi|đặt"
 )
+# Vietnamese typed without its accents, as many do: "tu gio luon dung pnpm"
+_VI_PLAIN_VERBS = r"dung|su dung|viet|chay|tra loi|kiem tra|hoi|them|giu|lam|doc|cap nhat|tao|noi|giai thich|goi"
 _ID_VERBS = (
     r"gunakan|pakai|pake|tulis|tuliskan|jalankan|buat|buatkan|tambahkan|jawab|balas|cek|periksa|tanya|tanyakan"
     r"|commit|push|ikuti|baca|perbarui|update|hapus|ubah|simpan|jelaskan|beri|berikan|pastikan|install|instal"
@@ -291,18 +293,18 @@ CUES: tuple[tuple[str, str, str, re.Pattern], ...] = (
         "always",
         "preference",
         rx.compile(
-            rf"\b(?:luôn luôn|luôn|lúc nào cũng|luon luon|luon)\s+(?:(?:{_MUST['vi']})\s+)?(?:{_VI_VERBS})\b", re.I
+            rf"\b(?:luôn luôn|luôn|lúc nào cũng|luon luon|luon)\s+(?:(?:{_MUST['vi']})\s+)?"
+            rf"(?:{_VI_VERBS}|{_VI_PLAIN_VERBS})\b",
+            re.I,
         ),
     ),
     (
         "vi",
         "future",
         "preference",
-        rx.compile(
-            _with_verb(
-                _VI_VERBS + r"|đừng|hãy",
-                r"từ giờ|từ nay|từ bây giờ|từ giờ trở đi|từ nay về sau|lần sau|tu gio|tu nay|tu bay gio|lan sau",
-            ),
+        rx.compile(  # a request ("hãy", "đừng", "luôn", "nhé"), not what the code does now ("... chạy được rồi")
+            r"^(?=.*\b(?:hãy|hay|đừng|luôn|luon|phải|phai|nhé|nhe|nha)\b)(?!.*\b(?:rồi|roi)\W*$)"
+            r".*\b(?:từ giờ|từ nay|từ bây giờ|từ giờ trở đi|từ nay về sau|lần sau|tu gio|tu nay|tu bay gio|lan sau)\b",
             re.I,
         ),
     ),
