@@ -2313,6 +2313,7 @@ def test_italian_rules_one_offs_and_language():
                 "Correggi il bug nel login",
                 "Non toccare il file per questa volta",
                 "Perché non usare Redis?",
+                "Sistema il login, non toccare il resto per ora",
             )
         )
         == []
@@ -2350,6 +2351,7 @@ def test_turkish_rules_one_offs_and_language():
                 "Bu sefer testleri çalıştırma",
                 "Bunu yapabilir misin",
                 "Merak etme",
+                "Bu dosyayı silme",
             )
         )
         == []
@@ -2359,7 +2361,18 @@ def test_turkish_rules_one_offs_and_language():
 
 def test_dutch_rules_one_offs_and_language():
     assert _rules_in(("Gebruik altijd pnpm", "Push nooit naar main", "Vanaf nu schrijf je eerst tests")) == []
-    assert _stored(("Het werkte nooit", "Repareer de loginpagina", "Waarom faalt de test", "Push nog niet")) == []
+    assert (
+        _stored(
+            (
+                "Het werkte nooit",
+                "Repareer de loginpagina",
+                "Waarom faalt de test",
+                "Push nog niet",
+                "Ik heb liever de tweede optie",
+            )
+        )
+        == []
+    )
     assert _talks_in("Antwoord altijd in het Nederlands").endswith("in Dutch; they asked for it")
     [must] = _run(said.directive_rule, [_prompt("Een sessie moet vanaf nu altijd in een workspace zitten")])
     assert must.promotion == INSTRUCTION
@@ -2376,7 +2389,18 @@ def test_ukrainian_rules_one_offs_and_language():
 
 def test_vietnamese_rules_one_offs_and_language():
     assert _rules_in(("Từ giờ luôn viết test trước", "Đừng bao giờ dùng sudo")) == []
-    assert _stored(("Sửa lỗi đăng nhập", "Làm luôn đi", "Trang này chạy được không", "Lần này đừng dùng cache")) == []
+    assert (
+        _stored(
+            (
+                "Sửa lỗi đăng nhập",
+                "Làm luôn đi",
+                "Trang này chạy được không",
+                "Lần này đừng dùng cache",
+                "Không bao giờ chạy được",
+            )
+        )
+        == []
+    )
     assert _talks_in("Trả lời bằng tiếng Việt").endswith("in Vietnamese; they asked for it")
     assert _rules_in(("tu gio luon dung pnpm", "khong bao gio dung sudo")) == []  # typed without accents
     assert _stored(("từ giờ nó chạy được rồi", "trang nay luon bi loi")) == []

@@ -524,7 +524,7 @@ _MORE_QUESTION = rx.compile(
     r"|\b(?:không|chưa)\W*$",
     re.I,
 )
-_MORE_NOT_A_RULE = rx.compile(more.ROLE + r"|" + more.THIS_WORK, re.I)  # a part to play; this work only
+_MORE_NOT_A_RULE = rx.compile(more.ROLE + r"|\b(?:" + more.THIS_WORK + r")\b", re.I)  # a part to play; this work only
 
 
 def _reads_in(lang: str, language: str) -> bool:

@@ -22,9 +22,10 @@ _WORDS = {
     "es": "el los las que en y por para con una es no se del usa siempre nunca este esta lo",
     "pt": "o os as que em e não para com uma um do da é você neste nunca sempre use",
     "fr": "le les de des et pas ne pour avec une un du est ce dans je tu jamais toujours",
-    "de": "der die das und nicht ist mit für ein eine auf ich du bitte immer niemals nie",
+    "de": "der die das und nicht ist mit für ein eine auf ich du bitte immer niemals",
     "it": "il lo gli di che e non per con una un del della è questo questa sempre mai usa usare invece",
-    "pl": "i w z na nie się to jest do że ze od tak ten ta zawsze nigdy proszę prosze używaj uzywaj zamiast",
+    "pl": "i w z na nie się sie to jest do że ze od tak ten ta zawsze nigdy proszę prosze używaj uzywaj zamiast"
+    " dziala działa mnie tego juz już czy dobra zrob zrób popraw",
     "tr": "bir ve bu için icin ile her zaman asla lütfen lutfen kullan kullanma yerine bundan sonra daima",
     "nl": "de het een en niet met voor van op ik je dit deze gebruik altijd nooit geen vanaf voortaan",
     "vi": "không của và là cho này tôi bạn luôn đừng dùng khi từ giờ nay hãy được khong luon toi gio nhe nha duoc cua",
@@ -283,7 +284,8 @@ CUES: tuple[tuple[str, str, str, re.Pattern], ...] = (
         "never",
         "decision",
         rx.compile(
-            rf"\b(?:không bao giờ|khong bao gio|đừng bao giờ|tuyệt đối không|tuyet doi khong)\b"
+            rf"\b(?:không bao giờ|khong bao gio|đừng bao giờ|tuyệt đối không|tuyet doi khong)\s+(?:được\s+|duoc\s+)?"
+            rf"(?:{_VI_VERBS}|{_VI_PLAIN_VERBS})\b(?!.*\b(?:được|duoc)\W*$)"
             rf"|\bđừng\s+(?:{_VI_VERBS})\b",
             re.I,
         ),
@@ -449,6 +451,14 @@ THIS_WORK = (
     r"|bu (?:konuşma|konusma|oturum|sohbet|cevap|yanıt|yanit)|dit (?:gesprek|antwoord)|deze (?:sessie|chat)"
     r"|цій розмові|цієї сесії|цю відповідь|ця відповідь|cuộc trò chuyện này|phiên này|câu trả lời này"
     r"|(?:percakapan|sesi|chat|jawaban|balasan|bagian) ini"
+    # the rest, nothing else, the second option
+    r"|il resto|nient'altro|niente altro|reszty|resztę|reszte|nic więcej|nic innego|geri kalan|başka bir şey|de rest"
+    r"|niets anders|решту|нічого іншого|phần còn lại|sisanya"
+    r"|\b(?:opzione|opcj[aęi]|seçenek|secenek|optie|варіант|lựa chọn|phương án|opsi)\s*(?:\d|[a-d]\b)"
+    r"|\b(?:la prima|la seconda|il primo|il secondo|drug[aąi] opcj\w+|ilk seçenek|ikinci seçenek|de eerste|de tweede"
+    r"|перш\w+ варіант|друг\w+ варіант|cái thứ hai|opsi (?:pertama|kedua)|yang (?:pertama|kedua))\b"
+    # for now
+    r"|per ora|per adesso|na razie|şimdilik|simdilik|voorlopig|поки що|tạm thời|tam thoi|untuk sementara"
 )
 THIS_STAGE = (
     r"per ora|per adesso|non ancora|na razie|jeszcze nie|şimdilik|simdilik|henüz|henuz|nog niet|voorlopig"
@@ -476,4 +486,6 @@ TASK_OPENING = (
 VAGUE = (
     r"\b(?:questo|quello|così|cosi|tego|tak|dat|dit|itu|ini|begitu|bunu|şunu|sunu|onu|це|цього|так|vậy|thế)"
     r"(?:\s+(?:niet|lagi|więcej|wiecej|nữa|più|piu))?\W*$"
+    r"|\b(?:questo|quel|quello) (?:file|cosa|pezzo)\b|\b(?:ten|tego|tym) plik\w*|\b(?:bu|şu|su) dosya\w*"
+    r"|\b(?:dit|dat) bestand\b|\b(?:цей|цього|той) файл\w*|\b(?:file|tệp) (?:này|đó)|\b(?:file|berkas) (?:ini|itu)\b"
 )
