@@ -82,10 +82,6 @@ _PL_VERBS = (
     r"|testuj|aktualizuj|stosuj|trzymaj|pytaj|czytaj|dokumentuj|komentuj|formatuj|instaluj|usuwaj|zmieniaj"
     r"|dotykaj|ruszaj|wrzucaj|korzystaj|mów|mow|pracuj|odpalaj|kasuj|wymyślaj|wymyslaj|zgaduj|zostawiaj"
 )
-_TR_VERBS = (
-    r"kullan|kullanın|kullanin|yaz|yazın|yazin|yap|yapın|çalıştır|calistir|ekle|kontrol et|test et|commit et"
-    r"|sor|oku|güncelle|guncelle|cevap ver|yanıt ver|yanit ver|oluştur|olustur|koş|kos|tut|uygula|açıkla|acikla"
-)
 _TR_DONT = (
     r"kullanma|yapma|dokunma|silme|değiştirme|degistirme|ekleme|yazma|çalıştırma|calistirma|oluşturma|olusturma"
     r"|gönderme|gonderme|etme|kurma|atma|uydurma"
@@ -135,7 +131,7 @@ CUES: tuple[tuple[str, str, str, re.Pattern], ...] = (
         "decision",
         rx.compile(
             rf"(?<!per )(?<!di )\bnon\s+(?:(?:mai|più)\s+)?(?:{_IT_INFINITIVES})\b"
-            rf"|\bnon\s+(?:{_IT_INFINITIVES})\s+mai\b|\bmai\s+più\b|^mai\s+(?:{_IT_INFINITIVES}|\w+are|\w+ere|\w+ire)\b",
+            rf"|\bnon\s+(?:{_IT_INFINITIVES})\s+mai\b|\bmai\s+più\s+(?:{_IT_INFINITIVES})\b|^mai\s+(?:{_IT_INFINITIVES}|\w+are|\w+ere|\w+ire)\b",
             re.I,
         ),
     ),
