@@ -2351,3 +2351,163 @@ def test_lets_always_or_never_is_a_rule_and_lets_alone_proposes_this_turns_step(
         assert (cand.summary, cand.promotion) == (summary, INSTRUCTION), text
     for text in ("Let's use the second approach.", "Lets fix the login bug first.", "let's always the same thing"):
         assert find_candidates(Session([_prompt(text)])) == [], text
+
+
+def _rules_in(texts: tuple[str, ...]) -> list[str]:
+    """The texts whose rule was not promoted (should be empty for standing rules)."""
+    return [t for t in texts if [c.promotion for c in _run(said.directive_rule, [_prompt(t)])] != [INSTRUCTION]]
+
+
+def _stored(texts: tuple[str, ...]) -> list[str]:
+    """The texts that became a promoted memory (should be empty for one-off requests and questions)."""
+    return [t for t in texts if any(c.promotion for c in _run(said.directive_rule, [_prompt(t)]))]
+
+
+def _talks_in(text: str) -> str:
+    [lang] = _run(said.directive_rule, [_prompt(text)])
+    assert lang.scope == "global" and lang.promotion == INSTRUCTION, text
+    return lang.summary
+
+
+def test_italian_rules_one_offs_and_language():
+    assert _rules_in(("D'ora in poi usa sempre pnpm", "Non usare mai sudo", "Ricordati che usiamo Poetry")) == []
+    [scoped] = _run(said.directive_rule, [_prompt("Usa sempre pnpm in questo progetto")])
+    assert scoped.scope == "project" and "another language" in scoped.why
+    assert (
+        _stored(
+            (
+                "Il test fallisce sempre",
+                "Il server usa sempre la porta 80",
+                "Correggi il bug nel login",
+                "Non toccare il file per questa volta",
+                "Perché non usare Redis?",
+                "Sistema il login, non toccare il resto per ora",
+            )
+        )
+        == []
+    )
+    assert _talks_in("Rispondi sempre in italiano") == "Talk to the user in Italian; they asked for it"
+
+
+def test_polish_rules_one_offs_and_language():
+    assert (
+        _rules_in(
+            (
+                "Od teraz zawsze pisz testy najpierw",
+                "Nie używaj npm, używaj pnpm",
+                "nigdy nie uzywaj emoji w odpowiedziach",
+            )
+        )
+        == []
+    )
+    assert (
+        _stored(
+            ("Strona nie działa", "Popraw błąd w formularzu", "To nigdy nie działało", "czy możesz tworzyć pliki word?")
+        )
+        == []
+    )  # "nie" is no German "nie" (never)
+    assert _talks_in("Odpowiadaj zawsze po polsku").endswith("in Polish; they asked for it")
+
+
+def test_turkish_rules_one_offs_and_language():
+    assert _rules_in(("Bundan sonra her zaman önce test yaz", "Asla sudo kullanma", "npm yerine pnpm kullan")) == []
+    assert (
+        _stored(
+            (
+                "Test hep başarısız oluyor",
+                "Giriş sayfasını düzelt",
+                "Bu sefer testleri çalıştırma",
+                "Bunu yapabilir misin",
+                "Merak etme",
+                "Bu dosyayı silme",
+            )
+        )
+        == []
+    )
+    assert _talks_in("Bana Türkçe cevap ver").endswith("in Turkish; they asked for it")
+
+
+def test_dutch_rules_one_offs_and_language():
+    assert _rules_in(("Gebruik altijd pnpm", "Push nooit naar main", "Vanaf nu schrijf je eerst tests")) == []
+    assert (
+        _stored(
+            (
+                "Het werkte nooit",
+                "Repareer de loginpagina",
+                "Waarom faalt de test",
+                "Push nog niet",
+                "Ik heb liever de tweede optie",
+            )
+        )
+        == []
+    )
+    assert _talks_in("Antwoord altijd in het Nederlands").endswith("in Dutch; they asked for it")
+    [must] = _run(said.directive_rule, [_prompt("Een sessie moet vanaf nu altijd in een workspace zitten")])
+    assert must.promotion == INSTRUCTION
+
+
+def test_ukrainian_rules_one_offs_and_language():
+    assert _rules_in(("Відтепер завжди пиши тести спочатку", "Ніколи не використовуй sudo")) == []
+    assert (
+        _stored(("Сторінка не працює", "Виправ помилку в формі", "Це завжди падає", "Цього разу не запускай тести"))
+        == []
+    )
+    assert _talks_in("Відповідай українською").endswith("in Ukrainian; they asked for it")
+
+
+def test_vietnamese_rules_one_offs_and_language():
+    assert _rules_in(("Từ giờ luôn viết test trước", "Đừng bao giờ dùng sudo")) == []
+    assert (
+        _stored(
+            (
+                "Sửa lỗi đăng nhập",
+                "Làm luôn đi",
+                "Trang này chạy được không",
+                "Lần này đừng dùng cache",
+                "Không bao giờ chạy được",
+            )
+        )
+        == []
+    )
+    assert _talks_in("Trả lời bằng tiếng Việt").endswith("in Vietnamese; they asked for it")
+    assert _rules_in(("tu gio luon dung pnpm", "khong bao gio dung sudo")) == []  # typed without accents
+    assert _stored(("từ giờ nó chạy được rồi", "trang nay luon bi loi")) == []
+
+
+def test_indonesian_rules_one_offs_and_language():
+    assert (
+        _rules_in(
+            (
+                "Mulai sekarang selalu tulis test dulu",
+                "Jangan pernah pakai sudo",
+                "Gunakan pnpm, bukan npm",
+                "Jangan pernah menulis kode untuk fitur yang belum saya minta",
+            )
+        )
+        == []
+    )
+    assert (
+        _stored(
+            (
+                "Perbaiki halaman login",
+                "Halaman selalu error",
+                "Jangan lupa commit",
+                "Untuk sementara jangan push dulu",
+                "Mulai sekarang, kamu akan bertindak sebagai Lead Developer",
+                "apa memerlukan akses root",
+            )
+        )
+        == []
+    )
+    assert _talks_in("Jawab dalam bahasa Indonesia").endswith("in Indonesian; they asked for it")
+    assert _talks_in("Mulai sekarang selalu balas dalam bahasa Inggris").endswith("in English; they asked for it")
+    assert _rules_in(("Ke depannya, saya lebih suka setiap balasanmu memakai poin pendek",)) == []
+    assert (
+        _stored(("Jangan pakai tool; bantu aku lewat percakapan ini saja", "Aku lebih suka jawaban ini singkat")) == []
+    )
+
+
+def test_a_short_english_rule_is_read_as_english_though_a_small_word_is_also_polish():
+    """ "i" is Polish for "and": "I like short functions" must still be read with the English cues."""
+    [rule] = _run(said.directive_rule, [_prompt("I like short functions.")])
+    assert rule.promotion == INSTRUCTION

@@ -9,7 +9,8 @@ written by the user to the agent count.
 
 Other languages are covered by a small table of cue words for never / always / don't / must /
 instead / from now on / prefer (Chinese, Japanese, Korean, Russian, Spanish, German, French,
-Portuguese, Arabic), plus the common "talk to me in <language>".
+Portuguese, Arabic; Italian, Polish, Turkish, Dutch, Ukrainian, Vietnamese and Indonesian in
+more_languages), plus the common "talk to me in <language>".
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import re
 from dataclasses import dataclass
 
 from automem import lazy_re as rx  # module-level patterns compile on first use
+from automem.extract import more_languages as more
 
 MAX_SENTENCE = 240
 LONG_PROMPT_LINES = 25  # a prompt longer than this is a pasted document: only short imperative lines count
@@ -320,11 +322,13 @@ _INTL: tuple[tuple[str, str, str, re.Pattern], ...] = (
     ("ar", "always", "preference", rx.compile(r"(?:دائما|دائماً)")),
     ("ar", "swap", "decision", rx.compile(r"(?:بدلا\s+من|بدلاً\s+من)")),
     ("ar", "future", "preference", rx.compile(r"(?:من\s+الآن\s+فصاعدا|من\s+الآن\s+فصاعداً)")),
+    *more.CUES,
 )
 _SCRIPT = (  # kana before Han: Japanese text uses both
     ("ja", rx.compile(r"[\u3040-\u30ff]")),
     ("zh", rx.compile(r"[\u4e00-\u9fff]")),
     ("ko", rx.compile(r"[\uac00-\ud7af]")),
+    ("uk", more.UKRAINIAN_LETTERS),
     ("ru", rx.compile(r"[\u0400-\u04ff]")),
     ("ar", rx.compile(r"[\u0600-\u06ff]")),
 )
@@ -364,12 +368,13 @@ _LANGUAGES = (
     ),
     ("Portuguese", rx.compile(r"\b(?:(?:responda|fale|escreva)\s+em\s+português)\b", re.I)),
     ("Arabic", rx.compile(r"(?:باللغة\s+العربية|بالعربي)")),
+    *more.LANGUAGES,
     (
         None,
         rx.compile(
             r"\b(?:reply|respond|answer|talk|speak|write|ask me)\s+(?:to me\s+)?(?:only\s+)?in\s+"
             r"(English|Chinese|Japanese|Korean|Russian|Spanish|German|French|Portuguese|Arabic|Italian|Dutch"
-            r"|Turkish|Polish|Vietnamese|Hindi)\b",
+            r"|Turkish|Polish|Vietnamese|Hindi|Ukrainian|Indonesian)\b",
             re.I,
         ),
     ),
@@ -510,11 +515,26 @@ def _is_question(sentence: str) -> bool:
 
 
 def _language(sentence: str) -> str:
-    """The script's language for CJK, Cyrillic and Arabic text; "latin" otherwise (English or a neighbour)."""
+    """The script's language for CJK, Cyrillic and Arabic text; for Latin script the language its small words name
+    among those of more_languages, else "latin" (English or a neighbour)."""
     for name, pattern in _SCRIPT:
         if pattern.search(sentence):
             return name
-    return "latin"
+    return more.latin_language(sentence)
+
+
+_MORE_QUESTION = rx.compile(
+    r"^(?:" + more.QUESTION_START + r")|\b(?:mı|mi|mu|mü|mısın|misin|musun|müsün)\b|^(?!langkah)\w+kah\b"
+    r"|\b(?:không|chưa)\W*$",
+    re.I,
+)
+_MORE_NOT_A_RULE = rx.compile(more.ROLE + r"|\b(?:" + more.THIS_WORK + r")\b", re.I)  # a part to play; this work only
+
+
+def _reads_in(lang: str, language: str) -> bool:
+    """Are ``lang``'s cue words read in a sentence of ``language``? Spanish, German, French and Portuguese in any
+    Latin text no other language claims; Ukrainian cues in Russian-looking text too."""
+    return lang == language or (language == "latin" and lang in _LATIN) or (language == "ru" and lang == "uk")
 
 
 def language_request(sentence: str) -> str:
@@ -546,8 +566,10 @@ def classify(sentence: str) -> Directive | None:
                 return Directive(text, kind, cue, scope_of(text, kind))
         if _ENGLISH_WORD.search(text):
             return None  # English without a cue
+    elif language in more.READ_HERE and (_MORE_QUESTION.search(text) or _MORE_NOT_A_RULE.search(text)):
+        return None
     for lang, cue, kind, pattern in _INTL:
-        if (lang == language or (language == "latin" and lang in _LATIN)) and pattern.search(text):
+        if _reads_in(lang, language) and pattern.search(text):
             return Directive(text, kind, cue, scope_of(text, kind), lang)
     return None
 
@@ -566,7 +588,7 @@ _CLAUSE = rx.compile(
 OUTLASTS = rx.compile(
     r"\b(?:always|never|from now on|" + _FORWARD + r"|in this (?:repo|repository|project|codebase)|in (?:all|every))\b"
     r"|以后|今后|從今|从今|永远|永遠|总是|始终|每次|记住|記住|今後|これから|常に|必ず|次回から|絶対|항상|절대|앞으로"
-    r"|всегда|никогда|впредь|\b(?:siempre|nunca|toujours|jamais|immer|niemals|sempre)\b",
+    r"|всегда|никогда|впредь|\b(?:siempre|nunca|toujours|jamais|immer|niemals|sempre)\b|" + more.OUTLASTS,
     re.I,
 )
 
@@ -591,7 +613,7 @@ _QUOTED_PASSAGE = rx.compile(
 
 _LANGUAGE_NAMES = (
     r"English|Chinese|Japanese|Korean|Russian|Spanish|German|French|Portuguese|Arabic|Italian|Dutch|Turkish|Polish"
-    r"|Vietnamese|Hindi"
+    r"|Vietnamese|Hindi|Ukrainian|Indonesian"
 )
 # "keep commit messages in English", "write code comments in English": the language of one kind of text
 _TEXT_IN_LANGUAGE = rx.compile(

@@ -15,6 +15,7 @@ import re
 from collections import Counter
 
 from automem import lazy_re as rx  # module-level patterns compile on first use
+from automem.extract import more_languages as more
 from automem.extract import phrasing
 from automem.extract.directives import _NARRATIVE, OUTLASTS, REMEMBER, Directive, directives, scope_of, sentences
 from automem.extract.glossary import english_terms
@@ -129,6 +130,9 @@ def _names_something(d: Directive) -> bool:
     return len(CJK_CHAR.findall(rest)) >= 3 or bool(re.search(r"[A-Za-z.]{2,}", rest))
 
 
+_VAGUE_ELSEWHERE = rx.compile(more.VAGUE, re.I)
+
+
 _HEADED = rx.compile(r"^\s*#{1,3} \S")
 
 
@@ -140,7 +144,7 @@ def _keep(d: Directive, document: bool) -> bool:
     text = d.sentence
     if _INSULT.search(text) or _COMPLAINT.search(text) or _POINTS_ABOVE.search(text) or _FORECAST.search(text):
         return False
-    if _VAGUE.search(_to_keep(d)):
+    if _VAGUE.search(_to_keep(d)) or (d.language in more.READ_HERE and _VAGUE_ELSEWHERE.search(d.sentence)):
         return False
     if _ERRORISH.search(text) or (_HEDGE.search(text) and d.cue != "habit"):
         return False
@@ -323,7 +327,9 @@ _THIS_WORK = rx.compile(
     r"|لهذا (?:التصحيح|الإصلاح|التغيير|المهمة|الطلب)|هذه المرة"
     r"|这次|本次|这个任务|这个修复|今回|このタスク|この修正|이번에?|이 작업"
     r"|для этой задачи|в этот раз|на этот раз|para esta (?:tarea|corrección)|esta vez|pour cette (?:tâche|correction)"
-    r"|cette fois|für diese (?:aufgabe|änderung)|diesmal|dieses mal|desta vez|para esta tarefa",
+    r"|cette fois|für diese (?:aufgabe|änderung)|diesmal|dieses mal|desta vez|para esta tarefa|\b(?:"
+    + more.THIS_WORK
+    + r")\b",
     re.I,
 )
 # Read in the first clause only, where it qualifies the rule itself ("always run the linter, right now you keep
@@ -332,7 +338,8 @@ _THIS_STAGE = rx.compile(
     r"^(?!.*\b(?:if|unless|when|until|before)\b).*\byet$|\bnot yet\b"
     r"|\b(?:right now|at this (?:point|stage)|at the moment|this time)\b"
     r"|^\W*(?:don'?t|dont|do not)\s+(?:start|begin)\s+\w+ing\b(?!.*\b(?:before|until|unless)\b)"
-    r"|先不要|暂时|暫時|目前先|还不要|還不要|先别|まだ(?![^、。]*(?:なら|たら|ければ))|今は|とりあえず|아직|일단",
+    r"|先不要|暂时|暫時|目前先|还不要|還不要|先别|まだ(?![^、。]*(?:なら|たら|ければ))|今は|とりあえず|아직|일단"
+    r"|\b(?:" + more.THIS_STAGE + r")\b",
     re.I,
 )
 
@@ -456,7 +463,7 @@ _TASK_OPENING = rx.compile(
     r"|^\W*(?:请|請)?(?:帮我)?(?:写|寫|编写|實現|实现|创建|生成|输出|打印)"
     r"|(?:書いて|作って|実装して|出力して)(?:ください)?[。.]?$|(?:작성해|만들어|구현해|출력해)(?:\s?주세요|줘)?[.]?$"
     r"|^\W*(?:escribe|escriba|crea|cree|implementa|imprime|genera|écris|écrivez|crée|créez|implémente|affiche"
-    r"|schreibe?|erstelle|implementiere|escreva|crie|implemente|imprima)\b",
+    r"|schreibe?|erstelle|implementiere|escreva|crie|implemente|imprima)\b|" + more.TASK_OPENING,
     re.I,
 )
 
