@@ -2354,8 +2354,24 @@ def test_lets_always_or_never_is_a_rule_and_lets_alone_proposes_this_turns_step(
 
 
 def _rules_in(texts: tuple[str, ...]) -> list[str]:
-    """The texts whose rule was not promoted (should be empty for standing rules)."""
-    return [t for t in texts if [c.promotion for c in _run(said.directive_rule, [_prompt(t)])] != [INSTRUCTION]]
+    """The texts whose rule was not kept, or kept wrong (should be empty for standing rules): in the languages of
+    more_languages a rule is promoted when said with "from now on" or "remember" (or as a language request), else it
+    waits as a candidate; in the others it is promoted."""
+    from automem.extract import more_languages as more
+    from automem.extract.directives import classify
+
+    def right(text: str) -> bool:
+        found = _run(said.directive_rule, [_prompt(text)])
+        d = classify(text)
+        waits = (
+            d is not None
+            and d.language in more.READ_HERE
+            and d.cue not in ("future", "language", "remember", "remembered")
+            and not more.FROM_NOW_ON.search(text)
+        )
+        return [c.promotion for c in found] == ["" if waits else INSTRUCTION]
+
+    return [t for t in texts if not right(t)]
 
 
 def _stored(texts: tuple[str, ...]) -> list[str]:
@@ -2367,6 +2383,15 @@ def _talks_in(text: str) -> str:
     [lang] = _run(said.directive_rule, [_prompt(text)])
     assert lang.scope == "global" and lang.promotion == INSTRUCTION, text
     return lang.summary
+
+
+def test_a_rule_in_a_newer_language_waits_unless_said_from_now_on():
+    """The cue words of more_languages read fewer shapes than the older ones: a rule said there without "from now on"
+    is stored as a candidate (promoted by evidence), one said with it is promoted at once."""
+    [waits] = _run(said.directive_rule, [_prompt("Nie używaj npm w tym projekcie")])
+    assert waits.promotion == ""
+    [promoted] = _run(said.directive_rule, [_prompt("Od teraz nie używaj npm")])
+    assert promoted.promotion == INSTRUCTION
 
 
 def test_italian_rules_one_offs_and_language():
@@ -2511,3 +2536,34 @@ def test_a_short_english_rule_is_read_as_english_though_a_small_word_is_also_pol
     """ "i" is Polish for "and": "I like short functions" must still be read with the English cues."""
     [rule] = _run(said.directive_rule, [_prompt("I like short functions.")])
     assert rule.promotion == INSTRUCTION
+
+
+def test_a_sentence_the_newer_languages_claim_by_a_small_word_keeps_its_own_languages_rule():
+    """ "per" is Italian, "nie" Polish, "un"/"con" Italian too: an English, German or Spanish rule that holds them is
+    still read with its own cues; a report or a one-off in the newer languages is never promoted."""
+    for text in (
+        "Always run e2e per PR.",
+        "Never mock DI per service.",
+        "Nutze nie npm.",
+        "Verwende nie var.",
+        "Prefiero un enfoque con tipos.",
+    ):
+        [rule] = _run(said.directive_rule, [_prompt(text)])
+        assert rule.promotion == INSTRUCTION, text
+    assert (
+        _stored(
+            (
+                "Sunucudan her zaman aynı 500 hatasını alıyorum.",
+                "Build bundan sonra asla çalışmadı bende.",
+                "Test luôn chạy lỗi trên CI.",
+                "De test faalt altijd op CI.",
+                "Не переживай, я сам виправлю конфіг у проєкті.",
+                "Jangan menunggu saya, lanjutkan migrasi database dulu.",
+                "Non toccare il file config.yaml adesso.",
+                "Usa sempre la porta 3000 anche se imposto PORT, è un bug.",
+            )
+        )
+        == []
+    )
+    [kept] = _run(said.directive_rule, [_prompt("Usa sempre pnpm per il progetto, mi raccomando.")])
+    assert kept.promotion == ""  # "mi" is Italian "me" here, no Turkish question: a rule, waiting for evidence

@@ -524,10 +524,11 @@ def _language(sentence: str) -> str:
 
 
 _MORE_QUESTION = rx.compile(
-    r"^(?:" + more.QUESTION_START + r")|\b(?:mı|mi|mu|mü|mısın|misin|musun|müsün)\b|^(?!langkah)\w+kah\b"
-    r"|\b(?:không|chưa)\W*$",
+    r"^(?:" + more.QUESTION_START + r")|^(?!langkah)\w+kah\b|\b(?:không|chưa)\W*$",
     re.I,
 )
+# Turkish question particles; "mi" is also Italian and Polish for "me" ("mi raccomando", "nie pisz mi")
+_TURKISH_QUESTION = rx.compile(r"\b(?:mı|mi|mu|mü|mısın|misin|musun|müsün)\b", re.I)
 _MORE_NOT_A_RULE = rx.compile(more.ROLE + r"|\b(?:" + more.THIS_WORK + r")\b", re.I)  # a part to play; this work only
 
 
@@ -561,16 +562,26 @@ def classify(sentence: str) -> Directive | None:
         return None
     language = _language(text)
     if language == "latin":
-        for cue, kind, pattern in _EN:
-            if pattern.search(text):
-                return Directive(text, kind, cue, scope_of(text, kind))
-        if _ENGLISH_WORD.search(text):
-            return None  # English without a cue
-    elif language in more.READ_HERE and (_MORE_QUESTION.search(text) or _MORE_NOT_A_RULE.search(text)):
+        found = _english(text)
+        if found or _ENGLISH_WORD.search(text):
+            return found  # English: with its cue, or none
+    elif language in more.READ_HERE and (
+        _MORE_QUESTION.search(text)
+        or (language == "tr" and _TURKISH_QUESTION.search(text))
+        or _MORE_NOT_A_RULE.search(text)
+    ):
         return None
     for lang, cue, kind, pattern in _INTL:
         if _reads_in(lang, language) and pattern.search(text):
             return Directive(text, kind, cue, scope_of(text, kind), lang)
+    # a Latin-script language told by a few small words may be English after all ("Always run e2e per PR")
+    return _english(text) if language in more.NEW_LATIN else None
+
+
+def _english(text: str) -> Directive | None:
+    for cue, kind, pattern in _EN:
+        if pattern.search(text):
+            return Directive(text, kind, cue, scope_of(text, kind))
     return None
 
 

@@ -19,11 +19,12 @@ from automem import lazy_re as rx
 
 _WORDS = {
     "en": "the a an and you to of is are it this that with for in on not be do don't please use always never i my me"
-    " we our your like prefer want need should must when all code file run test tests",
-    "es": "el los las que en y por para con una es no se del usa siempre nunca este esta lo",
+    " we our your like prefer want need should must when all code file run test tests per",
+    "es": "el los las que en y por para con una es no se del usa siempre nunca este esta lo de la un mi al te prefiero",
     "pt": "o os as que em e não para com uma um do da é você neste nunca sempre use",
     "fr": "le les de des et pas ne pour avec une un du est ce dans je tu jamais toujours",
-    "de": "der die das und nicht ist mit für ein eine auf ich du bitte immer niemals",
+    "de": "der die das und nicht ist mit für ein eine auf ich du bitte immer niemals nie nur kein keine den dem zu"
+    " im es wir sondern verwende benutze nutze mach schreib",
     "it": "il lo gli di che e non per con una un del della è questo questa sempre mai usa usare invece ogni volta"
     " anche fare sono ho più",
     "pl": "i w z na nie się sie to jest do że ze od tak ten ta zawsze nigdy proszę prosze używaj uzywaj zamiast"
@@ -41,7 +42,7 @@ _LETTERS = {  # letters only one of the languages read here uses
     "tr": "ğışİ",
     "vi": "ơưăđạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ",
 }
-_TOKEN = rx.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+_TOKEN = rx.compile(r"(?<!\w)[^\W\d_]+(?:'[^\W\d_]+)?(?!\w)")  # whole words: no "e" out of "e2e"
 NEW_LATIN = ("it", "pl", "tr", "nl", "vi", "id")
 READ_HERE = (*NEW_LATIN, "uk")
 
@@ -437,6 +438,13 @@ LANGUAGES: tuple[tuple[str, re.Pattern], ...] = (
 )
 
 # words that make a rule outlast the prompt it was said in
+# "from now on" in these languages: the one phrase that makes a rule said in them promoted at once (said.lasting);
+# not Turkish "bundan sonra" (also "after this", in reports: "bundan sonra çalışmadı")
+FROM_NOW_ON = rx.compile(
+    r"\b(?:d'ora in (?:poi|avanti)|da ora in (?:poi|avanti)|od teraz|od tej pory|bundan böyle|vanaf nu"
+    r"|voortaan|từ giờ|từ nay|tu gio|tu nay|mulai (?:sekarang|saat ini)|ke depannya)\b|відтепер|надалі",
+    re.I,
+)
 OUTLASTS = (
     r"\b(?:sempre|mai|d'ora in poi|zawsze|nigdy|od teraz|her zaman|asla|bundan sonra|daima|altijd|nooit|vanaf nu"
     r"|voortaan|luôn|không bao giờ|từ giờ|từ nay|selalu|jangan pernah|mulai sekarang)\b"

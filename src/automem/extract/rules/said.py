@@ -408,6 +408,8 @@ def lasting(d: Directive) -> bool:
         return False  # "I don't need to view it here": what the user needs at this moment, not what the agent does
     if d.language == "en" and _weakly_lasting(d):
         return False
+    if d.language in more.READ_HERE and d.cue not in ("future", "language") and not more.FROM_NOW_ON.search(d.sentence):
+        return False  # these languages' cues read fewer shapes: a rule said without "from now on" waits for evidence
     words = _cue_clause(d.sentence) if d.cue == "must" and d.language == "en" else d.sentence
     return d.cue in _STRONG_CUES or d.language != "en" or bool(_LASTING.search(words))
 
