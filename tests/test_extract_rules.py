@@ -2567,3 +2567,31 @@ def test_a_sentence_the_newer_languages_claim_by_a_small_word_keeps_its_own_lang
     )
     [kept] = _run(said.directive_rule, [_prompt("Usa sempre pnpm per il progetto, mi raccomando.")])
     assert kept.promotion == ""  # "mi" is Italian "me" here, no Turkish question: a rule, waiting for evidence
+
+
+def test_what_the_team_does_not_do_told_as_a_cause_and_carrying_on_with_this_work_are_no_rules():
+    """ "we don't test that path, which is why it crashed" explains a problem; "going forward with the migration" and
+    "keep moving forward" carry on with this work; "I love the way you refactored it" approves the work."""
+    assert (
+        _stored(
+            (
+                "We don't test that path, which is why it crashed.",
+                "We don't build on ARM and it fails.",
+                "We don't manage to get the build green.",
+                "Going forward with the migration, use the new schema file db/schema.sql.",
+                "Keep moving forward and use the mock API for the login page.",
+                "I love the way you refactored the parser.",
+            )
+        )
+        == []
+    )
+    [rule] = _run(said.directive_rule, [_prompt("Going forward, use the new schema file db/schema.sql.")])
+    assert rule.promotion == INSTRUCTION
+
+
+def test_a_path_then_dont_use_says_where_the_rule_holds_unless_one_name_follows():
+    from automem.extract import phrasing
+
+    assert phrasing.imperative(".codex/sessions, never use CODEX_HOME") == "Use .codex/sessions, not CODEX_HOME"
+    assert phrasing.imperative("src/db.py, don't use raw SQL in there") == "src/db.py, don't use raw SQL in there"
+    assert not phrasing.imperative("e.g., don't use var").startswith("Use")

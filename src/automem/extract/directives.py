@@ -52,7 +52,7 @@ REMEMBER = (
 # verbs of a team's way of working: "we use pnpm", "we never push to main" state how the project is run
 PRACTICE_VERBS = (
     r"use|prefer|deploy|run|keep|follow|name|write|store|build|test|host|ship|release|target|support"
-    r"|squash|rebase|merge|commit|push|pin|vendor|format|lint|avoid|publish|track|manage|require|develop"
+    r"|squash|rebase|merge|commit|push|pin|vendor|format|lint|avoid|publish|track|manage(?!\s+to\b)|require|develop"
 )
 # words after "always"/"never" that make no rule of it: "always the same problem", "never gonna give you up"
 _NOT_A_VERB = (
@@ -60,8 +60,16 @@ _NOT_A_VERB = (
     r"|very|this|that|it|my|your|our|their)\b"
 )
 # "going forward" as "from now on", not "before moving forward" (before going on with this work)
-_FORWARD = r"(?<!\bbefore )(?<!\bprior to )(?<!\bwithout )(?:going|moving) forward"
+_FORWARD = (
+    r"(?<!\bbefore )(?<!\bprior to )(?<!\bwithout )(?<!\bkeep )(?<!\bcontinue )(?:going|moving) forward"
+    r"(?!\s+(?:with|on|to|from)\b)"  # "going forward with the migration": carrying on with this work
+)
 
+# "we don't test that path, which is why it crashed": what the team does not do, told as the cause of a problem
+_NO_CONSEQUENCE = (
+    r"(?![^.!?]*(?:\bwhich is why\b|\bthat'?s (?:the|why|a)\b|\band (?:it|that|this) (?:fails|breaks|crashes)\b"
+    r"|\bbecause\b|\bbugs?\b|\bcrash\w*|\bfail\w*|\bbroken\b|\bproblems?\b))"
+)
 _EN: tuple[tuple[str, str, re.Pattern], ...] = (
     (
         "habit",
@@ -94,7 +102,7 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
             r"|\b(?:must|should|shall)\s+(?:never|not|NEVER|NOT)\s+\w+|\bmustn'?t\b|\bshouldn'?t\s+(?!have\b)\w+"
             r"|\b(?:make sure|be sure|ensure)\s+(?:that\s+)?(?:you\s+)?(?:do ?n[o']?t|never|to not|not to)\s+\w+"
             r"|^" + _OPENERS + r"i never (?:said|asked|told) (?:you )?to\s+\w+"
-            r"|^" + _OPENERS + r"we\s+(?:never|don'?t|do not)\s+(?:" + PRACTICE_VERBS + r")\b",
+            r"|^" + _OPENERS + r"we\s+(?:never|don'?t|do not)\s+(?:" + PRACTICE_VERBS + r")\b" + _NO_CONSEQUENCE,
             re.I,
         ),
     ),

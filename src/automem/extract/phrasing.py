@@ -110,7 +110,9 @@ _CLAUSE_SPLIT = rx.compile(
 
 
 # a first word that is a name from code ("apply_patch", "npm", "camelCase", "x.ts"): capitalized it names nothing
-_CODE_WORD = rx.compile(r"^(?:[\w-]*_[\w-]*|[a-z]+[A-Z]\w*|[\w-]+\.[\w.-]+|[\w-]*\d[\w-]*)(?=[\s,;:]|$)")
+_CODE_WORD = rx.compile(
+    r"^(?:[\w-]*_[\w-]*|[a-z]+[A-Z]\w*|[\w-]+\.[\w.-]+|[\w-]*\d[\w-]*|\.?[\w.-]+/[\w./-]*)(?=[\s,;:]|$)"
+)  # a path ("src/db.py") too
 
 
 def capitalized(text: str) -> str:
@@ -143,8 +145,11 @@ _SHOUTED = rx.compile(r"(?<!\bto )(?<!= )(?<!: )\b(?:NEVER|ALWAYS|DON'T|DO NOT|M
 
 
 # ".codex/sessions, don't use CODEX_HOME": a path or code name (not a word like "later"), then what not to use
+# only when what not to use is one name (an env variable, a path, code) and nothing follows: "src/db.py, don't use raw
+# SQL in there" says where a rule holds, not what to use instead
 _BARE_CHOICE = rx.compile(
-    r"^(?P<new>(?=[^\s,]{2,60},)[^\s,]*[./_@`][^\s,]*),\s+(?:never|don'?t|dont|do not)\s+use\s+(?P<old>\S.*)$", re.I
+    r"^(?!(?:e\.g|i\.e|etc)\b)(?P<new>(?=[^\s,]{2,60},)[^\s,]*[./_@`][^\s,]*),\s+(?:never|don'?t|dont|do not)\s+use\s+"
+    r"(?P<old>`[^`]+`|\$?[A-Z_][A-Z0-9_]+|\S*[/.]\S*)\W*$"
 )
 
 

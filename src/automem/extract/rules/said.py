@@ -158,7 +158,11 @@ def _keep(d: Directive, document: bool) -> bool:
 
 
 # liking what was done: "I like where we're headed", "I really like how this looks"
-_APPROVAL = rx.compile(r"\bi\s+(?:really\s+|do\s+)?(?:like|love)\s+(?:where|what|how)\b", re.I)
+_APPROVAL = rx.compile(
+    r"\bi\s+(?:really\s+|do\s+)?(?:like|love)\s+(?:where|what|how|the way|the new\b|(?:\w+\s+){1,3}you\s+"
+    r"(?:did|added|made|built|wrote|refactored|changed|fixed))\b",
+    re.I,
+)
 
 
 def _to_keep(d: Directive) -> str:
