@@ -2595,3 +2595,18 @@ def test_a_path_then_dont_use_says_where_the_rule_holds_unless_one_name_follows(
     assert phrasing.imperative(".codex/sessions, never use CODEX_HOME") == "Use .codex/sessions, not CODEX_HOME"
     assert phrasing.imperative("src/db.py, don't use raw SQL in there") == "src/db.py, don't use raw SQL in there"
     assert not phrasing.imperative("e.g., don't use var").startswith("Use")
+
+
+def test_dont_worry_and_dont_wait_are_no_rules_in_russian_or_ukrainian():
+    assert (
+        _stored(
+            (
+                "Не переживай, я сам поправлю конфиг в проекте.",
+                "Не переживай, я сам виправлю конфіг у проєкті.",
+                "Не чекай на мене, продовжуй роботу.",
+            )
+        )
+        == []
+    )
+    [rule] = _run(said.directive_rule, [_prompt("Не используй sudo в этом проекте.")])
+    assert rule.promotion == INSTRUCTION

@@ -126,6 +126,8 @@ _MUST = {
 _IT_START = r"^(?:(?:per favore|ok|e|ma|poi|quindi|inoltre|allora|no)[,.]?\s+)*"
 # the verb a Turkish sentence ends with says a report ("hep çöküyor", "asla çalışmadı"), not a request
 _TR_NOT_REPORT = r"(?!.*(?:yor|dı|di|du|dü|tı|ti|tu|tü|mış|miş|muş|müş|dır|dir|cak|cek)\W*$)"
+# "не переживай", "не чекай на мене": reassurance or a word about this moment, not a rule
+_NOT_REASSURANCE = r"(?!(?:переживай|хвилюйся|турбуйся|поспішай|чекай|зважай|бійся)\w*)"
 _UK_IMPERATIVE = rf"(?:{_UK_VERBS}|{_UK_LETTER}+(?:уй|юй|ай|яй|йте|іть|ьте))(?!{_UK_LETTER})"
 _UK_BINDING = rf"(?:{_UK_IMPERATIVE}|(?<!{_UK_LETTER})(?:{_MUST['uk']})(?!{_UK_LETTER}))"
 
@@ -263,7 +265,8 @@ CUES: tuple[tuple[str, str, str, re.Pattern], ...] = (
         "never",
         "decision",
         rx.compile(
-            rf"(?<!{_UK_LETTER})в жодному разі(?!{_UK_LETTER})|(?<!{_UK_LETTER})не\s+{_UK_IMPERATIVE}",
+            rf"(?<!{_UK_LETTER})в жодному разі(?!{_UK_LETTER})"
+            rf"|(?<!{_UK_LETTER})не\s+{_NOT_REASSURANCE}{_UK_IMPERATIVE}",
             re.I,
         ),
     ),
