@@ -123,3 +123,10 @@ def test_an_error_that_prescribes_its_remedy_waits_unless_it_keeps_coming_back()
         "TypeError: Set objects are not subscriptable",
     ):
         assert not errors.self_taught(plain), plain
+
+
+def test_advice_continuing_a_sentence_keeps_a_names_capitals():
+    from automem.extract.rules.later import _lowered
+
+    assert _lowered("Keep the lock file") == "keep the lock file"
+    assert _lowered("PyPI needs a token") == "PyPI needs a token"

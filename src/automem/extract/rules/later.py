@@ -45,7 +45,8 @@ def check_later(session: Session, found: list[Candidate]) -> list[Candidate]:
 
 def _lowered(advice: str) -> str:
     """Advice continuing a sentence: its first letter lowered unless it starts a name ("Keep it" -> "keep it")."""
-    return advice[:1].lower() + advice[1:] if advice[1:2].islower() else advice
+    first = advice.split(" ", 1)[0]
+    return advice[:1].lower() + advice[1:] if first[1:].islower() else advice  # "PyPI ..." stays
 
 
 def absent_programs(session: Session) -> set[str]:
