@@ -2610,3 +2610,15 @@ def test_dont_worry_and_dont_wait_are_no_rules_in_russian_or_ukrainian():
     )
     [rule] = _run(said.directive_rule, [_prompt("Не используй sudo в этом проекте.")])
     assert rule.promotion == INSTRUCTION
+
+
+def test_newer_language_rules_naming_this_project_or_opening_with_her_zaman_are_kept():
+    """Indonesian "proyek ini" is "this project" (the demonstrative follows its noun); Turkish "her zaman" is
+    "always", no English "her"; Italian "Preferisco" with its capital is the prefer cue."""
+    for text in (
+        "Selalu gunakan pnpm di proyek ini.",
+        "Her zaman pnpm kullan, npm kullanma projede.",
+        "Preferisco usare pnpm per il progetto e non npm.",
+    ):
+        assert _run(said.directive_rule, [_prompt(text)]), text
+    assert _run(said.directive_rule, [_prompt("Jangan lakukan itu.")]) == []  # "don't do that": names nothing

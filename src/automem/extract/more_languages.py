@@ -176,7 +176,8 @@ CUES: tuple[tuple[str, str, str, re.Pattern], ...] = (
         "prefer",
         "preference",
         rx.compile(
-            r"^(?:io\s+)?preferisco\s+(?!(?:la|il|l'|lo)\s*(?:prima|primo|seconda|secondo|opzione)|quest|quell)"
+            r"^(?:io\s+)?preferisco\s+(?!(?:la|il|l'|lo)\s*(?:prima|primo|seconda|secondo|opzione)|quest|quell)",
+            re.I,
         ),
     ),
     ("it", "remember", "decision", rx.compile(r"^(?:ricorda(?:ti)?|tieni a mente)(?:\s+che\s+|\s*[:,]\s*)\w", re.I)),
@@ -496,7 +497,10 @@ TASK_OPENING = (
 )
 # a rule about "that" or "this" names nothing the next session could find: "non fare questo", "jangan begitu"
 VAGUE = (
-    r"\b(?:questo|quello|così|cosi|tego|tak|dat|dit|itu|ini|begitu|bunu|şunu|sunu|onu|це|цього|так|vậy|thế)"
+    r"\b(?:questo|quello|così|cosi|tego|tak|dat|dit|begitu|bunu|şunu|sunu|onu|це|цього|так|vậy|thế)"
+    r"(?:\s+(?:niet|lagi|więcej|wiecej|nữa|più|piu))?\W*$"
+    # Indonesian "ini"/"itu" follow their noun ("proyek ini": this project): vague only right after the verb
+    r"|\b(?:jangan|\w+kan|lakukan|pakai|ubah|hapus)\s+(?:ini|itu)"
     r"(?:\s+(?:niet|lagi|więcej|wiecej|nữa|più|piu))?\W*$"
     r"|\b(?:questo|quel|quello) (?:file|cosa|pezzo)\b|\b(?:ten|tego|tym) plik\w*|\b(?:bu|şu|su) dosya\w*"
     r"|\b(?:dit|dat) bestand\b|\b(?:цей|цього|той) файл\w*|\b(?:file|tệp) (?:này|đó)|\b(?:file|berkas) (?:ini|itu)\b"

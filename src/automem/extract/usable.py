@@ -110,7 +110,8 @@ _DANGLING = rx.compile(
 # "this repo", "this project": the place a rule holds in, which the next session is in too
 _THIS_PLACE = r"(?!\s+(?:repo|repository|project|codebase|folder|directory|machine|workspace|session|file named)\b)"
 _PRONOUN_START = rx.compile(
-    r"^(?:they|them|it|its|it's|this|that|these|those|he|she|him|her|there|here|close|same|or|and|but)"
+    r"^(?!her (?:zaman|seferinde)\b)"  # Turkish "her zaman" (always) opens a rule, no English "her"
+    r"(?:they|them|it|its|it's|this|that|these|those|he|she|him|her|there|here|close|same|or|and|but)"
     r"(?![A-Za-z])" + _THIS_PLACE,
     re.I,
 )
