@@ -11,11 +11,11 @@ from __future__ import annotations
 import copy
 import os
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from automem.home import Home
+from automem.record import record
 
 HARNESSES = ("claude-code", "codex", "pi", "omp", "antigravity")
 
@@ -61,7 +61,7 @@ class ConfigError(ValueError):
     """config.yml cannot be used; the message says where and how to fix it."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Config:
     """config.yaml as read, with dotted lookups."""
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 
 from automem import regex_cache
 from automem.digest import sha256_hex
@@ -17,6 +16,7 @@ from automem.harness.model import Turn
 from automem.home import file_safe_iso, title_slug
 from automem.isotime import iso_utc
 from automem.markdown import frontmatter_lines
+from automem.record import record
 from automem.store.memories import cap
 
 PROMPT_CAP = 2000
@@ -29,7 +29,7 @@ TITLE_CAP = 80
 _NOISE = regex_cache.compile(r"<(system-reminder|command-[a-z]+|local-command-[a-z]+)>.*?</\1>", re.S)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BankEntry:
     """A turn rendered for the bank: its file name and Markdown, redacted."""
 

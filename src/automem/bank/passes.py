@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 import stat
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -37,6 +36,7 @@ from automem.index import bank_state as state
 from automem.index.db import connect
 from automem.index.queries import Connection
 from automem.log import log_error
+from automem.record import field, record
 
 READ_BUDGET_BYTES = 8 * 1024 * 1024  # per harness per pass
 RESERVATION_TTL = 600.0
@@ -45,7 +45,7 @@ TRIVIAL_RESULT_CHARS = 200
 MAX_REPEATS = 3
 
 
-@dataclass
+@record
 class PassReport:
     """What one bank pass did, and why it stopped early when it did."""
 
@@ -83,7 +83,7 @@ class PassReport:
         }
 
 
-@dataclass
+@record
 class Progress:
     """Where a pass is: transcripts and bytes to read (known when it starts), turns banked so far."""
 

@@ -16,17 +16,17 @@ more_languages), plus the common "talk to me in <language>".
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from automem import lazy_re as rx  # module-level patterns compile on first use
 from automem.extract import more_languages as more
+from automem.record import record
 
 MAX_SENTENCE = 240
 LONG_PROMPT_LINES = 25  # a prompt longer than this is a pasted document: only short imperative lines count
 MAX_PROMPT = 50_000  # longer pastes are read by their head and tail
 
 
-@dataclass
+@record
 class Directive:
     """A sentence of the user's that states a standing rule or preference, and where it applies."""
 

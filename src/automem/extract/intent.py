@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass, field
 
 from automem import lazy_re as rx  # module-level patterns compile on first use
+from automem.record import field, record
 
 SHELL_TOOLS = frozenset(
     {
@@ -206,7 +206,7 @@ _PATCH_FILE = rx.compile(r"\*\*\* (?:Add|Update|Delete) File: (\S+)")
 _PATHLIKE = rx.compile(r"[\w.~-]*[/\\][\w./\\~@+-]+|[\w-]+\.[A-Za-z]{1,5}\b")
 
 
-@dataclass
+@record
 class Command:
     """One program invocation inside a shell command line."""
 
@@ -253,7 +253,7 @@ class Command:
         return self.program
 
 
-@dataclass
+@record
 class Intent:
     """What one call did: shell commands, an edit of files, a read, or another tool on a target."""
 
@@ -547,7 +547,7 @@ def same_intent(failed: Intent, later: Intent) -> bool:
     return False
 
 
-@dataclass
+@record
 class Difference:
     """What a working call did differently from the failed one, in words a lesson can use."""
 

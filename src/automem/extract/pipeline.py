@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from automem import regex_cache
@@ -21,12 +20,13 @@ from automem.extract.rules.errors import error_clusters
 from automem.extract.steps import Step, steps_from_spool, steps_from_turns
 from automem.home import GLOBAL_PROJECT, Home, Project
 from automem.isotime import now_iso
+from automem.record import field, record
 from automem.schema import MODEL, Candidate
 from automem.store import memory_lock
 from automem.store.memories import Memory, list_memories, parse, reinforce, save, save_status
 
 
-@dataclass
+@record
 class Result:
     """What one extraction did: the memories it stored or reinforced, or why it did not run."""
 

@@ -9,10 +9,10 @@ with the user's reason, or an interrupt.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from automem import lazy_re as rx  # module-level patterns compile on first use
 from automem.harness.model import Turn
+from automem.record import field, record
 
 _USER_INPUT_BLOCK = rx.compile(r"##\s*User Input\s*\n+\s*```[a-z]*\n(.*?)```", re.S | re.I)
 from automem.controls import ANSI as _ANSI  # noqa: E402
@@ -25,7 +25,7 @@ _ASKED = rx.compile(
 )
 
 
-@dataclass
+@record
 class Step:
     """One step of a session as the rules read it: a prompt, a tool action with its errors, a rejection."""
 
@@ -319,34 +319,34 @@ def steps_from_spool(records: list[dict]) -> list[Step]:
     stopped = False
     turn = 0
     last_action: Step | None = None
-    for record in records:
-        kind = record.get("kind")
+    for entry in records:
+        kind = entry.get("kind")
         if kind == "feedback":
             turn += 1
-            item = {k: record.get(k, "") for k in ("feedback", "text", "phrase")}
+            item = {k: entry.get(k, "") for k in ("feedback", "text", "phrase")}
             steps.append(Step("prompt", text=str(item["text"]), feedback=[item], after_interrupt=stopped, turn=turn))
             stopped = False
         elif kind == "result":
             last_action = Step(
                 "action",
-                tool=str(record.get("tool", "")),
-                input=str(record.get("input", "")),
-                ok=bool(record.get("ok", True)),
+                tool=str(entry.get("tool", "")),
+                input=str(entry.get("input", "")),
+                ok=bool(entry.get("ok", True)),
                 turn=turn,
             )
             steps.append(last_action)
-        elif kind == "error" and last_action is not None and last_action.input == record.get("input"):
+        elif kind == "error" and last_action is not None and last_action.input == entry.get("input"):
             last_action.ok = False
-            last_action.errors.append({k: str(record.get(k, "")) for k in ("error_type", "line", "signature")})
-            last_action.result_head = last_action.result_head or str(record.get("line", ""))
+            last_action.errors.append({k: str(entry.get(k, "")) for k in ("error_type", "line", "signature")})
+            last_action.result_head = last_action.result_head or str(entry.get("line", ""))
         elif kind == "rejection":
-            feedback = str(record.get("feedback", ""))
+            feedback = str(entry.get("feedback", ""))
             steps.append(
                 Step(
                     "rejection",
                     text=feedback,
-                    tool=str(record.get("tool", "")),
-                    input=str(record.get("input", "")),
+                    tool=str(entry.get("tool", "")),
+                    input=str(entry.get("input", "")),
                     turn=turn,
                 )
             )

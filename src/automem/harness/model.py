@@ -8,8 +8,9 @@ transcript grows.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any
+
+from automem.record import field, record
 
 RESULT_CAP = 4000  # characters of tool result text kept per action
 ANSWER_CAP = 16000  # characters of final answer kept (the bank entry caps further)
@@ -24,7 +25,7 @@ DROP_SECONDS = 7 * 24 * 3600  # an unfinished turn silent this long is dropped (
 NEVER_BANKED = frozenset({"turn_aborted", "dropped", "abandoned"})
 
 
-@dataclass
+@record
 class ToolAction:
     """One tool call of a turn and what came back."""
 
@@ -37,7 +38,7 @@ class ToolAction:
     call_id: str | None = None
 
 
-@dataclass
+@record
 class Turn:
     """One prompt and the agent's work on it, in the same shape for every harness.
 

@@ -16,7 +16,6 @@ as promoted when it was seen twice or more (reinforced), else as a candidate.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from automem.digest import sha256_hex
 from automem.home import Project, file_safe_iso, title_slug
 from automem.isotime import now_iso
 from automem.markdown import frontmatter_lines, load
+from automem.record import field, record
 from automem.schema import (  # noqa: F401 - TYPES and is_automatic_source are imported from here by others
     CANDIDATE,
     CONTENT_CAP,
@@ -54,7 +54,7 @@ def cap(text: str, limit: int) -> str:
     return text[: limit - len(TRUNCATION)].rstrip() + TRUNCATION
 
 
-@dataclass
+@record
 class Memory:
     """One memory: what the Markdown file under memories/ holds (store/memories.py reads and writes it)."""
 

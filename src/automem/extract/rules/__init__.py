@@ -13,17 +13,17 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from automem import regex_cache
 from automem.extract.intent import Intent, intent_of
 from automem.extract.steps import Step
+from automem.record import field, record
 from automem.schema import Candidate
 
 MAX_CANDIDATES = 12
 
 
-@dataclass
+@record
 class Session:
     """A session's steps, with what the rules share about it (its project folder, earlier error clusters)."""
 
