@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import string
 import subprocess
@@ -112,13 +113,45 @@ def test_engine_failing_on_a_text_loses_nothing(rng, monkeypatch, automem_home):
     def boom(*_a, **_k):
         raise RuntimeError("engine crashed")
 
-    monkeypatch.setattr(binding, "_call_and_parse", boom)
+    monkeypatch.setattr(binding, "scan", boom)
     engines._SCAN_FAILED.discard("betterleaks")
     gh = "ghp_" + _tok(rng, 36)
     assert gh not in redact(f"x {gh}")
     assert gh not in redact(f"y {gh}")
     log = (automem_home / "log" / "automem.log").read_text()
     assert sum("engine crashed" in line for line in log.splitlines()) == 1
+
+
+def test_the_library_is_the_one_the_package_finds_and_answers_as_it_does(rng):
+    """automem calls betterleaks' library itself (the package's import costs more than the calls): the same file
+    the package's own finder picks, the same version, and the same findings."""
+    betterleaks = pytest.importorskip("betterleaks")
+    from betterleaks._lib import _find_library, get_binding
+
+    from automem.redact import betterleaks_lib
+
+    assert os.path.samefile(betterleaks_lib.library_path(), _find_library())
+    assert betterleaks_lib.version() == betterleaks.__version__
+    text = f"token ghp_{_tok(rng, 36)} and {_sendgrid(rng)}".encode()
+    theirs = get_binding().scan_string(text.decode())
+    ours = engines._load("betterleaks").scan(text)
+    assert ours["data"] and ours == theirs
+
+
+def test_library_errors_are_clear(tmp_path, monkeypatch):
+    from automem.redact import betterleaks_lib
+
+    library = engines._load("betterleaks")
+    if isinstance(library, BaseException):
+        pytest.skip(f"betterleaks unavailable: {library}")
+    with pytest.raises(betterleaks_lib.BetterleaksError):
+        library.scan(b"x", str(tmp_path / "no-such-config.toml"))
+    fake = tmp_path / "libbetterleaks.so"
+    fake.write_bytes(b"not a library")
+    monkeypatch.setenv("BETTERLEAKS_LIB_PATH", str(fake))
+    assert betterleaks_lib.library_path() == str(fake)  # the variable wins, as with the package
+    with pytest.raises(OSError):
+        betterleaks_lib.Library()
 
 
 def test_fast_tier_never_loads_the_engine():

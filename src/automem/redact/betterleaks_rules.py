@@ -134,9 +134,7 @@ class ByNeed:
 
     def needed(self, data: bytes) -> set[str]:
         """The vendor rules whose keywords the engine finds in data (UTF-8), with what they need."""
-        resp = self._binding._call_and_parse(
-            self._binding._lib.ScanStringWithConfigCGO(data, str(VENDOR_PROBE).encode("utf-8"))
-        )
+        resp = self._binding.scan(data, str(VENDOR_PROBE))
         hits = {str(item.get("rule_id")) for item in resp.get("data") or []}
         return self.rules.closure(hits | self.rules.always)
 
@@ -167,7 +165,7 @@ class ByNeed:
         try:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(raw)
-            self._binding._call_and_parse(self._binding._lib.ScanStringWithConfigCGO(b"warm up", path.encode("utf-8")))
+            self._binding.scan(b"warm up", path)
         finally:
             os.unlink(path)
         return path

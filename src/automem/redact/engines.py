@@ -124,23 +124,20 @@ _BY_NEED: dict[str, ByNeed | None] = {}  # "betterleaks" -> its ByNeed, or None 
 
 
 def _load_betterleaks():
-    import betterleaks
-    from betterleaks._lib import get_binding
+    from automem.redact import betterleaks_lib, betterleaks_rules
 
-    from automem.redact import betterleaks_rules
-
-    binding = get_binding()
+    library = betterleaks_lib.Library()
     # the Go runtime and the rule sets start here, not on a user's text; a bad config fails the load
     by_need = None
-    if betterleaks_rules.source_version() == betterleaks.__version__:
-        by_need = betterleaks_rules.ByNeed(binding)
+    if betterleaks_rules.source_version() == betterleaks_lib.version():
+        by_need = betterleaks_rules.ByNeed(library)
         warm = [str(betterleaks_rules.VENDOR_PROBE), str(betterleaks_rules.GENERIC_RULES)]
     else:
         warm = [GENERIC_FALLBACK, VENDOR_CONFIG]
     for config in warm:
-        binding._call_and_parse(binding._lib.ScanStringWithConfigCGO(b"warm up", config.encode("utf-8")))
+        library.scan(b"warm up", config)
     _BY_NEED["betterleaks"] = by_need
-    return binding
+    return library
 
 
 def vendor_config(text: str) -> str | None:
@@ -174,11 +171,7 @@ def betterleaks_spans(text: str, config: str | None = None) -> list[tuple[int, i
     # the C API takes a NUL-terminated string: a NUL would end the scan early; same width keeps offsets
     data = _encode(text.replace("\0", " ") if "\0" in text else text)
     try:
-        if config:
-            ptr = binding._lib.ScanStringWithConfigCGO(data, config.encode("utf-8"))
-        else:
-            ptr = binding._lib.ScanStringCGO(data)
-        resp = binding._call_and_parse(ptr)
+        resp = binding.scan(data, config)
     except Exception as exc:  # noqa: BLE001 - the other detectors still run on this text
         _scan_failed("betterleaks", exc)
         return []
