@@ -464,6 +464,29 @@ def test_detect_secrets_loads_without_requests_and_can_never_go_online():
     assert loaded == "False" and refused == "_Refused" and int(count) == int(real.stdout) > 20, lazy.stderr
 
 
+def test_detect_secrets_plugins_load_without_hashlib_or_inspect_and_lose_neither():
+    """What the plugin base imports for work the full pass never asks (hashing a secret for a baseline, calling a
+    verifier) is imported on first use: loading a plugin brings in neither OpenSSL's hashlib nor inspect, and both
+    work when used."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "from automem.redact import detect_secrets_plugins as d\n"
+        "d._instance('high_entropy_strings', 'Base64HighEntropyString')\n"
+        "deferred = ('hashlib', '_hashlib', 'inspect', 'detect_secrets.util.inject')\n"
+        "print(sorted(m for m in deferred if m in sys.modules))\n"
+        "import detect_secrets.core.potential_secret as ps, hashlib\n"
+        "print(ps.PotentialSecret('t', 'f', 'abc').secret_hash == hashlib.sha1(b'abc').hexdigest())\n"
+        "from detect_secrets.util.inject import get_injectable_variables\n"
+        "def verify(secret, context): pass\n"
+        "print(sorted(get_injectable_variables(verify)), type(sys.modules['detect_secrets.util.inject']).__name__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert out.stdout.split("\n")[:3] == ["[]", "True", "['context', 'secret'] module"], out.stderr
+
+
 def test_detect_secrets_plugins_load_without_its_scanner_and_as_its_own_walk_lists_them():
     """The plugins load without detect-secrets' package ``__init__`` (its file scanner, a process pool, logging);
     they are the classes, in the order, of its own walk of the plugins package, and the package still works after

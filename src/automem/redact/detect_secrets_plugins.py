@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import threading
+import types
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -49,7 +51,7 @@ def plugins(leave_out: frozenset[str] = frozenset()) -> list:
     from importlib import import_module
 
     skip_modules = {_PLUGIN_MODULES[name] for name in leave_out if name in _PLUGIN_MODULES}
-    with _LOADING, _offline_requests(), _plugins_package() as folder, _kept_compiles():
+    with _LOADING, _offline_requests(), _deferred_imports(), _plugins_package() as folder, _kept_compiles():
         from detect_secrets.plugins.base import BasePlugin
 
         classes: dict[str, type] = {}
@@ -80,7 +82,6 @@ def _plugins_package():
     (``from detect_secrets import SecretsCollection`` works as ever). Yields the plugins' folder."""
     import importlib.util
     import os
-    import sys
 
     spec = importlib.util.find_spec("detect_secrets")
     if spec is None or spec.loader is None or not spec.submodule_search_locations:
@@ -122,8 +123,6 @@ def _offline_requests():
     automem never does: a secret must not leave the machine. While its plugins load, and unless the process already
     has the real ``requests``, a stand-in takes its place; it can name the types the plugins' signatures mention and
     refuses any request. The real module is left importable for anything else."""
-    import sys
-    import types
 
     if "requests" in sys.modules:
         yield
@@ -149,6 +148,59 @@ def _offline_requests():
     finally:
         if sys.modules.get("requests") is stand_in:
             del sys.modules["requests"]
+
+
+# what detect-secrets' plugin base imports for work the full pass never asks of it: ``hashlib`` hashes a secret for a
+# baseline file (loading OpenSSL costs ~2.5 CPU-ms), ``detect_secrets.util.inject`` calls a verifier or a filter
+# (it imports inspect, with ast, dis and tokenize: ~4 CPU-ms); the functions of each it names at import time
+_DEFERRED = {"hashlib": (), "detect_secrets.util.inject": ("call_function_with_arguments", "get_injectable_variables")}
+
+
+class _Deferred(types.ModuleType):
+    """A module imported the first time one of its names is used: the stand-in the importer holds asks sys.modules
+    for the real one then (importing it), and hands on whatever it was asked for."""
+
+    def __getattr__(self, name: str):
+        if name.startswith("__") and name.endswith("__"):  # the import system's questions (``__path__``...)
+            raise AttributeError(name)
+        return getattr(self.real(), name)
+
+    def real(self) -> types.ModuleType:
+        import importlib
+
+        module = sys.modules.get(self.__name__)
+        if module is None or module is self:
+            sys.modules.pop(self.__name__, None)
+            module = importlib.import_module(self.__name__)
+        return module
+
+
+def _calling(module: _Deferred, name: str):
+    def call(*args, **kwargs):
+        return getattr(module.real(), name)(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
+@contextmanager
+def _deferred_imports():
+    """While detect-secrets' plugins load, and unless the process has them already, the modules of ``_DEFERRED``
+    are stand-ins that import the real module on first use: nothing is lost, and a process that never uses them
+    never imports them. The stand-ins leave sys.modules afterwards (an import then gets the real module)."""
+    placed = {}
+    for name, functions in _DEFERRED.items():
+        if name not in sys.modules:
+            stand_in = _Deferred(name, f"automem's deferred import of {name}")
+            for function in functions:
+                setattr(stand_in, function, _calling(stand_in, function))
+            placed[name] = sys.modules[name] = stand_in
+    try:
+        yield
+    finally:
+        for name, stand_in in placed.items():
+            if sys.modules.get(name) is stand_in:
+                del sys.modules[name]
 
 
 def _required_literals(seq) -> set[str] | None:
@@ -294,7 +346,7 @@ def _instance(module: str, name: str):
         if key not in _INSTANCES:
             from importlib import import_module
 
-            with _offline_requests(), _plugins_package(), _kept_compiles():
+            with _offline_requests(), _deferred_imports(), _plugins_package(), _kept_compiles():
                 _INSTANCES[key] = getattr(import_module(_PREFIX + module), name)()
         return _INSTANCES[key]
 
