@@ -162,3 +162,20 @@ def test_a_temp_file_is_new_private_and_named_for_the_sweep(tmp_path):
     import tempfile
 
     assert os.path.samefile(temp_folder(), tempfile.gettempdir())
+
+
+@pytest.mark.parametrize("durable, fsyncs", [(True, 1), (False, 0)])
+def test_state_files_may_skip_the_fsync_but_never_the_rename(automem_home: Path, monkeypatch, durable, fsyncs):
+    """An extraction's own state is written without an fsync (it can be made again); what it writes is still
+    whole, private, and replaces the old file in one rename."""
+    from automem.store import write_file
+
+    path = automem_home / "state" / "extract" / "s.json"
+    write_file(path, "old\n")
+    synced = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd))[1])
+    write_file(path, "new\n", durable=durable)
+    assert path.read_text() == "new\n" and stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert len(synced) == fsyncs
+    assert [p.name for p in path.parent.iterdir()] == ["s.json"]  # no temp file left behind

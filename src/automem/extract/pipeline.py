@@ -91,9 +91,11 @@ def _load_json(path: Path) -> dict:
 
 
 def _save_json(path: Path, data: dict) -> None:
+    """An extraction's state (progress, error counts): lost in a crash, the next extraction reads again and dedupe
+    keeps what it finds once, so no fsync."""
     from automem.store import write_file
 
-    write_file(path, json.dumps(data, ensure_ascii=False) + "\n")
+    write_file(path, json.dumps(data, ensure_ascii=False) + "\n", durable=False)
 
 
 def project_note_path(home: Home, slug: str) -> Path:
@@ -288,9 +290,10 @@ def _finish_state(
 
 
 def _save_text(path: Path, text: str) -> None:
+    """A note shown once at the next start (what the last extraction did): no fsync, as for the state."""
     from automem.store import write_file
 
-    write_file(path, text + "\n")
+    write_file(path, text + "\n", durable=False)
 
 
 def _transcript_session(path: Path, harness: str | None) -> str:
