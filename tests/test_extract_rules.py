@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from automem.extract.intent import difference, edited_files, intent_of, same_intent
 from automem.extract.rules import Session, errors, find_candidates, reports, said
 from automem.extract.steps import Step, steps_from_turns
@@ -66,6 +68,23 @@ def test_a_quoted_separator_does_not_split_a_command_line():
         "$env:Path += ';C:\\Git\\bin'; Get-Command bash"
     )
     assert [c.program for c in commands] == ["$env:path", "get-command"]
+
+
+@pytest.mark.parametrize(
+    "line, segments",
+    [
+        ("make && ./run || echo no; ls\nls -la", ["make", "./run", "echo no", "ls", "ls -la"]),
+        ("pytest -q 2>&1 | tail -5", ["pytest -q 2>&1", "tail -5"]),
+        ("echo hi >| out.txt & wait", ["echo hi >| out.txt & wait"]),  # a clobber and a background job: no cut
+        ("a ||| b", ["a", "b"]),
+        ("echo 'a; b' && grep \"x|y\" f", ["echo 'a; b'", 'grep "x|y" f']),  # quoted separators stay
+        ("make \\\n  install", ["make    install"]),  # a line continuation joins
+    ],
+)
+def test_a_command_line_is_cut_at_its_separators(line, segments):
+    from automem.extract.intent import split_segments
+
+    assert split_segments(line) == segments
 
 
 def test_the_difference_names_the_flag_env_step_or_escalation():

@@ -377,8 +377,14 @@ def _split_words(segment: str) -> list[str]:
         return segment.split()
 
 
+# where a command line without quotes or backslashes is cut: what the walk below cuts at when there are none
+_PLAIN_CUT = rx.compile(r"&&|\|\||[;\n]|(?<!>)\|")
+
+
 def split_segments(body: str) -> list[str]:
     """A command line cut at ``&&``, ``||``, ``;``, ``|`` and newlines outside quotes."""
+    if not any(mark in body for mark in ("'", '"', "`", "\\")):  # most command lines: no quote to walk around
+        return [s.strip() for s in _PLAIN_CUT.split(body) if s.strip()]
     out: list[str] = []
     current: list[str] = []
     quote = ""
