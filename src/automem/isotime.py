@@ -3,7 +3,7 @@ import this module, and datetime only when a date is read."""
 
 from __future__ import annotations
 
-import re
+from automem import lazy_re as rx  # module-level patterns compile on first use
 
 
 def iso_epoch(value, default: float) -> float:
@@ -26,7 +26,7 @@ def iso_epoch(value, default: float) -> float:
 
 # what Claude Code, Codex and pi write already: returned as it is (every record has one; parsing it was a tenth
 # of a reader's time)
-_CANONICAL = re.compile(r"\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z")
+_CANONICAL = rx.compile(r"\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z")
 
 
 def iso_utc(value) -> str | None:

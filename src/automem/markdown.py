@@ -22,10 +22,12 @@ from __future__ import annotations
 import json
 import re
 
+from automem import lazy_re as rx  # module-level patterns compile on first use
+
 INDEX_START = "<!-- automem:index:start -->"  # MAIN.md: automem's index below, the person's notes above
 INDEX_END = "<!-- automem:index:end -->"
 
-_HEADING = re.compile(r"^## (.+)$", re.M)
+_HEADING = rx.compile(r"^## (.+)$", re.M)
 
 
 class FrontmatterError(ValueError):
@@ -45,7 +47,7 @@ def flow_list(values, *, ascii_only: bool = True) -> str:
     return json.dumps(list(values), ensure_ascii=ascii_only)
 
 
-_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+_PLAIN_KEY = rx.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _YAML_WORDS = frozenset({"yes", "no", "on", "off", "true", "false", "null", "y", "n"})  # YAML 1.1 reads as bool/null
 
 
@@ -211,7 +213,7 @@ def human_part(main_text: str) -> str:
 
 # ---------------------------------------------------------------- YAML's reading (a memory a person may have edited)
 
-_BOUNDARY = re.compile(r"^-{3,}\s*$", re.M)
+_BOUNDARY = rx.compile(r"^-{3,}\s*$", re.M)
 
 
 def load(text: str) -> tuple[dict, str]:
@@ -252,7 +254,7 @@ def _written_string(raw: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-_WRITTEN_INT = re.compile(r"0|-?[1-9][0-9]*")
+_WRITTEN_INT = rx.compile(r"0|-?[1-9][0-9]*")
 
 
 def written_fields(head: str) -> dict | None:

@@ -238,17 +238,17 @@ class Command:
 
     def name(self) -> str:
         """How a reader names it: "git push", "npm run build", "pytest", "python -m pytest"."""
-        static = re.match(r"\[?[\w.]+\]?::(\w+)", self.text)
+        static = _STATIC_CALL.match(self.text)
         if static:
             return static.group(1)  # a PowerShell static call: [Environment]::SetEnvironmentVariable(...)
         pos = self.positional
         if self.program in _NPM_LIKE and pos[:1] in (["run"], ["run-script"]) and len(pos) > 1:
             return f"{self.program} run {pos[1]}"
-        if self.program in _SUBCOMMAND_TOOLS and pos and re.fullmatch(r"[a-z][\w:-]*", pos[0]):
+        if self.program in _SUBCOMMAND_TOOLS and pos and _SUBCOMMAND.fullmatch(pos[0]):
             return f"{self.program} {pos[0]}"
         if self.program.startswith("python") and self.args[:1] == ["-m"] and len(self.args) > 1:
             return f"{self.program} -m {self.args[1]}"
-        if pos and re.fullmatch(r"[\w.-]+\.(?:py|js|mjs|cjs|ts|sh|rb|pl|ps1)", pos[0].rsplit("/", 1)[-1]):
+        if pos and _SCRIPT.fullmatch(pos[0].rsplit("/", 1)[-1]):
             return f"{self.program} {pos[0].rsplit('/', 1)[-1]}"
         return self.program
 
@@ -357,6 +357,12 @@ def unwrap(text: str) -> str:
     return text
 
 
+_STATIC_CALL = rx.compile(r"\[?[\w.]+\]?::(\w+)")  # a PowerShell static call: [Environment]::Method(...)
+_SUBCOMMAND = rx.compile(r"[a-z][\w:-]*")
+_SCRIPT = rx.compile(r"[\w.-]+\.(?:py|js|mjs|cjs|ts|sh|rb|pl|ps1)")
+_DURATION = rx.compile(r"\d+[smhd]?")
+_VERSION_PIN = rx.compile(r"@[\w.^~-]+$")  # npx pkg@1.2 -> pkg
+_WORD = rx.compile(r"[\w.-]{3,}")
 _WINDOWS_PATH = rx.compile(r"(?<![\w])[A-Za-z]:\\")
 
 
@@ -446,7 +452,7 @@ def parse_command_line(text: str) -> tuple[list[Command], str]:
                     env.append(word)
         if words and words[0] == "timeout":
             words.pop(0)
-            while words and (_OPTION.match(words[0]) or re.fullmatch(r"\d+[smhd]?", words[0])):
+            while words and (_OPTION.match(words[0]) or _DURATION.fullmatch(words[0])):
                 words.pop(0)
         runner = ""
         if words and words[0].lower() in _RUNNERS:
@@ -460,7 +466,7 @@ def parse_command_line(text: str) -> tuple[list[Command], str]:
             words = words[2:]
         if not words:
             continue
-        program = re.sub(r"@[\w.^~-]+$", "", words[0].replace("\\", "/").rsplit("/", 1)[-1]).lower()
+        program = _VERSION_PIN.sub("", words[0].replace("\\", "/").rsplit("/", 1)[-1]).lower()
         if program in ("cd", "pushd", "set-location", "sl"):
             if not commands and len(words) > 1:
                 cwd = words[1]
@@ -514,7 +520,7 @@ def _first_path(text: str) -> str:
 
 
 def _first_word(text: str) -> str:
-    match = re.search(r"[\w.-]{3,}", text[:200])
+    match = _WORD.search(text[:200])
     return match.group(0).lower() if match else ""
 
 

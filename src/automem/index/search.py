@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 import sqlite3
 
+from automem import lazy_re as rx  # module-level patterns compile on first use
+
 MEM_WEIGHTS = "8.0, 4.0, 1.0"  # summary, tags, body
 TEXT_WEIGHTS = "8.0, 4.0, 2.0, 1.0, 1.5"  # title, tags, prompt, actions, result
 
@@ -20,7 +22,7 @@ you your yours yourself okay ok yes thanks thank hi hello hey use using used mak
 """.split()
 )
 
-_WORD = re.compile(r"\w+", re.U)
+_WORD = rx.compile(r"\w+", re.U)
 
 
 def query_terms(text: str, limit: int = 12) -> list[str]:

@@ -15,10 +15,10 @@ as promoted when it was seen twice or more (reinforced), else as a candidate.
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from pathlib import Path
 
+from automem import lazy_re as rx  # module-level patterns compile on first use
 from automem.digest import sha256_hex
 from automem.home import Project, file_safe_iso, title_slug
 from automem.isotime import now_iso
@@ -266,7 +266,7 @@ def save_status(memory: Memory) -> Path | None:
     return memory.path
 
 
-_ID_SAFE = re.compile(r"^[A-Za-z0-9._-]+$")
+_ID_SAFE = rx.compile(r"^[A-Za-z0-9._-]+$")
 
 
 def find(projects: list[Project], memory_id: str) -> Memory | None:
