@@ -2622,3 +2622,15 @@ def test_newer_language_rules_naming_this_project_or_opening_with_her_zaman_are_
     ):
         assert _run(said.directive_rule, [_prompt(text)]), text
     assert _run(said.directive_rule, [_prompt("Jangan lakukan itu.")]) == []  # "don't do that": names nothing
+
+
+def test_an_act_on_anything_or_nothing_alone_is_no_rule():
+    """ "Don't do anything" names nothing a later session could follow: it steers the turn it was said in (a test
+    prompt, a pause). A rule that names where it applies is still kept."""
+    assert (
+        _stored(
+            ("Just a test message. Don't do anything", "Do nothing.", "Don't touch anything else.", "dont do anythin")
+        )
+        == []
+    )
+    assert _rules_in(("Never run anything as root.", "Don't change anything under vendor/, ever.")) == []

@@ -36,7 +36,10 @@ _VAGUE = rx.compile(
     r"|\b(?:should|must|to) be (?:that|this|it)\b|\bas is\b|\bsame as (?:that|this|before|above)\b|\blike "
     r"(?:that|this)\b"
     r"|\b(?:that|this) (?:file|one|thing|part|bit|stuff)\b|\b(?:these|those) (?:files|ones|things|parts|changes)\b"
-    r"|\b(?:that|this|it|them|those|these)\s*[.!]?$",
+    r"|\b(?:that|this|it|them|those|these)\s*[.!]?$"
+    # an act on "anything" or "nothing" alone names nothing: "Don't do anything", "Do nothing", "Don't touch anything"
+    r"|^\W*(?:please\s+)?(?:(?:don'?t|dont|do not|never)\s+)?(?:do|touch|change|edit|modify|run|say|write|add)"
+    r"\s+(?:any|no|some|every)thin\w?(?:\s+else)?(?:\s+(?:yet|now|for now|right now))?\W*$",
     re.I,
 )
 _ERRORISH = rx.compile(
