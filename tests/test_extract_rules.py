@@ -2634,3 +2634,22 @@ def test_an_act_on_anything_or_nothing_alone_is_no_rule():
         == []
     )
     assert _rules_in(("Never run anything as root.", "Don't change anything under vendor/, ever.")) == []
+
+
+def test_items_of_a_task_spec_are_no_rules():
+    """A list in a prompt that specifies one piece of work is that work's spec: under a heading scoped to the run,
+    in a prompt that labels its task, or in a prompt that asks for a document (the list says what goes in it)."""
+    run = (
+        "Graded import run.\n\nRun-specific rules:\n- Write every helper script in the scratch folder only.\n"
+        "- Do not call the billing endpoint twice.\n- Do not ask questions.\n\nTask:\nImport the March invoices."
+    )
+    assert _stored((run,)) == []
+    labelled = "Task: add the export button.\nNotes:\n- Never touch the legacy exporter.\n- Keep the old CSV columns."
+    assert _stored((labelled,)) == []
+    document = (
+        "Please write a CONTRIBUTING.md file for newcomers.\n\nNotes:\n"
+        "- Don't include the release checklist.\n- Avoid listing every make target."
+    )
+    assert _stored((document,)) == []
+    # the same items typed as the user's own rules, with nothing that makes them one task's, are kept
+    assert _stored(("Never touch the legacy exporter.",)) == ["Never touch the legacy exporter."]

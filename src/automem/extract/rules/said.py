@@ -523,6 +523,8 @@ def directive_rule(session: Session) -> list[Candidate]:
                 continue  # an item of a typed rule list is rule_list_rule's
             if for_this_work(d.sentence):
                 continue  # it steers this piece of work only; said again in another session it still would
+            if spec_item(step.text, d.sentence):
+                continue  # an item of one task's spec ("Run-specific rules:", a list under "Task:", a file's notes)
             keep, standing = _remembered(d) if d.cue in ("remember", "remembered") else (True, lasting(d))
             if not keep:
                 continue
@@ -1546,6 +1548,36 @@ def _restates(item: str, others: list[str]) -> bool:
     """Does one of others say the same ("Do not refactor unrelated files" / "No unrelated refactors")?"""
     mine = _stems(item)
     return any(len(mine & (theirs := _stems(o))) >= max(1, 0.6 * min(len(mine), len(theirs))) for o in others)
+
+
+# a list heading that scopes the list to one run or task: "Run-specific rules:", "Constraints for this task:"
+_THIS_RUN_HEAD = rx.compile(
+    r"\b(?:run|task|job|request|ticket|exercise|assignment)[- ]specific\b"
+    r"|\b(?:for|of|in) (?:this|the current|today'?s) (?:run|task|job|request|ticket|exercise|assignment)\b",
+    re.I,
+)
+
+
+def spec_item(text: str, sentence: str) -> bool:
+    """Is the sentence an item of a headed list in a prompt that specifies one piece of work: a list whose heading
+    scopes it to this run ("Run-specific rules:"), a list in a prompt that labels its task ("Task: ..."), or a list
+    in a prompt that asks for a document, whose content the list describes ("create a CLAUDE.md file ... Usage
+    notes: - Don't include X")? Such items are the work's spec, not rules for later sessions."""
+    lines = (text or "").splitlines()
+    key = " ".join(sentence.split()).rstrip(".;,")[:60]
+    for at, line in enumerate(lines):
+        if not _RULE_ITEM.match(line) or key not in " ".join(line.split()):
+            continue
+        up = at - 1
+        while up >= 0 and _RULE_ITEM.match(lines[up]):
+            up -= 1
+        heading = lines[up].strip() if up >= 0 else ""
+        if not heading.endswith(":"):
+            return False
+        return bool(
+            _THIS_RUN_HEAD.search(heading) or _TASK_LABEL.search(text) or _WRITE_A_DOC.search("\n".join(lines[:up]))
+        )
+    return False
 
 
 def rule_list_rule(session: Session) -> list[Candidate]:
