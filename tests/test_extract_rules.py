@@ -2653,3 +2653,17 @@ def test_items_of_a_task_spec_are_no_rules():
     assert _stored((document,)) == []
     # the same items typed as the user's own rules, with nothing that makes them one task's, are kept
     assert _stored(("Never touch the legacy exporter.",)) == ["Never touch the legacy exporter."]
+
+
+def test_a_should_after_a_verdict_on_the_last_answer_waits():
+    """ "That's almost right. But X should only ..." says how the piece of work just done should be: stored as a
+    candidate. The same verdict before a rule said with always/never keeps the rule."""
+    [fix] = _run(
+        said.directive_rule,
+        [_prompt("That's almost right. But the badge on the card should only have a thin outline (not a fill).")],
+    )
+    assert fix.promotion == ""
+    [rule] = _run(said.directive_rule, [_prompt("Not quite. The unit tests should never hit the network.")])
+    assert rule.promotion == INSTRUCTION
+    [plain] = _run(said.directive_rule, [_prompt("The badge on the card should only have a thin outline.")])
+    assert plain.promotion == INSTRUCTION

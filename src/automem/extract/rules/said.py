@@ -486,6 +486,22 @@ def _constrains_the_task(prompt: str, d: Directive) -> bool:
     return d.cue in ("dont", "never", "must") and not OUTLASTS.search(d.sentence)
 
 
+# a verdict on the agent's last answer, opening a prompt: "That's almost right.", "Not quite.", "Closer, but"
+_VERDICT = rx.compile(
+    r"^\W*(?:(?:ok(?:ay)?|hmm+|yes|yeah|no)[,.!]*\s+)?(?:(?:that'?s|that is|this is|it'?s|it is)\s+)?"
+    r"(?:almost|nearly|not quite|close|closer|better|much better|getting (?:closer|there)|partly|mostly)"
+    r"(?:\s+(?:right|there|correct|working|done|it))?\s*(?:[.!,;:]|$|\s+but\b)",
+    re.I,
+)
+
+
+def _corrects_the_answer(prompt: str, d: Directive) -> bool:
+    """Does the prompt open with a verdict on the agent's last answer ("That's almost right. But X should only ..."),
+    so that a "should" in it says how that piece of work should be, not a rule for later work?"""
+    said = sentences(prompt)
+    return bool(said) and bool(_VERDICT.match(said[0])) and not OUTLASTS.search(d.sentence)
+
+
 # a first clause that asks for this turn's work: "帮我修复 X", "請幫我 ...", "이 버그 고쳐줘", "X를 만들어 주세요"
 _REQUEST_CLAUSE = rx.compile(r"^\W*(?:请|請|麻烦你?|麻煩你?)?(?:帮我|幫我|帮忙|幫忙)|(?:줘|주세요|주십시오)\W*$")
 
@@ -530,6 +546,8 @@ def directive_rule(session: Session) -> list[Candidate]:
                 continue
             if standing and _constrains_the_task(step.text, d):
                 standing = False  # "Print 1 to 5. Don't use a for loop.": the exercise's rule, stored, not injected
+            if standing and d.cue == "must" and _corrects_the_answer(step.text, d):
+                standing = False  # "That's almost right. But X should only ...": how this piece of work should be
             if standing and _limits_the_request(d):
                 standing = False  # "帮我修复 X，不要修改 API": how to do this request, stored, not injected
             summary = _summary(d)
