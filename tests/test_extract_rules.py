@@ -2667,3 +2667,30 @@ def test_a_should_after_a_verdict_on_the_last_answer_waits():
     assert rule.promotion == INSTRUCTION
     [plain] = _run(said.directive_rule, [_prompt("The badge on the card should only have a thin outline.")])
     assert plain.promotion == INSTRUCTION
+
+
+def test_the_limits_in_a_long_labelled_task_spec_are_the_tasks():
+    """A long prompt that labels its goal or its definition of done is one task's spec: its "don't"s limit that task
+    (stored nowhere). A "never" or "from now on" in it still makes a rule."""
+    body = "\n\n".join(
+        [
+            "Goal:\nChange only what is listed below; leave the rest of the dashboard as it is.",
+            "Do not rename unrelated modules.",
+            "1. Add a 7/30 day switch to the sales chart, keep the axis labels readable at both ranges and keep the "
+            "legend where it is today.",
+            "2. Rename the visible tab captions. Do not change which tabs exist, only their captions.",
+            "3. Region filter: show every region that had at least one order in the selected range, sorted by "
+            "revenue, with the totals row pinned at the bottom; hide regions whose revenue is zero in that range, and "
+            "keep the filter's reset button in the toolbar next to the date picker.",
+            "4. Tooltips: show the order count and the revenue of the hovered bar, formatted with the account's "
+            "currency and two decimals; keep the tooltip inside the chart area on narrow screens and let it follow "
+            "the pointer without covering the bar itself.",
+            "5. Export: the CSV export takes the selected range and region filter into account, names the file after "
+            "the range, and writes the same columns as the table below the chart, in the same order.",
+            "Definition of Done:\n- the switch works for both ranges\n- the captions are renamed\n- the changelog "
+            "lists the change and the screenshots in the docs folder show the new captions on every tab",
+        ]
+    )
+    assert len(body) > said.DOCUMENT_CHARS
+    assert _stored((body,)) == []
+    assert _stored((body + "\n\nFrom now on, never push to main without a review.",)) != []

@@ -539,6 +539,8 @@ def directive_rule(session: Session) -> list[Candidate]:
                 continue  # an item of a typed rule list is rule_list_rule's
             if for_this_work(d.sentence):
                 continue  # it steers this piece of work only; said again in another session it still would
+            if document and _TASK_LABEL.search(step.text) and not OUTLASTS.search(d.sentence):
+                continue  # a long spec of one task ("Goal: ... Definition of Done: ..."): its limits are the task's
             if spec_item(step.text, d.sentence):
                 continue  # an item of one task's spec ("Run-specific rules:", a list under "Task:", a file's notes)
             keep, standing = _remembered(d) if d.cue in ("remember", "remembered") else (True, lasting(d))
@@ -1492,7 +1494,9 @@ _STANDING_QUAL = rx.compile(
     re.I,
 )
 _TASK_LABEL = rx.compile(
-    r"^\W*(?:task|goal|objective|expected(?: result| output)?|deliverables?|scope)\s*:", re.I | re.M
+    r"^\W*(?:task|goal|objective|expected(?: result| output)?|deliverables?|scope|definition of done"
+    r"|acceptance criteria)\s*:",
+    re.I | re.M,
 )
 _WRITE_A_DOC = rx.compile(
     r"\b(?:create|write|make|generate|draft|add|update)\b[^.\n]{0,60}\b(?:file|doc|document|readme|section|page"
