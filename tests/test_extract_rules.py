@@ -2641,3 +2641,75 @@ def test_newer_language_rules_naming_this_project_or_opening_with_her_zaman_are_
     ):
         assert _run(said.directive_rule, [_prompt(text)]), text
     assert _run(said.directive_rule, [_prompt("Jangan lakukan itu.")]) == []  # "don't do that": names nothing
+
+
+def test_an_act_on_anything_or_nothing_alone_is_no_rule():
+    """ "Don't do anything" names nothing a later session could follow: it steers the turn it was said in (a test
+    prompt, a pause). A rule that names where it applies is still kept."""
+    assert (
+        _stored(
+            ("Just a test message. Don't do anything", "Do nothing.", "Don't touch anything else.", "dont do anythin")
+        )
+        == []
+    )
+    assert _rules_in(("Never run anything as root.", "Don't change anything under vendor/, ever.")) == []
+
+
+def test_items_of_a_task_spec_are_no_rules():
+    """A list in a prompt that specifies one piece of work is that work's spec: under a heading scoped to the run,
+    in a prompt that labels its task, or in a prompt that asks for a document (the list says what goes in it)."""
+    run = (
+        "Graded import run.\n\nRun-specific rules:\n- Write every helper script in the scratch folder only.\n"
+        "- Do not call the billing endpoint twice.\n- Do not ask questions.\n\nTask:\nImport the March invoices."
+    )
+    assert _stored((run,)) == []
+    labelled = "Task: add the export button.\nNotes:\n- Never touch the legacy exporter.\n- Keep the old CSV columns."
+    assert _stored((labelled,)) == []
+    document = (
+        "Please write a CONTRIBUTING.md file for newcomers.\n\nNotes:\n"
+        "- Don't include the release checklist.\n- Avoid listing every make target."
+    )
+    assert _stored((document,)) == []
+    # the same items typed as the user's own rules, with nothing that makes them one task's, are kept
+    assert _stored(("Never touch the legacy exporter.",)) == ["Never touch the legacy exporter."]
+
+
+def test_a_should_after_a_verdict_on_the_last_answer_waits():
+    """ "That's almost right. But X should only ..." says how the piece of work just done should be: stored as a
+    candidate. The same verdict before a rule said with always/never keeps the rule."""
+    [fix] = _run(
+        said.directive_rule,
+        [_prompt("That's almost right. But the badge on the card should only have a thin outline (not a fill).")],
+    )
+    assert fix.promotion == ""
+    [rule] = _run(said.directive_rule, [_prompt("Not quite. The unit tests should never hit the network.")])
+    assert rule.promotion == INSTRUCTION
+    [plain] = _run(said.directive_rule, [_prompt("The badge on the card should only have a thin outline.")])
+    assert plain.promotion == INSTRUCTION
+
+
+def test_the_limits_in_a_long_labelled_task_spec_are_the_tasks():
+    """A long prompt that labels its goal or its definition of done is one task's spec: its "don't"s limit that task
+    (stored nowhere). A "never" or "from now on" in it still makes a rule."""
+    body = "\n\n".join(
+        [
+            "Goal:\nChange only what is listed below; leave the rest of the dashboard as it is.",
+            "Do not rename unrelated modules.",
+            "1. Add a 7/30 day switch to the sales chart, keep the axis labels readable at both ranges and keep the "
+            "legend where it is today.",
+            "2. Rename the visible tab captions. Do not change which tabs exist, only their captions.",
+            "3. Region filter: show every region that had at least one order in the selected range, sorted by "
+            "revenue, with the totals row pinned at the bottom; hide regions whose revenue is zero in that range, and "
+            "keep the filter's reset button in the toolbar next to the date picker.",
+            "4. Tooltips: show the order count and the revenue of the hovered bar, formatted with the account's "
+            "currency and two decimals; keep the tooltip inside the chart area on narrow screens and let it follow "
+            "the pointer without covering the bar itself.",
+            "5. Export: the CSV export takes the selected range and region filter into account, names the file after "
+            "the range, and writes the same columns as the table below the chart, in the same order.",
+            "Definition of Done:\n- the switch works for both ranges\n- the captions are renamed\n- the changelog "
+            "lists the change and the screenshots in the docs folder show the new captions on every tab",
+        ]
+    )
+    assert len(body) > said.DOCUMENT_CHARS
+    assert _stored((body,)) == []
+    assert _stored((body + "\n\nFrom now on, never push to main without a review.",)) != []

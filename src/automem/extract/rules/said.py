@@ -36,7 +36,10 @@ _VAGUE = rx.compile(
     r"|\b(?:should|must|to) be (?:that|this|it)\b|\bas is\b|\bsame as (?:that|this|before|above)\b|\blike "
     r"(?:that|this)\b"
     r"|\b(?:that|this) (?:file|one|thing|part|bit|stuff)\b|\b(?:these|those) (?:files|ones|things|parts|changes)\b"
-    r"|\b(?:that|this|it|them|those|these)\s*[.!]?$",
+    r"|\b(?:that|this|it|them|those|these)\s*[.!]?$"
+    # an act on "anything" or "nothing" alone names nothing: "Don't do anything", "Do nothing", "Don't touch anything"
+    r"|^\W*(?:please\s+)?(?:(?:don'?t|dont|do not|never)\s+)?(?:do|touch|change|edit|modify|run|say|write|add)"
+    r"\s+(?:any|no|some|every)thin\w?(?:\s+else)?(?:\s+(?:yet|now|for now|right now))?\W*$",
     re.I,
 )
 _ERRORISH = rx.compile(
@@ -483,6 +486,22 @@ def _constrains_the_task(prompt: str, d: Directive) -> bool:
     return d.cue in ("dont", "never", "must") and not OUTLASTS.search(d.sentence)
 
 
+# a verdict on the agent's last answer, opening a prompt: "That's almost right.", "Not quite.", "Closer, but"
+_VERDICT = rx.compile(
+    r"^\W*(?:(?:ok(?:ay)?|hmm+|yes|yeah|no)[,.!]*\s+)?(?:(?:that'?s|that is|this is|it'?s|it is)\s+)?"
+    r"(?:almost|nearly|not quite|close|closer|better|much better|getting (?:closer|there)|partly|mostly)"
+    r"(?:\s+(?:right|there|correct|working|done|it))?\s*(?:[.!,;:]|$|\s+but\b)",
+    re.I,
+)
+
+
+def _corrects_the_answer(prompt: str, d: Directive) -> bool:
+    """Does the prompt open with a verdict on the agent's last answer ("That's almost right. But X should only ..."),
+    so that a "should" in it says how that piece of work should be, not a rule for later work?"""
+    said = sentences(prompt)
+    return bool(said) and bool(_VERDICT.match(said[0])) and not OUTLASTS.search(d.sentence)
+
+
 # a first clause that asks for this turn's work: "帮我修复 X", "請幫我 ...", "이 버그 고쳐줘", "X를 만들어 주세요"
 _REQUEST_CLAUSE = rx.compile(r"^\W*(?:请|請|麻烦你?|麻煩你?)?(?:帮我|幫我|帮忙|幫忙)|(?:줘|주세요|주십시오)\W*$")
 
@@ -520,11 +539,17 @@ def directive_rule(session: Session) -> list[Candidate]:
                 continue  # an item of a typed rule list is rule_list_rule's
             if for_this_work(d.sentence):
                 continue  # it steers this piece of work only; said again in another session it still would
+            if document and _TASK_LABEL.search(step.text) and not OUTLASTS.search(d.sentence):
+                continue  # a long spec of one task ("Goal: ... Definition of Done: ..."): its limits are the task's
+            if spec_item(step.text, d.sentence):
+                continue  # an item of one task's spec ("Run-specific rules:", a list under "Task:", a file's notes)
             keep, standing = _remembered(d) if d.cue in ("remember", "remembered") else (True, lasting(d))
             if not keep:
                 continue
             if standing and _constrains_the_task(step.text, d):
                 standing = False  # "Print 1 to 5. Don't use a for loop.": the exercise's rule, stored, not injected
+            if standing and d.cue == "must" and _corrects_the_answer(step.text, d):
+                standing = False  # "That's almost right. But X should only ...": how this piece of work should be
             if standing and _limits_the_request(d):
                 standing = False  # "帮我修复 X，不要修改 API": how to do this request, stored, not injected
             summary = _summary(d)
@@ -1469,7 +1494,9 @@ _STANDING_QUAL = rx.compile(
     re.I,
 )
 _TASK_LABEL = rx.compile(
-    r"^\W*(?:task|goal|objective|expected(?: result| output)?|deliverables?|scope)\s*:", re.I | re.M
+    r"^\W*(?:task|goal|objective|expected(?: result| output)?|deliverables?|scope|definition of done"
+    r"|acceptance criteria)\s*:",
+    re.I | re.M,
 )
 _WRITE_A_DOC = rx.compile(
     r"\b(?:create|write|make|generate|draft|add|update)\b[^.\n]{0,60}\b(?:file|doc|document|readme|section|page"
@@ -1543,6 +1570,36 @@ def _restates(item: str, others: list[str]) -> bool:
     """Does one of others say the same ("Do not refactor unrelated files" / "No unrelated refactors")?"""
     mine = _stems(item)
     return any(len(mine & (theirs := _stems(o))) >= max(1, 0.6 * min(len(mine), len(theirs))) for o in others)
+
+
+# a list heading that scopes the list to one run or task: "Run-specific rules:", "Constraints for this task:"
+_THIS_RUN_HEAD = rx.compile(
+    r"\b(?:run|task|job|request|ticket|exercise|assignment)[- ]specific\b"
+    r"|\b(?:for|of|in) (?:this|the current|today'?s) (?:run|task|job|request|ticket|exercise|assignment)\b",
+    re.I,
+)
+
+
+def spec_item(text: str, sentence: str) -> bool:
+    """Is the sentence an item of a headed list in a prompt that specifies one piece of work: a list whose heading
+    scopes it to this run ("Run-specific rules:"), a list in a prompt that labels its task ("Task: ..."), or a list
+    in a prompt that asks for a document, whose content the list describes ("create a CLAUDE.md file ... Usage
+    notes: - Don't include X")? Such items are the work's spec, not rules for later sessions."""
+    lines = (text or "").splitlines()
+    key = " ".join(sentence.split()).rstrip(".;,")[:60]
+    for at, line in enumerate(lines):
+        if not _RULE_ITEM.match(line) or key not in " ".join(line.split()):
+            continue
+        up = at - 1
+        while up >= 0 and _RULE_ITEM.match(lines[up]):
+            up -= 1
+        heading = lines[up].strip() if up >= 0 else ""
+        if not heading.endswith(":"):
+            return False
+        return bool(
+            _THIS_RUN_HEAD.search(heading) or _TASK_LABEL.search(text) or _WRITE_A_DOC.search("\n".join(lines[:up]))
+        )
+    return False
 
 
 def rule_list_rule(session: Session) -> list[Candidate]:
