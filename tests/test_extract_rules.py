@@ -558,6 +558,37 @@ def test_a_diagnosis_needs_a_cause_a_change_a_pass_and_a_link_to_the_failure():
     assert _run(reports.diagnosis_rule, hedged) == []
 
 
+def test_a_failure_the_agent_caused_by_its_own_edit_in_the_turn_and_mended_is_no_lesson():
+    def steps(*before: Step) -> list[Step]:
+        failed = _fail("pytest tests/test_cart.py -q", "E   NameError: name 'Decimal' is not defined")
+        failed.said_after = "The issue is that the Decimal import was dropped from cart.py when the helper moved."
+        return [*before, failed, _ok("src/shop/cart.py", tool="Edit"), _ok("pytest tests/test_cart.py -q")]
+
+    own = steps(_prompt("Move the rounding helper out of the cart"), _ok("src/shop/cart.py", tool="Edit"))
+    assert _run(reports.diagnosis_rule, own) == []
+    by_sed = steps(_prompt("Move the rounding helper"), _ok("sed -i 's/^from decimal.*//' src/shop/cart.py"))
+    assert _run(reports.diagnosis_rule, by_sed) == []
+    # the file was last changed in an earlier turn, or another file was: the diagnosis may teach something
+    earlier_turn = steps(_ok("src/shop/cart.py", tool="Edit", turn=0), _prompt("Run the cart tests", turn=1))
+    for step in earlier_turn[2:]:
+        step.turn = 1
+    assert len(_run(reports.diagnosis_rule, earlier_turn)) == 1
+    other_file = steps(_prompt("Move the rounding helper out of the cart"), _ok("src/shop/money.py", tool="Edit"))
+    assert len(_run(reports.diagnosis_rule, other_file)) == 1
+
+
+def test_a_config_file_the_agent_edited_then_edited_again_to_pass_is_no_lesson():
+    own = [
+        _prompt("Add the new alias to the compiler options"),
+        _ok("tsconfig.json", tool="Edit"),
+        _fail("npx tsc --noEmit", "error TS5023: Unknown compiler option 'baseUrll'."),
+        _ok("tsconfig.json", tool="Edit"),
+        _ok("npx tsc --noEmit"),
+    ]
+    assert _run(errors.fixed_error_rule, own) == []
+    assert len(_run(errors.fixed_error_rule, [own[0], *own[2:]])) == 1  # a config edit the failure called for
+
+
 def test_a_problem_the_user_reported_then_fixed_with_a_stated_cause():
     report = _prompt(
         "After logging in I'm getting stuck on a page saying Signing in...",

@@ -14,7 +14,16 @@ from collections import Counter
 
 from automem import lazy_re as rx  # module-level patterns compile on first use
 from automem.extract import phrasing
-from automem.extract.intent import Command, Difference, Intent, difference, installed_names, is_install, same_intent
+from automem.extract.intent import (
+    Command,
+    Difference,
+    Intent,
+    difference,
+    edited_files,
+    installed_names,
+    is_install,
+    same_intent,
+)
 from automem.extract.rules import Session, machine
 from automem.extract.steps import Step
 from automem.schema import VERIFIED_FIX, Candidate
@@ -155,6 +164,30 @@ def verified_fix(session: Session, index: int, *, through_user: bool = False) ->
         if step.ok:
             between.append(later)
     return None
+
+
+def repairs_own_edit(session: Session, index: int, fix_index: int) -> bool:
+    """Does a change made between the failure and its fix, in the failure's turn, go back to a file the agent had
+    edited earlier in that same turn? Then the agent broke its own work and mended it (an import its edit removed,
+    a name it renamed): the turn's work, not something a later session needs to know."""
+    steps = session.steps
+    turn = steps[index].turn
+    earlier: set[str] = set()
+    for j in range(index - 1, -1, -1):
+        step = steps[j]
+        if step.kind == "prompt" or step.turn != turn:
+            break
+        if step.kind == "action" and step.ok:
+            earlier.update(edited_files(session.intent(j)))
+    if not earlier:
+        return False
+    for j in range(index + 1, fix_index):
+        step = steps[j]
+        if step.kind == "prompt" or step.turn != turn:
+            break
+        if step.kind == "action" and step.ok and earlier & set(edited_files(session.intent(j))):
+            return True
+    return False
 
 
 def _backgrounded(later: Intent, failed: Intent) -> bool:
@@ -527,6 +560,8 @@ def fixed_error_rule(session: Session) -> list[Candidate]:
         if explained is None:
             continue
         _at, fix_index, diff = explained
+        if diff.kind == "edit" and repairs_own_edit(session, index, fix_index):
+            continue  # the file the fix edited is one the agent had just changed: its own slip, mended
         fix = session.steps[fix_index]
         line = _line(step)
         name = _name(session, index)

@@ -21,7 +21,7 @@ from automem import lazy_re as rx  # module-level patterns compile on first use
 from automem.extract import phrasing
 from automem.extract.intent import EDIT_TOOLS
 from automem.extract.rules import Session
-from automem.extract.rules.errors import _gist, cluster, is_failure, is_slip, verified_fix
+from automem.extract.rules.errors import _gist, cluster, is_failure, is_slip, repairs_own_edit, verified_fix
 from automem.extract.steps import Step
 from automem.schema import Candidate
 
@@ -159,6 +159,8 @@ def diagnosis_rule(session: Session) -> list[Candidate]:
         edited = _changed(steps[i + 1 : fix_index])
         if not edited:
             continue  # nothing was changed: the explanation is not what made it pass
+        if repairs_own_edit(session, i, fix_index):
+            continue  # the agent mended what its own edit broke in the same turn: the work, not a lesson
         error = " ".join(step.errors[0].get("line", "").split())
         if not (_terms(sentence) & _terms(f"{error} {step.input} {' '.join(edited)}")):
             continue  # the explanation is about something else
