@@ -1092,6 +1092,52 @@ def test_a_quoted_command_names_the_program_not_the_script_or_spec_it_was_given(
     assert len(gist("npm run build " + "--flag " * 60)) <= errors.COMMAND_MAX + 2
 
 
+def test_a_quoted_script_drops_its_comments_and_keeps_the_command_that_matters():
+    gist = errors.command_gist
+    script = "# warm up the cache first\nls build/\nmake assets  # slow\necho 'done # really'"
+    assert gist(script) == "ls build/; make assets; echo 'done # really'"
+    assert gist("if [ -d out ]; then\n  rm -r out\nfi\nmake \\\n  all") == "if [ -d out ]; then rm -r out; fi; make all"
+    long_line = (
+        "cd services/billing && docker compose up -d postgres redis mailhog 2>&1 | tail -20 && sleep 5 && "
+        "npm run migrate -- --env staging --verbose && curl -s localhost:8080/health | head -3"
+    )
+    assert gist(long_line) == "cd services/billing && docker compose up -d postgres redis mailhog"
+    assert gist(long_line, focus="curl") == "cd services/billing && curl -s localhost:8080/health"
+    many_files = "pytest " + " ".join(f"tests/unit/test_part_{n}.py" for n in range(4)) + " -q -x 2>&1 | tail -30"
+    assert gist(many_files) == many_files.removesuffix(" 2>&1 | tail -30")  # the output trim goes first
+
+
+def test_a_call_inside_a_sandbox_or_shell_wrapper_is_quoted_as_the_call():
+    from automem.extract.intent import unwrap
+
+    assert unwrap("/bin/zsh -lc 'cargo build --release'") == "cargo build --release"
+    assert unwrap('/usr/bin/env bash -c "make lint"') == "make lint"
+    profile = "sandbox-exec -p '(version 1)(deny network*)' /bin/bash -lc 'go test ./...'"
+    assert unwrap(profile) == "go test ./..."
+    assert unwrap('bwrap --ro-bind / / --bind "$PWD" "$PWD" --unshare-net -- yarn test') == "yarn test"
+    assert unwrap("bash deploy.sh") == "bash deploy.sh" and unwrap("rg -n -- --flag") == "rg -n -- --flag"
+
+
+def test_a_missing_program_in_a_termux_script_is_quoted_without_machine_folders():
+    from automem.extract.usable import generalize
+
+    assert generalize("/data/data/com.termux/files/usr/bin/ruby -v") == "$PREFIX/bin/ruby -v"
+    raw = (
+        "# serve the docs folder\ncd /data/data/com.termux/files/home/wiki\n"
+        "nohup php -S 0.0.0.0:8000 -t public > /data/data/com.termux/files/home/wiki/server.log 2>&1 &\n"
+        "sleep 2\ncurl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:8000/ | head -1"
+    )
+    line = "/data/data/com.termux/files/usr/bin/bash: line 3: php: command not found"
+    failed = _not_found(" ".join(raw.split()), line)
+    failed.raw = raw
+    session = Session([_prompt("Serve the wiki"), failed], root="/data/data/com.termux/files/home/wiki")
+    [cand] = [c for c in find_candidates(session) if "php" in c.summary]
+    quoted = cand.content.split("`")[1]
+    assert quoted == "nohup php -S 0.0.0.0:8000 -t public > ./server.log &", cand.content
+    assert "/data/data" not in cand.content and "serve the docs" not in cand.content
+    assert "bash: line 3: php: command not found" in cand.content
+
+
 def test_an_error_that_went_away_for_no_named_reason_is_not_stored():
     steps = [
         _fail("npm run check", "error TS2739: Type is missing properties"),

@@ -248,7 +248,12 @@ def _line(step: Step) -> str:
     """The error line that says most: one naming a reason when there is one, else the first."""
     lines = [e.get("line", "") for e in step.errors] or [step.result_head]
     best = next((line for line in lines + step.result_head.splitlines()[:6] if _REASON_TAIL.search(line)), lines[0])
-    return _WHICH_LISTING.sub(r"\1 the PATH", " ".join(best.split()))[:240]
+    best = _SHELL_AT.sub(r"\1:", " ".join(best.split()))
+    return _WHICH_LISTING.sub(r"\1 the PATH", best)[:240]
+
+
+# "/data/data/com.termux/files/usr/bin/bash: line 4: ssh: command not found": the shell, not where it is installed
+_SHELL_AT = rx.compile(r"(?<![\w/])/[\w./+-]*/bin/((?:ba|z|da|k)?sh):")
 
 
 # "which: no deno in (/usr/bin:~/.local/share/mise/installs/node/25.0.0/bin)": the folders are the machine's setup
@@ -367,12 +372,17 @@ _SPILLED = rx.compile(r"\S*/tool-results/\S+")
 COMMAND_MAX = 120
 
 
-def command_gist(text: str, limit: int = COMMAND_MAX) -> str:
+def command_gist(text: str, limit: int = COMMAND_MAX, focus: str = "") -> str:
     """A call as a memory quotes it: the program, its subcommand and flags, not the script or spec it was handed.
 
-    A heredoc is cut at its marker ("python - <<'PY' …"), a long quoted argument (a pasted spec) keeps its first
-    words, a spilled tool-output file is named as such, and the whole is capped on a word boundary.
+    A heredoc is cut at its marker ("python - <<'PY' …"), the comments of a script go and its lines are joined as
+    the shell reads them (``a; b``), a long quoted argument (a pasted spec) keeps its first words, a spilled
+    tool-output file is named as such. A line still too long sheds what only trims the output it shows
+    (``2>&1 | tail -8``), then keeps the command that matters (``focus``, a program's name, else the first that is
+    not a look) with the ``cd`` before it, and the whole is capped on a word boundary.
     """
+    if "\n" in text:
+        text = _script_lines(text)
     text = " ".join(text.split())
     heredoc = _HEREDOC.search(text)
     if heredoc:
@@ -382,17 +392,80 @@ def command_gist(text: str, limit: int = COMMAND_MAX) -> str:
     )
     text = _SPILLED.sub("<saved tool output>", text)
     if len(text) > limit:
+        text = _OUTPUT_TRIM.sub("", text).strip()
+    if len(text) > limit and not heredoc:
+        text = _one_command(text, focus) or text
+    if len(text) > limit:
         cut = text[:limit].rsplit(" ", 1)[0]
         text = (cut if len(cut) > limit // 2 else text[:limit]) + " …"
     return text
 
 
-def _command_text(step: Step | None) -> str:
+# what only trims or hides the output a call shows: it changes nothing of what the call does
+_OUTPUT_TRIM = rx.compile(
+    r"\s+\|\s*(?:tail|head)(?:\s+-n)?(?:\s+-?\d+)?(?=\s*(?:$|[;&|)]))|\s+[12]?>&[12]|\s+[12]?>\s*/dev/null"
+)
+
+
+def _script_lines(text: str) -> str:
+    """A script's lines as one command line: comments out, each line ended as the shell ends it (``;``), a line
+    continuation or an open ``&&``/``|`` joined with the next. From a heredoc's marker on the text is left as it is
+    (the gist cuts it there)."""
+    lines: list[str] = []
+    joined = True  # the next line continues the last one
+    rows = text.splitlines()
+    for at, row in enumerate(rows):
+        line = _without_comment(row).rstrip()
+        if not line.strip():
+            continue
+        if lines and not joined:
+            lines[-1] += ";"
+        if _HEREDOC.search(line):
+            return " ".join([*lines, row, *rows[at + 1 :]])
+        joined = line.endswith(("\\", "&&", "||", "|", ";", "{", "(")) or bool(re.search(r"\b(?:then|do|else)$", line))
+        lines.append(line.removesuffix("\\"))
+    return " ".join(lines)
+
+
+def _without_comment(line: str) -> str:
+    """A shell line without its ``# comment`` (a ``#`` inside quotes or a word, as in ``a#b`` or ``$#``, stays)."""
+    quote = ""
+    for at, ch in enumerate(line):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and (at == 0 or line[at - 1] in " \t;&|("):
+            return line[:at]
+    return line
+
+
+def _one_command(text: str, focus: str = "") -> str:
+    """The command of a long command line that matters, after the ``cd`` that put it in its folder: the one running
+    ``focus`` when given, else the first that is not a look. "" when the line is one command."""
+    from automem.extract.intent import is_look, parse_command_line
+
+    commands, cwd = parse_command_line(text)
+    if len(commands) < 2 and not cwd:
+        return ""
+    chosen = next((c for c in commands if focus and c.program == focus.lower()), None)
+    if chosen is None:
+        chosen = next((c for c in commands if not is_look(c)), commands[0] if commands else None)
+    if chosen is None or not chosen.text:
+        return ""
+    body = chosen.text.strip()
+    lead = f"cd {cwd} && " if cwd and not body.startswith("cd ") else ""
+    return lead + body if len(lead + body) < len(text) else ""
+
+
+def _command_text(step: Step | None, focus: str = "") -> str:
     from automem.extract.intent import unwrap
+    from automem.extract.usable import generalize
 
     if step is None:
         return ""
-    return command_gist(unwrap(step.input))
+    # machine folders shortened before the length is weighed (the project's own folder is made ./ later)
+    return command_gist(generalize(unwrap(step.raw or step.input)), focus=focus)
 
 
 def _scope(step: Step, intent: Intent) -> str:
@@ -808,7 +881,7 @@ def _shell_function_lesson(session: Session, index: int, name: str, line: str, c
         kind="observation",
         summary=phrasing.fit(f"{name} is not loaded in the agent's non-interactive shell; `{init}` before calling it"),
         content=(
-            f"`{_command_text(step)}` failed: {line}" + (f" ({count}x)" if count > 1 else "") + "\n"
+            f"`{_command_text(step, name)}` failed: {line}" + (f" ({count}x)" if count > 1 else "") + "\n"
             f"{what} is set up by the user's shell profile (a shell function or hook), which the agent's shell does"
             f" not read; that the command was not found does not mean it is not installed."
         ),
@@ -912,7 +985,7 @@ def missing_command_rule(session: Session) -> list[Candidate]:
                 Candidate(
                     kind="observation",
                     summary=phrasing.fit(f"{name} is not loaded in the agent's non-interactive shell until `{init}`"),
-                    content=f"`{_command_text(step)}` failed: {line}\nWhat worked: "
+                    content=f"`{_command_text(step, name)}` failed: {line}\nWhat worked: "
                     f"`{_command_text(session.steps[later])}`",
                     why=f"{name} is loaded by the shell profile, which the agent's shell does not read; it ran once "
                     f"the "
@@ -939,7 +1012,7 @@ def missing_command_rule(session: Session) -> list[Candidate]:
                             f"{name} was not preinstalled on {machine.this_machine(session)}; `{how}` installed it"
                         ),
                         content=(
-                            f"`{_command_text(step)}` " + ("said" if step.ok else "failed") + f": {line}\n"
+                            f"`{_command_text(step, name)}` " + ("said" if step.ok else "failed") + f": {line}\n"
                             f"What worked: `{how}`, then {name} ran."
                         ),
                         why=f"{name} was missing until it was installed in this session.",
@@ -967,7 +1040,7 @@ def missing_command_rule(session: Session) -> list[Candidate]:
                                 f"{name} was not on the PATH until {folder} was added; the session made it "
                                 f"permanent (user PATH)"
                             ),
-                            content=f"`{_command_text(step)}` failed: {line}\nWhat worked: `{change}`",
+                            content=f"`{_command_text(step, name)}` failed: {line}\nWhat worked: `{change}`",
                             why=f"{name} was found once {folder} was on the PATH, and the session saved that to the "
                             f"user PATH.",
                             how_to_apply=f"If {name} is missing on a new setup, add {folder} to the PATH.",
@@ -981,7 +1054,7 @@ def missing_command_rule(session: Session) -> list[Candidate]:
                     Candidate(
                         kind="observation",
                         summary=phrasing.fit(f"{name} is not on the PATH here until `{change}`"),
-                        content=f"`{_command_text(step)}` failed: {line}\nWhat worked: "
+                        content=f"`{_command_text(step, name)}` failed: {line}\nWhat worked: "
                         f"`{_command_text(session.steps[explained[1]])}`",
                         why=f"{name} was found once the session ran `{change}`.",
                         how_to_apply=f"Run `{change}` (or make it permanent) before calling {name}.",
@@ -1011,7 +1084,7 @@ def missing_command_rule(session: Session) -> list[Candidate]:
                     summary=phrasing.fit(
                         f"{name} is not on the PATH on {machine.this_machine(session)}; use {alt} instead"
                     ),
-                    content=f"`{_command_text(step)}` failed: {line}\nWhat worked: `{alt}` for the same job.",
+                    content=f"`{_command_text(step, name)}` failed: {line}\nWhat worked: `{alt}` for the same job.",
                     why=f"No {name} here ({count}x), while {alt} worked in the same session.",
                     how_to_apply=f"Call {alt}, not {name}, on this machine.",
                     signals=["error"],
@@ -1028,7 +1101,7 @@ def missing_command_rule(session: Session) -> list[Candidate]:
                     f"{name} is not installed or not on the PATH on {machine.this_machine(session)} (no {name} "
                     f"binary found)"
                 ),
-                content=f"`{_command_text(step)}` failed: {line}" + (f" ({count}x)" if count > 1 else ""),
+                content=f"`{_command_text(step, name)}` failed: {line}" + (f" ({count}x)" if count > 1 else ""),
                 why=f"The shell could not find {name}, and nothing later in the session ran it.",
                 how_to_apply=f"Check for {name} before relying on it here, or install it.",
                 signals=["error"],
@@ -1153,7 +1226,7 @@ def _probed_absent(session: Session, index: int, name: str, found: list[str]) ->
             f"{name} is not installed on {machine.this_machine(session)}"
             + (f"; `which` found {', '.join(others[:2])} but no {name}" if others else "")
         ),
-        content=f"`{_command_text(step)}` said: {line}\nA later lookup found no {name}"
+        content=f"`{_command_text(step, name)}` said: {line}\nA later lookup found no {name}"
         + (f" (it found {', '.join(others)})." if others else "."),
         why=f"The call's output said {name} could not be run, and `which` then found no {name}.",
         how_to_apply=f"Do not plan on {name} here"
