@@ -316,9 +316,45 @@ def test_a_lookup_that_found_nothing_is_quoted_without_the_machines_path_listing
     """`which: no foo in (/usr/bin:~/.local/share/mise/installs/node/25.0.0/bin)`: the folders are this machine's
     setup of the day, not the lesson."""
     line = "which: no deno in (/usr/local/bin:/home/ana/.local/share/mise/installs/node/25.0.0/bin:/usr/bin)"
-    [cand] = _run(errors.missing_command_rule, [_fail("which deno", line)])
+    [cand] = _run(errors.missing_command_rule, [_prompt("Serve it with deno"), _fail("which deno", line)])
     assert cand.summary.startswith("deno is not installed")
     assert "which: no deno in the PATH" in cand.content and "mise" not in cand.content
+
+
+def test_a_lookup_that_fails_is_no_missing_program_unless_the_work_needed_it():
+    """`which X`, `command -v X`, `X --version` ask what is there; the answer matters only if X was wanted."""
+    probe = _not_found("command -v deno", "")
+    probe.errors = [{"error_type": "exit-code", "line": "exit code 1", "signature": "exit code 1"}]
+    probe.result_head = "zsh: command not found: deno"
+    version = _not_found("zig version", "bash: zig: command not found")
+    moved_on = [_prompt("Check the build scripts"), version, _ok("make build")]
+    assert _run(errors.missing_command_rule, moved_on) == []
+    wanted = [_prompt("Build it with zig please"), version, _ok("make build")]
+    assert _run(errors.missing_command_rule, wanted)[0].summary.startswith("zig is not installed")
+    tried = [version, _ok("ls"), _not_found("zig build -Doptimize=ReleaseFast", "bash: zig: command not found")]
+    assert _run(errors.missing_command_rule, tried)[0].summary.startswith("zig is not installed")
+    run = _not_found("zig build", "bash: zig: command not found")  # a call that ran it for work
+    assert _run(errors.missing_command_rule, [run, _ok("make build")])[0].summary.startswith("zig is not installed")
+
+
+def test_a_package_manager_looked_up_and_replaced_by_another_is_what_the_session_used():
+    yarn = _not_found("yarn --version", "bash: yarn: command not found")
+    [cand] = _run(errors.missing_command_rule, [yarn, _ok("npm install"), _ok("npm run dev")])
+    assert cand.summary == "yarn is not installed on this machine; the session used npm" and not cand.promotion
+    assert "`npm install`" in cand.content
+
+
+def test_a_program_searched_for_in_several_places_is_no_binary_not_a_tool_to_install():
+    which = _fail("which figma-linux", "which: no figma-linux in (/usr/bin)")
+    empty = "(Bash completed with no output)"
+    searches = [
+        _ok("ls /opt/ | grep -i figma-linux", result_head=empty),
+        _ok("find ~/.local -iname '*figma-linux*'", result_head=empty),
+    ]
+    [cand] = _run(errors.missing_command_rule, [which, *searches])
+    assert cand.summary.startswith("No figma-linux binary on this machine") and "install it" not in cand.summary
+    assert "/opt/, ~/.local" in cand.content
+    assert _run(errors.missing_command_rule, [which, searches[0]]) == []  # one look more: still only a probe
 
 
 def test_a_tool_missing_inside_a_package_script_is_no_missing_program_of_the_machine():
@@ -1579,8 +1615,10 @@ def test_a_reported_problem_states_its_cause_without_the_agents_pointer_and_wher
 
 def test_the_user_saying_a_program_is_installed_beats_a_failed_lookup():
     missing = _fail("which teams", "which: no teams in (/usr/bin)")
-    assert _run(errors.missing_command_rule, [missing])  # alone: not installed, as far as the session knows
-    assert _run(errors.missing_command_rule, [missing, _prompt("Teams is installed as a pwa")]) == []
+    wanted = _prompt("Open teams with a key binding")
+    assert _run(errors.missing_command_rule, [wanted, missing])  # not installed, as far as the session knows
+    assert _run(errors.missing_command_rule, [missing]) == []  # only looked up: nothing needed it
+    assert _run(errors.missing_command_rule, [wanted, missing, _prompt("Teams is installed as a pwa")]) == []
     assert _run(errors.missing_command_rule, [missing, _prompt("teams is not installed, add it")])
 
 

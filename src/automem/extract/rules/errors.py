@@ -1072,6 +1072,19 @@ def missing_command_rule(session: Session) -> list[Candidate]:
             continue  # "Teams is installed as a pwa": there is no binary, and the user says it is there
         if _mistyped(session, index, name):
             continue  # `gti status`, then `git status`: a slip of the keys, not a missing program
+        sibling = ""
+        if _only_probed(session, index, name):
+            sibling = _sibling_used(session, index, name)
+            searched = _searched_for(session, index, name)
+            if len(searched) >= 2:
+                done.add(name)
+                out.append(_no_binary_lesson(session, index, name, searched))
+                continue
+            if not sibling and not _needed_after(session, index, name):
+                continue  # `which X` or `X --version` to see what is there, then other work: nothing needed X
+        if sibling:
+            out.append(_sibling_lesson(session, index, name, sibling, line))
+            continue
         if _CMDLET.match(name):
             continue  # Get-ChildItem in bash: a PowerShell command in the wrong shell, not a program to install
         if _inside_package_script(session, index, name):
@@ -1153,6 +1166,114 @@ def _runner_lesson(session: Session, index: int, later: int, name: str, via: str
         scope="project",
         weight=2.4,
         promotion=VERIFIED_FIX,
+    )
+
+
+_ASKS_VERSION = frozenset({"--version", "-v", "-V", "version", "--help", "-h", "help"})
+# programs that do one job, any of which a session takes when another is not there
+_SIBLINGS = (
+    frozenset({"npm", "pnpm", "yarn", "bun"}),
+    frozenset({"docker", "podman"}),
+    frozenset({"pip", "pip3", "uv"}),
+)
+
+
+def _probes(command: Command, name: str) -> bool:
+    """Does this command only look for ``name`` (``which name``, ``command -v name``, ``name --version``)?"""
+    if command.program.lower() in machine.PROBES:
+        return name in {w.lower() for w in command.positional}
+    return command.program == name and bool(command.args) and all(a in _ASKS_VERSION for a in command.args)
+
+
+def _only_probed(session: Session, index: int, name: str) -> bool:
+    """Did the failed call only look ``name`` up, never run it for a job?"""
+    commands = [c for c in session.intent(index).commands if c.program == name or _probes(c, name)]
+    return bool(commands) and all(_probes(c, name) for c in commands)
+
+
+def _needed_after(session: Session, index: int, name: str) -> bool:
+    """Was ``name`` wanted for the work, not just looked for: a later call that runs it or installs it, or a prompt
+    of the user's that names it?"""
+    said = rx.compile(rf"(?<![\w./-]){re.escape(name)}(?![\w/-])", re.I)
+    for j, step in enumerate(session.steps):
+        if step.kind == "prompt" and said.search(step.text):
+            return True
+        if j <= index or step.kind != "action":
+            continue
+        for command in session.intent(j).commands:
+            if command.program == name and not _probes(command, name):
+                return True
+            if is_install(command) and any(_provides(p, name) for p in installed_names(command)):
+                return True
+    return False
+
+
+def _sibling_used(session: Session, index: int, name: str) -> str:
+    """Another program for the same job (pnpm -> npm) that a later call ran for work: it was there to run, whatever
+    the call then met (a sandbox without network fails npm as it would have failed pnpm)."""
+    return next((c.program for _j, c in _sibling_runs(session, index, name)), "")
+
+
+def _sibling_runs(session: Session, index: int, name: str):
+    family = next((f for f in _SIBLINGS if name in f), frozenset())
+    for j in range(index + 1, min(len(session.steps), index + WINDOW)):
+        step = session.steps[j]
+        if step.kind != "action" or (not step.ok and missing_name(session, j)):
+            continue
+        for command in session.intent(j).commands:
+            if command.program in family - {name} and not _probes(command, command.program):
+                yield j, command
+
+
+def _sibling_lesson(session: Session, index: int, name: str, sibling: str, line: str) -> Candidate:
+    step = session.steps[index]
+    return Candidate(
+        kind="observation",
+        summary=phrasing.fit(f"{name} is not installed on {machine.this_machine(session)}; the session used {sibling}"),
+        content=f"`{_command_text(step, name)}` failed: {line}\nThen the session ran {sibling} for the job: "
+        f"`{_command_text(session.steps[next(j for j, _c in _sibling_runs(session, index, name))], sibling)}`",
+        why=f"A lookup found no {name}, and the session went on with {sibling} instead.",
+        how_to_apply=f"Use {sibling} here unless the project needs {name}; then install {name} first.",
+        signals=["error"],
+        scope="global",
+        weight=1.6,
+    )
+
+
+_NO_OUTPUT = rx.compile(r"^\s*(?:\((?:\w+ )?completed with no output\)|\(no output\))?\s*$", re.I)
+
+
+def _searched_for(session: Session, index: int, name: str) -> list[str]:
+    """The places later calls searched for ``name`` by other means and found nothing (``ls /usr/bin | grep -i
+    name``, ``find ~ -name '*name*'``): the search was the work, and its empty result the finding."""
+    places: list[str] = []
+    for j in range(index + 1, min(len(session.steps), index + WINDOW)):
+        step = session.steps[j]
+        if step.kind != "action" or not step.ok or not _NO_OUTPUT.match(step.result_head or ""):
+            continue
+        commands = session.intent(j).commands
+        greps = [c for c in commands if c.program == "grep" and name in c.positional[:1]]
+        found = [c for c in commands if c.program == "find" and any(name in a.lower() for a in c.positional[1:])]
+        if greps and commands[0].program == "ls" and commands[0].positional:
+            places.append(commands[0].positional[0])
+        elif found:
+            places.append(found[0].positional[0] if found[0].positional else ".")
+    return list(dict.fromkeys(places))
+
+
+def _no_binary_lesson(session: Session, index: int, name: str, places: list[str]) -> Candidate:
+    step = session.steps[index]
+    listed = ", ".join(places[:4])
+    return Candidate(
+        kind="observation",
+        summary=phrasing.fit(f"No {name} binary on {machine.this_machine(session)}: `which` and searches of {listed}"),
+        content=f"`{_command_text(step, name)}` failed: {_line(step)}\nSearched later, nothing found: {listed}.",
+        why=f"The session looked for {name} in several ways and none found a program.",
+        how_to_apply=f"Do not hunt for a {name} binary again; if {name} is needed, ask how it is installed (an "
+        f"app, a web app) or install it.",
+        signals=["error"],
+        scope="global",
+        weight=1.4,
     )
 
 
