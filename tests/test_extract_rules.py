@@ -2737,3 +2737,23 @@ def test_newer_language_rules_naming_this_project_or_opening_with_her_zaman_are_
     ):
         assert _run(said.directive_rule, [_prompt(text)]), text
     assert _run(said.directive_rule, [_prompt("Jangan lakukan itu.")]) == []  # "don't do that": names nothing
+
+
+def test_going_forward_said_alone_makes_a_rule_of_the_next_sentence():
+    """ "Going forward." or "From now on" as a sentence or a line of its own announces the rule after it."""
+    for prompt in (
+        "Going forward. Use tabs in the makefiles.",
+        "ok, from now on.\nUse tabs in the makefiles",
+        "From now on\n- use tabs in the makefiles",
+    ):
+        [rule] = _run(said.directive_rule, [_prompt(prompt)])
+        assert rule.summary == "Use tabs in the makefiles" and rule.promotion == INSTRUCTION, prompt
+        quoted = rule.content.splitlines()[0].lower()
+        assert quoted.startswith(('the user said: "going forward', 'the user said: "ok, from', 'the user said: "from'))
+    for prompt in (
+        "Going forward. The deploy looks slow today.",  # no rule after it
+        "From now on. Why does the deploy take so long?",
+        "From now on.\nYou are Max, a grumpy pirate.",
+        "Going forward.",
+    ):
+        assert _run(said.directive_rule, [_prompt(prompt)]) == [], prompt

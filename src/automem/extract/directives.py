@@ -35,6 +35,7 @@ class Directive:
     cue: str  # swap | never | always | dont | must | future | prefer | want | language | default | habit ...
     scope: str  # project | global
     language: str = "en"  # en, or the language whose cue words matched
+    lead: str = ""  # a sentence of its own before it that made it a rule ("Going forward."), as typed
 
 
 # --- English ----------------------------------------------------------------------------------
@@ -663,6 +664,36 @@ def _language_clauses(sentence: str) -> list[Directive]:
     return out
 
 
+# "Going forward." or "From now on" said as a sentence or line of its own: it makes a rule of the sentence after it
+_BARE_FUTURE = rx.compile(
+    r"^" + _OPENERS + r"(?:from now on|" + _FORWARD + r"|from here on(?:wards?)?|henceforth|in (?:the )?future)"
+    r"\s*[.!:;,]*$",
+    re.I,
+)
+# how a rule opens: an imperative, a rule word, or the team's or the user's way of working
+_RULE_OPENING = rx.compile(
+    r"^" + _OPENERS + r"(?:please\s+)?(?:(?:let'?s\s+)?(?:always|never|only)\b|don'?t\b|do not\b|we\s+\w+"
+    r"|i\s+(?:want|prefer|like|need)\b|(?:use|run|keep|put|write|name|format|indent|add|ask|check|commit|push|test"
+    r"|make|call|prefer|avoid|follow|read|create|update|document|lint|include|mention|tell|stop|start|wrap|sort"
+    r"|place|store|give|show|reply|respond|answer|talk|split|prefix)\b)",
+    re.I,
+)
+
+
+def _carried(marker: str, sentence: str) -> Directive | None:
+    """The rule a sentence states when the sentence before it was only "Going forward." / "From now on"."""
+    text = " ".join(sentence.split())
+    if not 6 <= len(text) <= MAX_SENTENCE or _is_question(text) or _NARRATIVE.search(f"{marker} {text}"):
+        return None
+    found = classify(text)
+    if found is None and not _RULE_OPENING.match(text):
+        return None
+    kind = found.kind if found is not None and found.cue != "language" else "decision"
+    if found is not None and found.cue == "language":
+        return Directive(text, "preference", "language", "global", found.language, lead=marker)
+    return Directive(text, kind, "future", scope_of(text, kind), "en", lead=marker)
+
+
 def directives(prompt: str, limit: int = 3) -> list[Directive]:
     """The directives of one prompt, in order, at most ``limit``: a sentence, or the clause of it that holds the cue.
 
@@ -672,7 +703,19 @@ def directives(prompt: str, limit: int = 3) -> list[Directive]:
     out: list[Directive] = []
     quoted = "'" in prompt or '"' in prompt or "\u201c" in prompt
     said = sentences(_QUOTED_PASSAGE.sub(" ", prompt) if quoted else prompt)
+    carried_to = -1
     for at, sentence in enumerate(said):
+        if at == carried_to:
+            continue  # already read as the rule the sentence before announced
+        if _BARE_FUTURE.match(sentence.strip()):
+            found = _carried(" ".join(sentence.split()), said[at + 1]) if at + 1 < len(said) else None
+            if found is not None and _language(said[at + 1]) == "latin":
+                carried_to = at + 1
+                if all(found.sentence != d.sentence for d in out):
+                    out.append(found)
+                if len(out) >= limit:
+                    break
+            continue  # the marker alone is no rule
         if at + 1 < len(said) and _REMEMBER_TAIL.match(said[at + 1]) and not _REMEMBER_TAIL.match(sentence):
             text = " ".join(sentence.split())
             if 6 <= len(text) <= MAX_SENTENCE and not _is_question(text) and not _NARRATIVE.search(text):

@@ -540,7 +540,7 @@ def directive_rule(session: Session) -> list[Candidate]:
                 summary = phrasing.fit(f"{failing}: {summary}")
             terms = english_terms(d.sentence) if d.language != "en" else []
             content = (
-                f'The user said: "{d.sentence}"'
+                f'The user said: "{(d.lead + " ") if d.lead else ""}{d.sentence}"'
                 + (f"\nIn English terms: {', '.join(terms)}" if terms else "")
                 + (f'\nJust before: "{context}"' if context else "")
                 + (f"\nApplied to: {applied}" if applied else "")
