@@ -2757,3 +2757,33 @@ def test_going_forward_said_alone_makes_a_rule_of_the_next_sentence():
         "Going forward.",
     ):
         assert _run(said.directive_rule, [_prompt(prompt)]) == [], prompt
+
+
+def test_a_bare_convention_is_stored_as_a_candidate_and_a_one_off_request_is_not():
+    """ "Use 4 spaces for indentation" may be a standing convention or this turn's wish: short and about style,
+    format, layout or process, it waits as a candidate (promoted only if said again); a request is not stored."""
+    conventions = {
+        "Use 4 spaces for indentation.": "Use 4 spaces for indentation",
+        "Keep pull requests small": "Keep pull requests small",
+        "Benchmarks live in bench/": "Benchmarks live in `bench/`",
+        "We follow conventional commits.": "This project follows conventional commits",
+        "Use snake_case for module names": "Use snake_case for module names",
+    }
+    for prompt, summary in conventions.items():
+        found = find_candidates(Session([_prompt(prompt)]))
+        assert [(c.summary, c.promotion) for c in found] == [(summary, "")], prompt
+        assert "convention" in found[0].why
+    for prompt in (
+        "Use the other config",
+        "Use the staging database",
+        "Keep going",
+        "Use tabs here",
+        "Please use 4 spaces for indentation in this file",
+        "Benchmarks live in bench/ and fix the flaky one",
+        "Keep commits small, then push the branch",
+        "We use Redis",
+        "Use double quotes like the rest of it",
+    ):
+        assert find_candidates(Session([_prompt(prompt)])) == [], prompt
+    [rule] = find_candidates(Session([_prompt("From now on. Use 4 spaces for indentation.")]))
+    assert rule.promotion == INSTRUCTION  # said to hold from now on: a rule

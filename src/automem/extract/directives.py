@@ -2,7 +2,8 @@
 
 Only a sentence addressed to the agent as a standing rule counts: "use X, not Y", "X, not Y,
 here", "never ...", "don't ...", "always ...", "from now on ...", "X must ...", "I prefer ...",
-"I want X to be ...". Not a directive: a question, a task ("fix the login page"), text inside
+"I want X to be ...", and a short convention said bare ("Use 2 spaces for indentation", "Tests go in
+tests/": cue "convention", a candidate only). Not a directive: a question, a task ("fix the login page"), text inside
 code fences, quotes, pasted logs or tables, and narrative or role-play ("The knight draws his
 sword", "You are Aria, a ..."). Long prompts are read line by line and only lines that look
 written by the user to the agent count.
@@ -208,6 +209,39 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
             re.I,
         ),
     ),
+)
+
+# A convention said bare: "Use 2 spaces for indentation", "Keep commits small", "Tests go in tests/", "We use
+# conventional commits". As ambiguous as a one-off request ("Use the other file"), so only a short sentence about
+# style, format, layout or process counts, with no word pointing into the conversation, and it waits as a candidate.
+_STYLE_WORDS = (
+    r"indent(?:ation|s|ed)?|(?:\d+ )?spaces|tabs|(?:single|double|back) ?quotes|semicolons|line (?:length|width)s?"
+    r"|trailing commas|camel ?case|snake[_ ]case|kebab[- ]case|pascal ?case|naming|(?:lower|upper) ?case|formatting"
+    r"|code style|style guide|type hints|docstrings|f-strings|(?:british|american) spelling|conventional commits"
+    r"|commit messages?|commits|squash(?:ed)? merges|rebase|prs|pull requests|branch names|changelog|semver"
+    r"|imports (?:sorted|at the top)|sorted imports|absolute imports|relative imports"
+)
+_SMALL = r"(?:small|short|focused|atomic|sorted|flat|under \d+ \w+)"
+_POINTING = (
+    r"(?!.*\b(?:this|that|these|those|it|them|other|same|previous|old|new|first|second|last|here|there|instead"
+    r"|again|now|today|yet|must|should|shall|always|never|not|no|don'?t|please do|then)\b)"
+    r"(?!.*\band\s+(?:fix|make|add|remove|run|update|change|check|commit|push|create|delete|move|open|write|test)\b)"
+)
+_CONVENTION = rx.compile(
+    r"^" + _OPENERS + r"(?=(?:\S+\s+){0,9}\S+\W*$)" + _POINTING + r"(?:"
+    r"(?:please\s+)?(?:use|keep|prefer|follow|name|format|indent|prefix|wrap|sort|write|put)\b[^.!?]{0,50}?\b(?:"
+    + _STYLE_WORDS
+    + r")\b"
+    r"|(?:please\s+)?keep\s+(?:all\s+|our\s+)?(?:commits|prs|pull requests|functions|methods|modules|files|lines"
+    r"|imports|components)\s+" + _SMALL + r"\b"
+    r"|we\s+(?:use|follow|prefer|write|name|format|indent|keep|squash|rebase|tag)\b[^.!?]{0,50}?\b(?:"
+    + _STYLE_WORDS
+    + r")\b"
+    r"|(?:all\s+)?(?:[\w-]+\s+)?(?:tests|specs|fixtures|docs|scripts|helpers|utils|components|migrations|assets"
+    r"|types|hooks|stories|examples|benchmarks|configs?)\s+(?:go|live|belong|stay)\s+(?:in|under|into|inside)\s+"
+    r"(?:`?[\w.~-]*/[\w./-]*`?|the\s+[\w.-]+\s+(?:folder|directory|dir))"
+    r")(?!\w)[^.!?]{0,60}[.!]?\s*$",
+    re.I,
 )
 
 _QUESTION_START = rx.compile(
@@ -591,6 +625,8 @@ def _english(text: str) -> Directive | None:
     for cue, kind, pattern in _EN:
         if pattern.search(text):
             return Directive(text, kind, cue, scope_of(text, kind))
+    if _CONVENTION.search(text):
+        return Directive(text, "decision", "convention", "project")
     return None
 
 
