@@ -1137,8 +1137,8 @@ def test_a_quoted_script_drops_its_comments_and_keeps_the_command_that_matters()
         "cd services/billing && docker compose up -d postgres redis mailhog 2>&1 | tail -20 && sleep 5 && "
         "npm run migrate -- --env staging --verbose && curl -s localhost:8080/health | head -3"
     )
-    assert gist(long_line) == "cd services/billing && docker compose up -d postgres redis mailhog"
-    assert gist(long_line, focus="curl") == "cd services/billing && curl -s localhost:8080/health"
+    assert gist(long_line) == "cd services/billing && docker compose up -d postgres redis mailhog …"
+    assert gist(long_line, focus="curl") == "cd services/billing && … curl -s localhost:8080/health"
     many_files = "pytest " + " ".join(f"tests/unit/test_part_{n}.py" for n in range(4)) + " -q -x 2>&1 | tail -30"
     assert gist(many_files) == many_files.removesuffix(" 2>&1 | tail -30")  # the output trim goes first
 
@@ -1169,7 +1169,7 @@ def test_a_missing_program_in_a_termux_script_is_quoted_without_machine_folders(
     session = Session([_prompt("Serve the wiki"), failed], root="/data/data/com.termux/files/home/wiki")
     [cand] = [c for c in find_candidates(session) if "php" in c.summary]
     quoted = cand.content.split("`")[1]
-    assert quoted == "nohup php -S 0.0.0.0:8000 -t public > ./server.log &", cand.content
+    assert quoted == "nohup php -S 0.0.0.0:8000 -t public > ./server.log & …", cand.content
     assert "/data/data" not in cand.content and "serve the docs" not in cand.content
     assert "bash: line 3: php: command not found" in cand.content
 

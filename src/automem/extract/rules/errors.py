@@ -442,7 +442,8 @@ def _without_comment(line: str) -> str:
 
 def _one_command(text: str, focus: str = "") -> str:
     """The command of a long command line that matters, after the ``cd`` that put it in its folder: the one running
-    ``focus`` when given, else the first that is not a look. "" when the line is one command."""
+    ``focus`` when given, else the first that is not a look; "…" marks the commands left out around it. "" when the
+    line is one command."""
     from automem.extract.intent import is_look, parse_command_line
 
     commands, cwd = parse_command_line(text)
@@ -453,8 +454,9 @@ def _one_command(text: str, focus: str = "") -> str:
         chosen = next((c for c in commands if not is_look(c)), commands[0] if commands else None)
     if chosen is None or not chosen.text:
         return ""
-    body = chosen.text.strip()
-    lead = f"cd {cwd} && " if cwd and not body.startswith("cd ") else ""
+    at = commands.index(chosen)
+    body = ("… " if at > 0 else "") + chosen.text.strip() + (" …" if at < len(commands) - 1 else "")
+    lead = f"cd {cwd} && " if cwd and not chosen.text.strip().startswith("cd ") else ""
     return lead + body if len(lead + body) < len(text) else ""
 
 
