@@ -335,9 +335,45 @@ def test_a_lookup_that_found_nothing_is_quoted_without_the_machines_path_listing
     """`which: no foo in (/usr/bin:~/.local/share/mise/installs/node/25.0.0/bin)`: the folders are this machine's
     setup of the day, not the lesson."""
     line = "which: no deno in (/usr/local/bin:/home/ana/.local/share/mise/installs/node/25.0.0/bin:/usr/bin)"
-    [cand] = _run(errors.missing_command_rule, [_fail("which deno", line)])
+    [cand] = _run(errors.missing_command_rule, [_prompt("Serve it with deno"), _fail("which deno", line)])
     assert cand.summary.startswith("deno is not installed")
     assert "which: no deno in the PATH" in cand.content and "mise" not in cand.content
+
+
+def test_a_lookup_that_fails_is_no_missing_program_unless_the_work_needed_it():
+    """`which X`, `command -v X`, `X --version` ask what is there; the answer matters only if X was wanted."""
+    probe = _not_found("command -v deno", "")
+    probe.errors = [{"error_type": "exit-code", "line": "exit code 1", "signature": "exit code 1"}]
+    probe.result_head = "zsh: command not found: deno"
+    version = _not_found("zig version", "bash: zig: command not found")
+    moved_on = [_prompt("Check the build scripts"), version, _ok("make build")]
+    assert _run(errors.missing_command_rule, moved_on) == []
+    wanted = [_prompt("Build it with zig please"), version, _ok("make build")]
+    assert _run(errors.missing_command_rule, wanted)[0].summary.startswith("zig is not installed")
+    tried = [version, _ok("ls"), _not_found("zig build -Doptimize=ReleaseFast", "bash: zig: command not found")]
+    assert _run(errors.missing_command_rule, tried)[0].summary.startswith("zig is not installed")
+    run = _not_found("zig build", "bash: zig: command not found")  # a call that ran it for work
+    assert _run(errors.missing_command_rule, [run, _ok("make build")])[0].summary.startswith("zig is not installed")
+
+
+def test_a_package_manager_looked_up_and_replaced_by_another_is_what_the_session_used():
+    yarn = _not_found("yarn --version", "bash: yarn: command not found")
+    [cand] = _run(errors.missing_command_rule, [yarn, _ok("npm install"), _ok("npm run dev")])
+    assert cand.summary == "yarn is not installed on this machine; the session used npm" and not cand.promotion
+    assert "`npm install`" in cand.content
+
+
+def test_a_program_searched_for_in_several_places_is_no_binary_not_a_tool_to_install():
+    which = _fail("which figma-linux", "which: no figma-linux in (/usr/bin)")
+    empty = "(Bash completed with no output)"
+    searches = [
+        _ok("ls /opt/ | grep -i figma-linux", result_head=empty),
+        _ok("find ~/.local -iname '*figma-linux*'", result_head=empty),
+    ]
+    [cand] = _run(errors.missing_command_rule, [which, *searches])
+    assert cand.summary.startswith("No figma-linux binary on this machine") and "install it" not in cand.summary
+    assert "/opt/, ~/.local" in cand.content
+    assert _run(errors.missing_command_rule, [which, searches[0]]) == []  # one look more: still only a probe
 
 
 def test_a_tool_missing_inside_a_package_script_is_no_missing_program_of_the_machine():
@@ -575,6 +611,37 @@ def test_a_diagnosis_needs_a_cause_a_change_a_pass_and_a_link_to_the_failure():
         _ok("make docs"),
     ]
     assert _run(reports.diagnosis_rule, hedged) == []
+
+
+def test_a_failure_the_agent_caused_by_its_own_edit_in_the_turn_and_mended_is_no_lesson():
+    def steps(*before: Step) -> list[Step]:
+        failed = _fail("pytest tests/test_cart.py -q", "E   NameError: name 'Decimal' is not defined")
+        failed.said_after = "The issue is that the Decimal import was dropped from cart.py when the helper moved."
+        return [*before, failed, _ok("src/shop/cart.py", tool="Edit"), _ok("pytest tests/test_cart.py -q")]
+
+    own = steps(_prompt("Move the rounding helper out of the cart"), _ok("src/shop/cart.py", tool="Edit"))
+    assert _run(reports.diagnosis_rule, own) == []
+    by_sed = steps(_prompt("Move the rounding helper"), _ok("sed -i 's/^from decimal.*//' src/shop/cart.py"))
+    assert _run(reports.diagnosis_rule, by_sed) == []
+    # the file was last changed in an earlier turn, or another file was: the diagnosis may teach something
+    earlier_turn = steps(_ok("src/shop/cart.py", tool="Edit", turn=0), _prompt("Run the cart tests", turn=1))
+    for step in earlier_turn[2:]:
+        step.turn = 1
+    assert len(_run(reports.diagnosis_rule, earlier_turn)) == 1
+    other_file = steps(_prompt("Move the rounding helper out of the cart"), _ok("src/shop/money.py", tool="Edit"))
+    assert len(_run(reports.diagnosis_rule, other_file)) == 1
+
+
+def test_a_config_file_the_agent_edited_then_edited_again_to_pass_is_no_lesson():
+    own = [
+        _prompt("Add the new alias to the compiler options"),
+        _ok("tsconfig.json", tool="Edit"),
+        _fail("npx tsc --noEmit", "error TS5023: Unknown compiler option 'baseUrll'."),
+        _ok("tsconfig.json", tool="Edit"),
+        _ok("npx tsc --noEmit"),
+    ]
+    assert _run(errors.fixed_error_rule, own) == []
+    assert len(_run(errors.fixed_error_rule, [own[0], *own[2:]])) == 1  # a config edit the failure called for
 
 
 def test_a_problem_the_user_reported_then_fixed_with_a_stated_cause():
@@ -1080,6 +1147,52 @@ def test_a_quoted_command_names_the_program_not_the_script_or_spec_it_was_given(
     assert len(gist("npm run build " + "--flag " * 60)) <= errors.COMMAND_MAX + 2
 
 
+def test_a_quoted_script_drops_its_comments_and_keeps_the_command_that_matters():
+    gist = errors.command_gist
+    script = "# warm up the cache first\nls build/\nmake assets  # slow\necho 'done # really'"
+    assert gist(script) == "ls build/; make assets; echo 'done # really'"
+    assert gist("if [ -d out ]; then\n  rm -r out\nfi\nmake \\\n  all") == "if [ -d out ]; then rm -r out; fi; make all"
+    long_line = (
+        "cd services/billing && docker compose up -d postgres redis mailhog 2>&1 | tail -20 && sleep 5 && "
+        "npm run migrate -- --env staging --verbose && curl -s localhost:8080/health | head -3"
+    )
+    assert gist(long_line) == "cd services/billing && docker compose up -d postgres redis mailhog …"
+    assert gist(long_line, focus="curl") == "cd services/billing && … curl -s localhost:8080/health"
+    many_files = "pytest " + " ".join(f"tests/unit/test_part_{n}.py" for n in range(4)) + " -q -x 2>&1 | tail -30"
+    assert gist(many_files) == many_files.removesuffix(" 2>&1 | tail -30")  # the output trim goes first
+
+
+def test_a_call_inside_a_sandbox_or_shell_wrapper_is_quoted_as_the_call():
+    from automem.extract.intent import unwrap
+
+    assert unwrap("/bin/zsh -lc 'cargo build --release'") == "cargo build --release"
+    assert unwrap('/usr/bin/env bash -c "make lint"') == "make lint"
+    profile = "sandbox-exec -p '(version 1)(deny network*)' /bin/bash -lc 'go test ./...'"
+    assert unwrap(profile) == "go test ./..."
+    assert unwrap('bwrap --ro-bind / / --bind "$PWD" "$PWD" --unshare-net -- yarn test') == "yarn test"
+    assert unwrap("bash deploy.sh") == "bash deploy.sh" and unwrap("rg -n -- --flag") == "rg -n -- --flag"
+
+
+def test_a_missing_program_in_a_termux_script_is_quoted_without_machine_folders():
+    from automem.extract.usable import generalize
+
+    assert generalize("/data/data/com.termux/files/usr/bin/ruby -v") == "$PREFIX/bin/ruby -v"
+    raw = (
+        "# serve the docs folder\ncd /data/data/com.termux/files/home/wiki\n"
+        "nohup php -S 0.0.0.0:8000 -t public > /data/data/com.termux/files/home/wiki/server.log 2>&1 &\n"
+        "sleep 2\ncurl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:8000/ | head -1"
+    )
+    line = "/data/data/com.termux/files/usr/bin/bash: line 3: php: command not found"
+    failed = _not_found(" ".join(raw.split()), line)
+    failed.raw = raw
+    session = Session([_prompt("Serve the wiki"), failed], root="/data/data/com.termux/files/home/wiki")
+    [cand] = [c for c in find_candidates(session) if "php" in c.summary]
+    quoted = cand.content.split("`")[1]
+    assert quoted == "nohup php -S 0.0.0.0:8000 -t public > ./server.log & …", cand.content
+    assert "/data/data" not in cand.content and "serve the docs" not in cand.content
+    assert "bash: line 3: php: command not found" in cand.content
+
+
 def test_an_error_that_went_away_for_no_named_reason_is_not_stored():
     steps = [
         _fail("npm run check", "error TS2739: Type is missing properties"),
@@ -1521,8 +1634,10 @@ def test_a_reported_problem_states_its_cause_without_the_agents_pointer_and_wher
 
 def test_the_user_saying_a_program_is_installed_beats_a_failed_lookup():
     missing = _fail("which teams", "which: no teams in (/usr/bin)")
-    assert _run(errors.missing_command_rule, [missing])  # alone: not installed, as far as the session knows
-    assert _run(errors.missing_command_rule, [missing, _prompt("Teams is installed as a pwa")]) == []
+    wanted = _prompt("Open teams with a key binding")
+    assert _run(errors.missing_command_rule, [wanted, missing])  # not installed, as far as the session knows
+    assert _run(errors.missing_command_rule, [missing]) == []  # only looked up: nothing needed it
+    assert _run(errors.missing_command_rule, [wanted, missing, _prompt("Teams is installed as a pwa")]) == []
     assert _run(errors.missing_command_rule, [missing, _prompt("teams is not installed, add it")])
 
 
@@ -2713,3 +2828,53 @@ def test_the_limits_in_a_long_labelled_task_spec_are_the_tasks():
     assert len(body) > said.DOCUMENT_CHARS
     assert _stored((body,)) == []
     assert _stored((body + "\n\nFrom now on, never push to main without a review.",)) != []
+
+
+def test_going_forward_said_alone_makes_a_rule_of_the_next_sentence():
+    """ "Going forward." or "From now on" as a sentence or a line of its own announces the rule after it."""
+    for prompt in (
+        "Going forward. Use tabs in the makefiles.",
+        "ok, from now on.\nUse tabs in the makefiles",
+        "From now on\n- use tabs in the makefiles",
+    ):
+        [rule] = _run(said.directive_rule, [_prompt(prompt)])
+        assert rule.summary == "Use tabs in the makefiles" and rule.promotion == INSTRUCTION, prompt
+        quoted = rule.content.splitlines()[0].lower()
+        assert quoted.startswith(('the user said: "going forward', 'the user said: "ok, from', 'the user said: "from'))
+    for prompt in (
+        "Going forward. The deploy looks slow today.",  # no rule after it
+        "From now on. Why does the deploy take so long?",
+        "From now on.\nYou are Max, a grumpy pirate.",
+        "Going forward.",
+    ):
+        assert _run(said.directive_rule, [_prompt(prompt)]) == [], prompt
+
+
+def test_a_bare_convention_is_stored_as_a_candidate_and_a_one_off_request_is_not():
+    """ "Use 4 spaces for indentation" may be a standing convention or this turn's wish: short and about style,
+    format, layout or process, it waits as a candidate (promoted only if said again); a request is not stored."""
+    conventions = {
+        "Use 4 spaces for indentation.": "Use 4 spaces for indentation",
+        "Keep pull requests small": "Keep pull requests small",
+        "Benchmarks live in bench/": "Benchmarks live in `bench/`",
+        "We follow conventional commits.": "This project follows conventional commits",
+        "Use snake_case for module names": "Use snake_case for module names",
+    }
+    for prompt, summary in conventions.items():
+        found = find_candidates(Session([_prompt(prompt)]))
+        assert [(c.summary, c.promotion) for c in found] == [(summary, "")], prompt
+        assert "convention" in found[0].why
+    for prompt in (
+        "Use the other config",
+        "Use the staging database",
+        "Keep going",
+        "Use tabs here",
+        "Please use 4 spaces for indentation in this file",
+        "Benchmarks live in bench/ and fix the flaky one",
+        "Keep commits small, then push the branch",
+        "We use Redis",
+        "Use double quotes like the rest of it",
+    ):
+        assert find_candidates(Session([_prompt(prompt)])) == [], prompt
+    [rule] = find_candidates(Session([_prompt("From now on. Use 4 spaces for indentation.")]))
+    assert rule.promotion == INSTRUCTION  # said to hold from now on: a rule

@@ -2,7 +2,8 @@
 
 Only a sentence addressed to the agent as a standing rule counts: "use X, not Y", "X, not Y,
 here", "never ...", "don't ...", "always ...", "from now on ...", "X must ...", "I prefer ...",
-"I want X to be ...". Not a directive: a question, a task ("fix the login page"), text inside
+"I want X to be ...", and a short convention said bare ("Use 2 spaces for indentation", "Tests go in
+tests/": cue "convention", a candidate only). Not a directive: a question, a task ("fix the login page"), text inside
 code fences, quotes, pasted logs or tables, and narrative or role-play ("The knight draws his
 sword", "You are Aria, a ..."). Long prompts are read line by line and only lines that look
 written by the user to the agent count.
@@ -35,6 +36,7 @@ class Directive:
     cue: str  # swap | never | always | dont | must | future | prefer | want | language | default | habit ...
     scope: str  # project | global
     language: str = "en"  # en, or the language whose cue words matched
+    lead: str = ""  # a sentence of its own before it that made it a rule ("Going forward."), as typed
 
 
 # --- English ----------------------------------------------------------------------------------
@@ -207,6 +209,39 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
             re.I,
         ),
     ),
+)
+
+# A convention said bare: "Use 2 spaces for indentation", "Keep commits small", "Tests go in tests/", "We use
+# conventional commits". As ambiguous as a one-off request ("Use the other file"), so only a short sentence about
+# style, format, layout or process counts, with no word pointing into the conversation, and it waits as a candidate.
+_STYLE_WORDS = (
+    r"indent(?:ation|s|ed)?|(?:\d+ )?spaces|tabs|(?:single|double|back) ?quotes|semicolons|line (?:length|width)s?"
+    r"|trailing commas|camel ?case|snake[_ ]case|kebab[- ]case|pascal ?case|naming|(?:lower|upper) ?case|formatting"
+    r"|code style|style guide|type hints|docstrings|f-strings|(?:british|american) spelling|conventional commits"
+    r"|commit messages?|commits|squash(?:ed)? merges|rebase|prs|pull requests|branch names|changelog|semver"
+    r"|imports (?:sorted|at the top)|sorted imports|absolute imports|relative imports"
+)
+_SMALL = r"(?:small|short|focused|atomic|sorted|flat|under \d+ \w+)"
+_POINTING = (
+    r"(?!.*\b(?:this|that|these|those|it|them|other|same|previous|old|new|first|second|last|here|there|instead"
+    r"|again|now|today|yet|must|should|shall|always|never|not|no|don'?t|please do|then)\b)"
+    r"(?!.*\band\s+(?:fix|make|add|remove|run|update|change|check|commit|push|create|delete|move|open|write|test)\b)"
+)
+_CONVENTION = rx.compile(
+    r"^" + _OPENERS + r"(?=(?:\S+\s+){0,9}\S+\W*$)" + _POINTING + r"(?:"
+    r"(?:please\s+)?(?:use|keep|prefer|follow|name|format|indent|prefix|wrap|sort|write|put)\b[^.!?]{0,50}?\b(?:"
+    + _STYLE_WORDS
+    + r")\b"
+    r"|(?:please\s+)?keep\s+(?:all\s+|our\s+)?(?:commits|prs|pull requests|functions|methods|modules|files|lines"
+    r"|imports|components)\s+" + _SMALL + r"\b"
+    r"|we\s+(?:use|follow|prefer|write|name|format|indent|keep|squash|rebase|tag)\b[^.!?]{0,50}?\b(?:"
+    + _STYLE_WORDS
+    + r")\b"
+    r"|(?:all\s+)?(?:[\w-]+\s+)?(?:tests|specs|fixtures|docs|scripts|helpers|utils|components|migrations|assets"
+    r"|types|hooks|stories|examples|benchmarks|configs?)\s+(?:go|live|belong|stay)\s+(?:in|under|into|inside)\s+"
+    r"(?:`?[\w.~-]*/[\w./-]*`?|the\s+[\w.-]+\s+(?:folder|directory|dir))"
+    r")(?!\w)[^.!?]{0,60}[.!]?\s*$",
+    re.I,
 )
 
 _QUESTION_START = rx.compile(
@@ -590,6 +625,8 @@ def _english(text: str) -> Directive | None:
     for cue, kind, pattern in _EN:
         if pattern.search(text):
             return Directive(text, kind, cue, scope_of(text, kind))
+    if _CONVENTION.search(text):
+        return Directive(text, "decision", "convention", "project")
     return None
 
 
@@ -663,6 +700,36 @@ def _language_clauses(sentence: str) -> list[Directive]:
     return out
 
 
+# "Going forward." or "From now on" said as a sentence or line of its own: it makes a rule of the sentence after it
+_BARE_FUTURE = rx.compile(
+    r"^" + _OPENERS + r"(?:from now on|" + _FORWARD + r"|from here on(?:wards?)?|henceforth|in (?:the )?future)"
+    r"\s*[.!:;,]*$",
+    re.I,
+)
+# how a rule opens: an imperative, a rule word, or the team's or the user's way of working
+_RULE_OPENING = rx.compile(
+    r"^" + _OPENERS + r"(?:please\s+)?(?:(?:let'?s\s+)?(?:always|never|only)\b|don'?t\b|do not\b|we\s+\w+"
+    r"|i\s+(?:want|prefer|like|need)\b|(?:use|run|keep|put|write|name|format|indent|add|ask|check|commit|push|test"
+    r"|make|call|prefer|avoid|follow|read|create|update|document|lint|include|mention|tell|stop|start|wrap|sort"
+    r"|place|store|give|show|reply|respond|answer|talk|split|prefix)\b)",
+    re.I,
+)
+
+
+def _carried(marker: str, sentence: str) -> Directive | None:
+    """The rule a sentence states when the sentence before it was only "Going forward." / "From now on"."""
+    text = " ".join(sentence.split())
+    if not 6 <= len(text) <= MAX_SENTENCE or _is_question(text) or _NARRATIVE.search(f"{marker} {text}"):
+        return None
+    found = classify(text)
+    if found is None and not _RULE_OPENING.match(text):
+        return None
+    kind = found.kind if found is not None and found.cue != "language" else "decision"
+    if found is not None and found.cue == "language":
+        return Directive(text, "preference", "language", "global", found.language, lead=marker)
+    return Directive(text, kind, "future", scope_of(text, kind), "en", lead=marker)
+
+
 def directives(prompt: str, limit: int = 3) -> list[Directive]:
     """The directives of one prompt, in order, at most ``limit``: a sentence, or the clause of it that holds the cue.
 
@@ -672,7 +739,19 @@ def directives(prompt: str, limit: int = 3) -> list[Directive]:
     out: list[Directive] = []
     quoted = "'" in prompt or '"' in prompt or "\u201c" in prompt
     said = sentences(_QUOTED_PASSAGE.sub(" ", prompt) if quoted else prompt)
+    carried_to = -1
     for at, sentence in enumerate(said):
+        if at == carried_to:
+            continue  # already read as the rule the sentence before announced
+        if _BARE_FUTURE.match(sentence.strip()):
+            found = _carried(" ".join(sentence.split()), said[at + 1]) if at + 1 < len(said) else None
+            if found is not None and _language(said[at + 1]) == "latin":
+                carried_to = at + 1
+                if all(found.sentence != d.sentence for d in out):
+                    out.append(found)
+                if len(out) >= limit:
+                    break
+            continue  # the marker alone is no rule
         if at + 1 < len(said) and _REMEMBER_TAIL.match(said[at + 1]) and not _REMEMBER_TAIL.match(sentence):
             text = " ".join(sentence.split())
             if 6 <= len(text) <= MAX_SENTENCE and not _is_question(text) and not _NARRATIVE.search(text):

@@ -66,8 +66,12 @@ READ_TOOLS = frozenset(
 )
 
 _WRAPPER = rx.compile(
-    r"^(?:bash|sh|zsh|dash)(?:\s+-[a-z]+)*\s+-l?c\s+|^(?:pwsh|powershell)(?:\.exe)?\s+(?:-\w+\s+)*?-Command\s+"
-    r"|^cmd(?:\.exe)?\s+/[ck]\s+",
+    r"^(?:\S*/)?(?:env\s+)?(?:bash|sh|zsh|dash)(?:\s+-[a-z]+)*\s+-l?c\s+"
+    r"|^(?:\S*[/\\])?(?:pwsh|powershell)(?:\.exe)?\s+(?:-\w+\s+)*?-Command\s+"
+    r"|^cmd(?:\.exe)?\s+/[ck]\s+"
+    # a sandbox around the call: its profile and mounts are the machine's, the command inside is the call
+    r"|^(?:\S*/)?sandbox-exec(?:\s+-[fpD]\s+(?:'[^']*'|\"[^\"]*\"|\S+))+\s+"
+    r"|^(?:\S*/)?(?:bwrap|firejail|proot(?:-distro)?|nsjail)\s(?:[^'\"]|'[^']*'|\"[^\"]*\")*?\s--\s+",
     re.I,
 )
 _ENV = rx.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -347,7 +351,7 @@ def edited_files(intent: Intent) -> list[str]:
 def unwrap(text: str) -> str:
     """The command inside a shell wrapper (``bash -lc "x"`` -> ``x``)."""
     text = (text or "").strip()
-    for _ in range(2):
+    for _ in range(3):
         match = _WRAPPER.match(text)
         if not match:
             break

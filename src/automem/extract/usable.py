@@ -25,6 +25,8 @@ _HOME = rx.compile(
     r"|(?<![\w])[A-Za-z]:[\\/](?:Users|Documents and Settings)[\\/][^\\/\s'\"`:]+",
     re.I,
 )
+# Termux's install prefix (what its shell calls $PREFIX): the same programs live there on every phone
+_TERMUX_PREFIX = rx.compile(r"(?<![\w/.])/data/data/com\.termux/files/usr(?=/|\b)")
 _TEMP = rx.compile(
     r"(?<![\w/])(?:/private)?/(?:tmp|var/tmp|var/folders/[\w/+-]+?/T)(?:/[^\s'\"`)\]]*)?"
     r"|(?:~|%USERPROFILE%)[\\/]AppData[\\/]Local[\\/]Temp(?:[\\/][^\s'\"`)\]]*)?",
@@ -49,8 +51,8 @@ _CD_INTO_PROJECT = rx.compile(r"(?:^|(?<=`))cd\s+(['\"]?)\./?\1\s*(?:&&|;)\s*", 
 
 
 def generalize(text: str, project_root: str = "") -> str:
-    """Machine-specific folders out: the project becomes ``./``, homes ``~`` (``%USERPROFILE%`` on Windows), temp
-    folders ``<tmp>``."""
+    """Machine-specific folders out: the project becomes ``./``, homes ``~`` (``%USERPROFILE%`` on Windows), Termux's
+    install folder ``$PREFIX``, temp folders ``<tmp>``."""
     text = strip_controls(text)
     if project_root and _HOME.fullmatch(project_root.rstrip("/\\")):
         project_root = ""  # a session started in a home folder: the home rule below says it better
@@ -64,6 +66,7 @@ def generalize(text: str, project_root: str = "") -> str:
     if project_root:
         text = _CD_INTO_PROJECT.sub("", text)
     text = _HOME.sub(_home, text)
+    text = _TERMUX_PREFIX.sub("$PREFIX", text)
     return _TEMP.sub(_temp, text)
 
 

@@ -14,7 +14,16 @@ from collections import Counter
 
 from automem import lazy_re as rx  # module-level patterns compile on first use
 from automem.extract import phrasing
-from automem.extract.intent import Command, Difference, Intent, difference, installed_names, is_install, same_intent
+from automem.extract.intent import (
+    Command,
+    Difference,
+    Intent,
+    difference,
+    edited_files,
+    installed_names,
+    is_install,
+    same_intent,
+)
 from automem.extract.rules import Session, machine
 from automem.extract.steps import Step
 from automem.schema import VERIFIED_FIX, Candidate
@@ -157,6 +166,30 @@ def verified_fix(session: Session, index: int, *, through_user: bool = False) ->
     return None
 
 
+def repairs_own_edit(session: Session, index: int, fix_index: int) -> bool:
+    """Does a change made between the failure and its fix, in the failure's turn, go back to a file the agent had
+    edited earlier in that same turn? Then the agent broke its own work and mended it (an import its edit removed,
+    a name it renamed): the turn's work, not something a later session needs to know."""
+    steps = session.steps
+    turn = steps[index].turn
+    earlier: set[str] = set()
+    for j in range(index - 1, -1, -1):
+        step = steps[j]
+        if step.kind == "prompt" or step.turn != turn:
+            break
+        if step.kind == "action" and step.ok:
+            earlier.update(edited_files(session.intent(j)))
+    if not earlier:
+        return False
+    for j in range(index + 1, fix_index):
+        step = steps[j]
+        if step.kind == "prompt" or step.turn != turn:
+            break
+        if step.kind == "action" and step.ok and earlier & set(edited_files(session.intent(j))):
+            return True
+    return False
+
+
 def _backgrounded(later: Intent, failed: Intent) -> bool:
     main = failed.main
     return any(c.background for c in later.commands if main is not None and c.program == main.program)
@@ -215,7 +248,12 @@ def _line(step: Step) -> str:
     """The error line that says most: one naming a reason when there is one, else the first."""
     lines = [e.get("line", "") for e in step.errors] or [step.result_head]
     best = next((line for line in lines + step.result_head.splitlines()[:6] if _REASON_TAIL.search(line)), lines[0])
-    return _WHICH_LISTING.sub(r"\1 the PATH", " ".join(best.split()))[:240]
+    best = _SHELL_AT.sub(r"\1:", " ".join(best.split()))
+    return _WHICH_LISTING.sub(r"\1 the PATH", best)[:240]
+
+
+# "/data/data/com.termux/files/usr/bin/bash: line 4: ssh: command not found": the shell, not where it is installed
+_SHELL_AT = rx.compile(r"(?<![\w/])/[\w./+-]*/bin/((?:ba|z|da|k)?sh):")
 
 
 # "which: no deno in (/usr/bin:~/.local/share/mise/installs/node/25.0.0/bin)": the folders are the machine's setup
@@ -334,12 +372,17 @@ _SPILLED = rx.compile(r"\S*/tool-results/\S+")
 COMMAND_MAX = 120
 
 
-def command_gist(text: str, limit: int = COMMAND_MAX) -> str:
+def command_gist(text: str, limit: int = COMMAND_MAX, focus: str = "") -> str:
     """A call as a memory quotes it: the program, its subcommand and flags, not the script or spec it was handed.
 
-    A heredoc is cut at its marker ("python - <<'PY' …"), a long quoted argument (a pasted spec) keeps its first
-    words, a spilled tool-output file is named as such, and the whole is capped on a word boundary.
+    A heredoc is cut at its marker ("python - <<'PY' …"), the comments of a script go and its lines are joined as
+    the shell reads them (``a; b``), a long quoted argument (a pasted spec) keeps its first words, a spilled
+    tool-output file is named as such. A line still too long sheds what only trims the output it shows
+    (``2>&1 | tail -8``), then keeps the command that matters (``focus``, a program's name, else the first that is
+    not a look) with the ``cd`` before it, and the whole is capped on a word boundary.
     """
+    if "\n" in text:
+        text = _script_lines(text)
     text = " ".join(text.split())
     heredoc = _HEREDOC.search(text)
     if heredoc:
@@ -349,17 +392,82 @@ def command_gist(text: str, limit: int = COMMAND_MAX) -> str:
     )
     text = _SPILLED.sub("<saved tool output>", text)
     if len(text) > limit:
+        text = _OUTPUT_TRIM.sub("", text).strip()
+    if len(text) > limit and not heredoc:
+        text = _one_command(text, focus) or text
+    if len(text) > limit:
         cut = text[:limit].rsplit(" ", 1)[0]
         text = (cut if len(cut) > limit // 2 else text[:limit]) + " …"
     return text
 
 
-def _command_text(step: Step | None) -> str:
+# what only trims or hides the output a call shows: it changes nothing of what the call does
+_OUTPUT_TRIM = rx.compile(
+    r"\s+\|\s*(?:tail|head)(?:\s+-n)?(?:\s+-?\d+)?(?=\s*(?:$|[;&|)]))|\s+[12]?>&[12]|\s+[12]?>\s*/dev/null"
+)
+
+
+def _script_lines(text: str) -> str:
+    """A script's lines as one command line: comments out, each line ended as the shell ends it (``;``), a line
+    continuation or an open ``&&``/``|`` joined with the next. From a heredoc's marker on the text is left as it is
+    (the gist cuts it there)."""
+    lines: list[str] = []
+    joined = True  # the next line continues the last one
+    rows = text.splitlines()
+    for at, row in enumerate(rows):
+        line = _without_comment(row).rstrip()
+        if not line.strip():
+            continue
+        if lines and not joined:
+            lines[-1] += ";"
+        if _HEREDOC.search(line):
+            return " ".join([*lines, row, *rows[at + 1 :]])
+        joined = line.endswith(("\\", "&&", "||", "|", ";", "{", "(")) or bool(re.search(r"\b(?:then|do|else)$", line))
+        lines.append(line.removesuffix("\\"))
+    return " ".join(lines)
+
+
+def _without_comment(line: str) -> str:
+    """A shell line without its ``# comment`` (a ``#`` inside quotes or a word, as in ``a#b`` or ``$#``, stays)."""
+    quote = ""
+    for at, ch in enumerate(line):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and (at == 0 or line[at - 1] in " \t;&|("):
+            return line[:at]
+    return line
+
+
+def _one_command(text: str, focus: str = "") -> str:
+    """The command of a long command line that matters, after the ``cd`` that put it in its folder: the one running
+    ``focus`` when given, else the first that is not a look; "…" marks the commands left out around it. "" when the
+    line is one command."""
+    from automem.extract.intent import is_look, parse_command_line
+
+    commands, cwd = parse_command_line(text)
+    if len(commands) < 2 and not cwd:
+        return ""
+    chosen = next((c for c in commands if focus and c.program == focus.lower()), None)
+    if chosen is None:
+        chosen = next((c for c in commands if not is_look(c)), commands[0] if commands else None)
+    if chosen is None or not chosen.text:
+        return ""
+    at = commands.index(chosen)
+    body = ("… " if at > 0 else "") + chosen.text.strip() + (" …" if at < len(commands) - 1 else "")
+    lead = f"cd {cwd} && " if cwd and not chosen.text.strip().startswith("cd ") else ""
+    return lead + body if len(lead + body) < len(text) else ""
+
+
+def _command_text(step: Step | None, focus: str = "") -> str:
     from automem.extract.intent import unwrap
+    from automem.extract.usable import generalize
 
     if step is None:
         return ""
-    return command_gist(unwrap(step.input))
+    # machine folders shortened before the length is weighed (the project's own folder is made ./ later)
+    return command_gist(generalize(unwrap(step.raw or step.input)), focus=focus)
 
 
 def _scope(step: Step, intent: Intent) -> str:
@@ -527,6 +635,8 @@ def fixed_error_rule(session: Session) -> list[Candidate]:
         if explained is None:
             continue
         _at, fix_index, diff = explained
+        if diff.kind == "edit" and repairs_own_edit(session, index, fix_index):
+            continue  # the file the fix edited is one the agent had just changed: its own slip, mended
         fix = session.steps[fix_index]
         line = _line(step)
         name = _name(session, index)
@@ -773,7 +883,7 @@ def _shell_function_lesson(session: Session, index: int, name: str, line: str, c
         kind="observation",
         summary=phrasing.fit(f"{name} is not loaded in the agent's non-interactive shell; `{init}` before calling it"),
         content=(
-            f"`{_command_text(step)}` failed: {line}" + (f" ({count}x)" if count > 1 else "") + "\n"
+            f"`{_command_text(step, name)}` failed: {line}" + (f" ({count}x)" if count > 1 else "") + "\n"
             f"{what} is set up by the user's shell profile (a shell function or hook), which the agent's shell does"
             f" not read; that the command was not found does not mean it is not installed."
         ),
@@ -877,7 +987,7 @@ def missing_command_rule(session: Session) -> list[Candidate]:
                 Candidate(
                     kind="observation",
                     summary=phrasing.fit(f"{name} is not loaded in the agent's non-interactive shell until `{init}`"),
-                    content=f"`{_command_text(step)}` failed: {line}\nWhat worked: "
+                    content=f"`{_command_text(step, name)}` failed: {line}\nWhat worked: "
                     f"`{_command_text(session.steps[later])}`",
                     why=f"{name} is loaded by the shell profile, which the agent's shell does not read; it ran once "
                     f"the "
@@ -904,7 +1014,7 @@ def missing_command_rule(session: Session) -> list[Candidate]:
                             f"{name} was not preinstalled on {machine.this_machine(session)}; `{how}` installed it"
                         ),
                         content=(
-                            f"`{_command_text(step)}` " + ("said" if step.ok else "failed") + f": {line}\n"
+                            f"`{_command_text(step, name)}` " + ("said" if step.ok else "failed") + f": {line}\n"
                             f"What worked: `{how}`, then {name} ran."
                         ),
                         why=f"{name} was missing until it was installed in this session.",
@@ -932,7 +1042,7 @@ def missing_command_rule(session: Session) -> list[Candidate]:
                                 f"{name} was not on the PATH until {folder} was added; the session made it "
                                 f"permanent (user PATH)"
                             ),
-                            content=f"`{_command_text(step)}` failed: {line}\nWhat worked: `{change}`",
+                            content=f"`{_command_text(step, name)}` failed: {line}\nWhat worked: `{change}`",
                             why=f"{name} was found once {folder} was on the PATH, and the session saved that to the "
                             f"user PATH.",
                             how_to_apply=f"If {name} is missing on a new setup, add {folder} to the PATH.",
@@ -946,7 +1056,7 @@ def missing_command_rule(session: Session) -> list[Candidate]:
                     Candidate(
                         kind="observation",
                         summary=phrasing.fit(f"{name} is not on the PATH here until `{change}`"),
-                        content=f"`{_command_text(step)}` failed: {line}\nWhat worked: "
+                        content=f"`{_command_text(step, name)}` failed: {line}\nWhat worked: "
                         f"`{_command_text(session.steps[explained[1]])}`",
                         why=f"{name} was found once the session ran `{change}`.",
                         how_to_apply=f"Run `{change}` (or make it permanent) before calling {name}.",
@@ -964,6 +1074,19 @@ def missing_command_rule(session: Session) -> list[Candidate]:
             continue  # "Teams is installed as a pwa": there is no binary, and the user says it is there
         if _mistyped(session, index, name):
             continue  # `gti status`, then `git status`: a slip of the keys, not a missing program
+        sibling = ""
+        if _only_probed(session, index, name):
+            sibling = _sibling_used(session, index, name)
+            searched = _searched_for(session, index, name)
+            if len(searched) >= 2:
+                done.add(name)
+                out.append(_no_binary_lesson(session, index, name, searched))
+                continue
+            if not sibling and not _needed_after(session, index, name):
+                continue  # `which X` or `X --version` to see what is there, then other work: nothing needed X
+        if sibling:
+            out.append(_sibling_lesson(session, index, name, sibling, line))
+            continue
         if _CMDLET.match(name):
             continue  # Get-ChildItem in bash: a PowerShell command in the wrong shell, not a program to install
         if _inside_package_script(session, index, name):
@@ -976,7 +1099,7 @@ def missing_command_rule(session: Session) -> list[Candidate]:
                     summary=phrasing.fit(
                         f"{name} is not on the PATH on {machine.this_machine(session)}; use {alt} instead"
                     ),
-                    content=f"`{_command_text(step)}` failed: {line}\nWhat worked: `{alt}` for the same job.",
+                    content=f"`{_command_text(step, name)}` failed: {line}\nWhat worked: `{alt}` for the same job.",
                     why=f"No {name} here ({count}x), while {alt} worked in the same session.",
                     how_to_apply=f"Call {alt}, not {name}, on this machine.",
                     signals=["error"],
@@ -993,7 +1116,7 @@ def missing_command_rule(session: Session) -> list[Candidate]:
                     f"{name} is not installed or not on the PATH on {machine.this_machine(session)} (no {name} "
                     f"binary found)"
                 ),
-                content=f"`{_command_text(step)}` failed: {line}" + (f" ({count}x)" if count > 1 else ""),
+                content=f"`{_command_text(step, name)}` failed: {line}" + (f" ({count}x)" if count > 1 else ""),
                 why=f"The shell could not find {name}, and nothing later in the session ran it.",
                 how_to_apply=f"Check for {name} before relying on it here, or install it.",
                 signals=["error"],
@@ -1045,6 +1168,114 @@ def _runner_lesson(session: Session, index: int, later: int, name: str, via: str
         scope="project",
         weight=2.4,
         promotion=VERIFIED_FIX,
+    )
+
+
+_ASKS_VERSION = frozenset({"--version", "-v", "-V", "version", "--help", "-h", "help"})
+# programs that do one job, any of which a session takes when another is not there
+_SIBLINGS = (
+    frozenset({"npm", "pnpm", "yarn", "bun"}),
+    frozenset({"docker", "podman"}),
+    frozenset({"pip", "pip3", "uv"}),
+)
+
+
+def _probes(command: Command, name: str) -> bool:
+    """Does this command only look for ``name`` (``which name``, ``command -v name``, ``name --version``)?"""
+    if command.program.lower() in machine.PROBES:
+        return name in {w.lower() for w in command.positional}
+    return command.program == name and bool(command.args) and all(a in _ASKS_VERSION for a in command.args)
+
+
+def _only_probed(session: Session, index: int, name: str) -> bool:
+    """Did the failed call only look ``name`` up, never run it for a job?"""
+    commands = [c for c in session.intent(index).commands if c.program == name or _probes(c, name)]
+    return bool(commands) and all(_probes(c, name) for c in commands)
+
+
+def _needed_after(session: Session, index: int, name: str) -> bool:
+    """Was ``name`` wanted for the work, not just looked for: a later call that runs it or installs it, or a prompt
+    of the user's that names it?"""
+    said = rx.compile(rf"(?<![\w./-]){re.escape(name)}(?![\w/-])", re.I)
+    for j, step in enumerate(session.steps):
+        if step.kind == "prompt" and said.search(step.text):
+            return True
+        if j <= index or step.kind != "action":
+            continue
+        for command in session.intent(j).commands:
+            if command.program == name and not _probes(command, name):
+                return True
+            if is_install(command) and any(_provides(p, name) for p in installed_names(command)):
+                return True
+    return False
+
+
+def _sibling_used(session: Session, index: int, name: str) -> str:
+    """Another program for the same job (pnpm -> npm) that a later call ran for work: it was there to run, whatever
+    the call then met (a sandbox without network fails npm as it would have failed pnpm)."""
+    return next((c.program for _j, c in _sibling_runs(session, index, name)), "")
+
+
+def _sibling_runs(session: Session, index: int, name: str):
+    family = next((f for f in _SIBLINGS if name in f), frozenset())
+    for j in range(index + 1, min(len(session.steps), index + WINDOW)):
+        step = session.steps[j]
+        if step.kind != "action" or (not step.ok and missing_name(session, j)):
+            continue
+        for command in session.intent(j).commands:
+            if command.program in family - {name} and not _probes(command, command.program):
+                yield j, command
+
+
+def _sibling_lesson(session: Session, index: int, name: str, sibling: str, line: str) -> Candidate:
+    step = session.steps[index]
+    return Candidate(
+        kind="observation",
+        summary=phrasing.fit(f"{name} is not installed on {machine.this_machine(session)}; the session used {sibling}"),
+        content=f"`{_command_text(step, name)}` failed: {line}\nThen the session ran {sibling} for the job: "
+        f"`{_command_text(session.steps[next(j for j, _c in _sibling_runs(session, index, name))], sibling)}`",
+        why=f"A lookup found no {name}, and the session went on with {sibling} instead.",
+        how_to_apply=f"Use {sibling} here unless the project needs {name}; then install {name} first.",
+        signals=["error"],
+        scope="global",
+        weight=1.6,
+    )
+
+
+_NO_OUTPUT = rx.compile(r"^\s*(?:\((?:\w+ )?completed with no output\)|\(no output\))?\s*$", re.I)
+
+
+def _searched_for(session: Session, index: int, name: str) -> list[str]:
+    """The places later calls searched for ``name`` by other means and found nothing (``ls /usr/bin | grep -i
+    name``, ``find ~ -name '*name*'``): the search was the work, and its empty result the finding."""
+    places: list[str] = []
+    for j in range(index + 1, min(len(session.steps), index + WINDOW)):
+        step = session.steps[j]
+        if step.kind != "action" or not step.ok or not _NO_OUTPUT.match(step.result_head or ""):
+            continue
+        commands = session.intent(j).commands
+        greps = [c for c in commands if c.program == "grep" and name in c.positional[:1]]
+        found = [c for c in commands if c.program == "find" and any(name in a.lower() for a in c.positional[1:])]
+        if greps and commands[0].program == "ls" and commands[0].positional:
+            places.append(commands[0].positional[0])
+        elif found:
+            places.append(found[0].positional[0] if found[0].positional else ".")
+    return list(dict.fromkeys(places))
+
+
+def _no_binary_lesson(session: Session, index: int, name: str, places: list[str]) -> Candidate:
+    step = session.steps[index]
+    listed = ", ".join(places[:4])
+    return Candidate(
+        kind="observation",
+        summary=phrasing.fit(f"No {name} binary on {machine.this_machine(session)}: `which` and searches of {listed}"),
+        content=f"`{_command_text(step, name)}` failed: {_line(step)}\nSearched later, nothing found: {listed}.",
+        why=f"The session looked for {name} in several ways and none found a program.",
+        how_to_apply=f"Do not hunt for a {name} binary again; if {name} is needed, ask how it is installed (an "
+        f"app, a web app) or install it.",
+        signals=["error"],
+        scope="global",
+        weight=1.4,
     )
 
 
@@ -1118,7 +1349,7 @@ def _probed_absent(session: Session, index: int, name: str, found: list[str]) ->
             f"{name} is not installed on {machine.this_machine(session)}"
             + (f"; `which` found {', '.join(others[:2])} but no {name}" if others else "")
         ),
-        content=f"`{_command_text(step)}` said: {line}\nA later lookup found no {name}"
+        content=f"`{_command_text(step, name)}` said: {line}\nA later lookup found no {name}"
         + (f" (it found {', '.join(others)})." if others else "."),
         why=f"The call's output said {name} could not be run, and `which` then found no {name}.",
         how_to_apply=f"Do not plan on {name} here"

@@ -21,7 +21,15 @@ from automem import lazy_re as rx  # module-level patterns compile on first use
 from automem.extract import phrasing
 from automem.extract.intent import EDIT_TOOLS
 from automem.extract.rules import Session
-from automem.extract.rules.errors import _gist, cluster, is_failure, is_slip, verified_fix
+from automem.extract.rules.errors import (
+    _command_text,
+    _gist,
+    cluster,
+    is_failure,
+    is_slip,
+    repairs_own_edit,
+    verified_fix,
+)
 from automem.extract.steps import Step
 from automem.schema import Candidate
 
@@ -159,6 +167,8 @@ def diagnosis_rule(session: Session) -> list[Candidate]:
         edited = _changed(steps[i + 1 : fix_index])
         if not edited:
             continue  # nothing was changed: the explanation is not what made it pass
+        if repairs_own_edit(session, i, fix_index):
+            continue  # the agent mended what its own edit broke in the same turn: the work, not a lesson
         error = " ".join(step.errors[0].get("line", "").split())
         if not (_terms(sentence) & _terms(f"{error} {step.input} {' '.join(edited)}")):
             continue  # the explanation is about something else
@@ -174,8 +184,8 @@ def diagnosis_rule(session: Session) -> list[Candidate]:
                 kind="observation",
                 summary=phrasing.fit(f"{subject} ({name}): {cause}"),
                 content=(
-                    f"`{step.input[:150]}` failed: {error[:300]}\nThe agent's diagnosis: {sentence[:400]}\n"
-                    f"Changed: {', '.join(edited[:4])}; then `{steps[fix_index].input[:120]}` passed."
+                    f"`{_command_text(step)}` failed: {error[:300]}\nThe agent's diagnosis: {sentence[:400]}\n"
+                    f"Changed: {', '.join(edited[:4])}; then `{_command_text(steps[fix_index])}` passed."
                 ),
                 why="A failure the agent explained, fixed by a change, and proved by the same call passing afterwards.",
                 how_to_apply=f"When {name} shows up again, check this cause first.",

@@ -208,6 +208,8 @@ def _summary(d: Directive) -> str:
         clean = told
     if d.kind == "preference" or _I_PREFER.match(clean):
         return phrasing.preference(clean)
+    if d.cue == "convention":  # "Tests go in tests/": the folder as code, so a closing slash reads as a name
+        clean = re.sub(r"(?<![`\w./-])((?:[\w.~-]+/)+)$", r"`\1`", clean)
     return phrasing.imperative(clean)
 
 
@@ -403,8 +405,8 @@ def lasting(d: Directive) -> bool:
     "Use X, not Y", "never ...", "from now on ...", "I prefer ...", "every line must ...", "you have to ..." do;
     "I want the UI to be pretty" or "Remove the file tree by default" ask for this turn's work: stored, not promoted.
     """
-    if d.cue == "change" or for_this_work(d.sentence):
-        return False
+    if d.cue in ("change", "convention") or for_this_work(d.sentence):
+        return False  # a convention said bare reads like a one-off request too: it waits until said again
     if d.cue == "sequence" and re.match(
         r"^\W*(?:please\s+)?(?:update|change|make|set up|configure)\b", d.sentence, re.I
     ):
@@ -565,7 +567,7 @@ def directive_rule(session: Session) -> list[Candidate]:
                 summary = phrasing.fit(f"{failing}: {summary}")
             terms = english_terms(d.sentence) if d.language != "en" else []
             content = (
-                f'The user said: "{d.sentence}"'
+                f'The user said: "{(d.lead + " ") if d.lead else ""}{d.sentence}"'
                 + (f"\nIn English terms: {', '.join(terms)}" if terms else "")
                 + (f'\nJust before: "{context}"' if context else "")
                 + (f"\nApplied to: {applied}" if applied else "")
@@ -581,6 +583,8 @@ def directive_rule(session: Session) -> list[Candidate]:
                     why=(
                         f"The user said this to the agent as a rule{language}."
                         if standing
+                        else "The user stated this convention once, without saying it holds from now on."
+                        if d.cue == "convention"
                         else f"The user asked for this in one turn{language}; not yet a standing rule."
                     ),
                     how_to_apply=(
@@ -588,6 +592,8 @@ def directive_rule(session: Session) -> list[Candidate]:
                         + (" of this project." if d.scope == "project" else " everywhere.")
                     )
                     if standing
+                    else "Keep to it in this project when it fits; it becomes a rule once the user says it again."
+                    if d.cue == "convention"
                     else "It describes how this was left; follow it as a rule only once the user says it again.",
                     signals=["rule" if d.kind == "decision" else "preference"],
                     scope=d.scope,
