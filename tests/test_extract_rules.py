@@ -87,6 +87,21 @@ def test_a_command_line_is_cut_at_its_separators(line, segments):
     assert split_segments(line) == segments
 
 
+@pytest.mark.parametrize(
+    "line, setup",
+    [
+        ("cd app && source .venv/bin/activate && pytest -q", ["source .venv/bin/activate"]),
+        ('export PATH="$HOME/bin:$PATH"; . ./env.sh\nmake', ['export PATH="$HOME/bin:$PATH"', ". ./env.sh"]),
+        ("echo 'source it later' && python -c \"print('set x')\"", []),  # setup words inside quotes set nothing
+        ("git reset --hard && npm test", []),
+    ],
+)
+def test_the_setup_steps_of_a_command_line_are_found(line, setup):
+    from automem.extract.intent import _setup_of
+
+    assert _setup_of(line) == setup
+
+
 def test_the_difference_names_the_flag_env_step_or_escalation():
     base = intent_of("Bash", "pytest -q")
     assert difference(base, intent_of("Bash", "PYTHONPATH=src pytest -q")).text == "PYTHONPATH=src"

@@ -389,6 +389,8 @@ def _split_words(segment: str) -> list[str]:
 
 # where a command line without quotes or backslashes is cut: what the walk below cuts at when there are none
 _PLAIN_CUT = rx.compile(r"&&|\|\||[;\n]|(?<!>)\|")
+_OUTSIDE_MARK = rx.compile(r"[\"'`\\;\n&|]")  # what the walk stops at outside quotes; the rest is copied in runs
+_QUOTE_END = {"'": rx.compile(r"'"), "`": rx.compile(r"`"), '"': rx.compile(r'["\\]')}  # a backslash escapes in "..."
 
 
 def split_segments(body: str) -> list[str]:
@@ -398,30 +400,45 @@ def split_segments(body: str) -> list[str]:
     out: list[str] = []
     current: list[str] = []
     quote = ""
-    i = 0
-    while i < len(body):
-        ch = body[i]
+    i, end = 0, len(body)
+    while i < end:
         if quote:
-            current.append(ch)
-            if ch == quote:
-                quote = ""
-            elif ch == "\\" and quote == '"' and i + 1 < len(body):
-                current.append(body[i + 1])
-                i += 1
-        elif ch in "'\"`":
+            mark = _QUOTE_END[quote].search(body, i)
+            if mark is None:
+                current.append(body[i:])
+                break
+            j = mark.start()
+            if body[j] == "\\":  # inside double quotes: the backslash and the character it escapes
+                current.append(body[i : j + 2])
+                i = j + 2
+                continue
+            current.append(body[i : j + 1])
+            quote, i = "", j + 1
+            continue
+        mark = _OUTSIDE_MARK.search(body, i)
+        if mark is None:
+            current.append(body[i:])
+            break
+        j = mark.start()
+        ch = body[j]
+        current.append(body[i:j])
+        i = j + 1
+        if ch in "'\"`":
             quote = ch
             current.append(ch)
-        elif ch == "\\" and body[i + 1 : i + 2] in ("\n", "\r"):
-            current.append(" ")  # a line continuation joins the next line to this command
-            i += 2 if body[i + 1 : i + 3] == "\r\n" else 1
-        elif ch in ";\n" or (ch in "&|" and body[i : i + 2] in ("&&", "||")) or (ch == "|" and body[i - 1 : i] != ">"):
+        elif ch == "\\":
+            if body[j + 1 : j + 2] in ("\n", "\r"):
+                current.append(" ")  # a line continuation joins the next line to this command
+                i = j + (3 if body[j + 1 : j + 3] == "\r\n" else 2)
+            else:
+                current.append(ch)
+        elif ch in ";\n" or body[j : j + 2] in ("&&", "||") or (ch == "|" and body[j - 1 : j] != ">"):
             out.append("".join(current))
             current = []
-            if body[i : i + 2] in ("&&", "||"):
-                i += 1
+            if body[j : j + 2] in ("&&", "||"):
+                i = j + 2
         else:
-            current.append(ch)
-        i += 1
+            current.append(ch)  # a lone & (a background job) or a clobbering >|
     out.append("".join(current))
     return [s.strip() for s in out if s.strip()]
 
@@ -506,9 +523,17 @@ def intent_of(tool: str, text: str) -> Intent:
 _SETUP = rx.compile(r"^\s*(?:source|\.|export|set|setopt|unset)\s+\S")
 
 
+# a setup word where a segment may start (the start, whitespace or a separator before it): without one, no segment
+# can be a setup step, and the line need not be cut
+_MAY_SET_UP = rx.compile(r"(?:^|[\s;&|])(?:source|\.|export|set|setopt|unset)\s+\S")
+
+
 def _setup_of(text: str) -> list[str]:
     """The parts of a command line that set the shell up for what follows (a venv sourced, a variable exported)."""
-    return [" ".join(seg.split()) for seg in split_segments(unwrap(text)) if _SETUP.match(seg)]
+    body = unwrap(text)
+    if not _MAY_SET_UP.search(body):
+        return []
+    return [" ".join(seg.split()) for seg in split_segments(body) if _SETUP.match(seg)]
 
 
 _PATH_VALUE = rx.compile(r'"(?:file_path|path|notebook_path|file)"\s*:\s*"([^"]+)"')
