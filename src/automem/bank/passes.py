@@ -253,7 +253,13 @@ def _start_offset(
         return None  # a FIFO or a device named like a transcript would block or never end
     if st.st_mtime < window_start:
         return None  # not modified inside the backfill window: never read
-    offset, size, mtime_ns, inode, updated_at = cursor
+    offset, size, mtime_ns, inode, updated_at = (
+        cursor.offset,
+        cursor.size,
+        cursor.mtime_ns,
+        cursor.inode,
+        cursor.updated_at,
+    )
     unchanged = size == st.st_size and mtime_ns == st.st_mtime_ns and inode == st.st_ino
     if unchanged:
         if offset >= st.st_size:

@@ -8,10 +8,14 @@ lost: banked keys are recovered from the bank entries' ``turn_key`` lines
 from __future__ import annotations
 
 import sqlite3
-from typing import NamedTuple
+
+from automem.record import record
 
 
-class Cursor(NamedTuple):
+@record(frozen=True)
+class Cursor:
+    """Where a transcript was read to, and the file as it was then (size, mtime, inode)."""
+
     offset: int
     size: int
     mtime_ns: int
