@@ -475,16 +475,18 @@ def test_detect_secrets_plugins_load_without_hashlib_or_inspect_and_lose_neither
         "import sys\n"
         "from automem.redact import detect_secrets_plugins as d\n"
         "d._instance('high_entropy_strings', 'Base64HighEntropyString')\n"
-        "deferred = ('hashlib', '_hashlib', 'inspect', 'detect_secrets.util.inject')\n"
+        "deferred = ('hashlib', '_hashlib', 'inspect', 'detect_secrets.util.inject', 'detect_secrets.settings')\n"
         "print(sorted(m for m in deferred if m in sys.modules))\n"
         "import detect_secrets.core.potential_secret as ps, hashlib\n"
         "print(ps.PotentialSecret('t', 'f', 'abc').secret_hash == hashlib.sha1(b'abc').hexdigest())\n"
         "from detect_secrets.util.inject import get_injectable_variables\n"
         "def verify(secret, context): pass\n"
         "print(sorted(get_injectable_variables(verify)), type(sys.modules['detect_secrets.util.inject']).__name__)\n"
+        "import detect_secrets.plugins.base as base\n"
+        "print(type(base.get_settings().filters).__name__)\n"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
-    assert out.stdout.split("\n")[:3] == ["[]", "True", "['context', 'secret'] module"], out.stderr
+    assert out.stdout.split("\n")[:4] == ["[]", "True", "['context', 'secret'] module", "dict"], out.stderr
 
 
 def test_detect_secrets_plugins_load_without_its_scanner_and_as_its_own_walk_lists_them():

@@ -150,10 +150,16 @@ def _offline_requests():
             del sys.modules["requests"]
 
 
-# what detect-secrets' plugin base imports for work the full pass never asks of it: ``hashlib`` hashes a secret for a
-# baseline file (loading OpenSSL costs ~2.5 CPU-ms), ``detect_secrets.util.inject`` calls a verifier or a filter
-# (it imports inspect, with ast, dis and tokenize: ~4 CPU-ms); the functions of each it names at import time
-_DEFERRED = {"hashlib": (), "detect_secrets.util.inject": ("call_function_with_arguments", "get_injectable_variables")}
+# what detect-secrets' plugin base imports for work the full pass never asks of it (it calls ``analyze_string``, not
+# ``analyze_line``): ``hashlib`` hashes a secret for a baseline file (loading OpenSSL costs ~2.5 CPU-ms),
+# ``detect_secrets.util.inject`` calls a verifier or a filter (it imports inspect, with ast, dis and tokenize: ~4
+# CPU-ms), ``detect_secrets.settings`` holds the scanner's filters (~1.5 CPU-ms); the functions of each it names at
+# import time
+_DEFERRED = {
+    "hashlib": (),
+    "detect_secrets.util.inject": ("call_function_with_arguments", "get_injectable_variables"),
+    "detect_secrets.settings": ("get_settings",),
+}
 
 
 class _Deferred(types.ModuleType):
