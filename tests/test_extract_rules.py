@@ -702,6 +702,30 @@ def test_a_fix_request_is_quoted_as_asked_and_the_fixed_file_keeps_its_case():
     assert cand.content.startswith("The user asked: fix CartScreen\n") and "Changed: CartScreen.kt" in cand.content
 
 
+def test_a_fixed_cause_read_later_says_it_was_fixed_and_keeps_its_reason():
+    answer = "The sidebar is empty because the loader reads the menu from the old settings key. I changed both."
+    steps = [
+        _prompt("The sidebar is not showing any links since yesterday", answer=answer),
+        _ok("src/menu/loader.ts", tool="Edit"),
+        _ok("src/settings/keys.ts", tool="Edit"),
+        _prompt("next: the footer"),
+    ]
+    [two] = _run(reports.reported_problem_rule, steps)
+    assert two.summary == (
+        "The sidebar is empty because the loader reads the menu from the old settings key (fixed in loader.ts, keys.ts)"
+    ), two.summary
+    wider = [*steps[:3], _ok("src/app.ts", tool="Edit"), steps[3]]
+    [three] = _run(reports.reported_problem_rule, wider)
+    assert three.summary.endswith("old settings key (fixed)"), three.summary  # too many files to name: still fixed
+    long_answer = (
+        "The exporter drops every row after the first page because the cursor is reset when the filter"
+        " panel re-renders. I fixed it."
+    )
+    report = _prompt("TypeError: Cannot read properties of undefined (reading 'rows')", answer=long_answer)
+    [whole] = _run(reports.reported_problem_rule, [report, *wider[1:]])
+    assert "because the cursor is reset" in whole.summary and whole.summary.endswith("(fixed)"), whole.summary
+
+
 def test_the_same_pasted_error_in_several_prompts_is_one_pattern():
     def report(module: str) -> list[Step]:
         return [
