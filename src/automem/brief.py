@@ -398,6 +398,7 @@ def _repeats(quote: str, title: str) -> bool:
 QUOTE_MAX = 100  # a user quote longer than this stays out of a brief line
 _PLAIN = frozenset("the user users they them their this that and for with you your are was".split())
 _DUMP = re.compile(r"\bfailed(?: \d+ times)? with:|` (?:failed|said):")
+_NEXT_DUMP = re.compile(r"\s+(?=`[^`]+` (?:failed|said):)")
 _BARE_PATH = re.compile(r"^What worked: `[^`\s]*[/.][^`\s]*`")  # a file's path: what was edited, not how
 # text automem put in place of what ran (a secret, a home folder, a saved output): not a command to run as shown
 _NOT_AS_RUN = re.compile(r"<saved tool output>|\[REDACTED:|%USERPROFILE%")
@@ -412,6 +413,7 @@ def brief_detail(title: str, detail: str) -> str:
         head = ""  # the title says it; a long quote is for `automem why`
     dropped = [part for part in rest if _NOT_AS_RUN.search(part) or _BARE_PATH.match(part)]
     rest = [part for part in rest if part not in dropped and not part.startswith(("The agent", "In English terms"))]
+    rest = [_NEXT_DUMP.split(part, maxsplit=1)[0] for part in rest]  # another call's failure after this fix
     if any(part.startswith("What worked") for part in rest) or (dropped and _DUMP.search(head)):
         head = ""  # the title names the error; the line's room goes to what fixed it
     return " ".join(part for part in [head, *rest] if part)
