@@ -1623,6 +1623,31 @@ def test_calls_the_sandbox_let_through_only_escalated_are_one_memory():
     assert merge_escalations(single) == single
 
 
+def test_calls_let_through_only_escalated_read_as_their_failures_then_one_fix():
+    from automem.brief import brief_detail
+    from automem.extract.rules import merge_escalations
+    from automem.schema import Candidate
+
+    def esc(program, error):
+        return Candidate(
+            "observation",
+            f"{program} needs escalated sandbox permissions here: {error} otherwise",
+            f"`{program} --all` failed: {error}\nWhat worked: `{program} --all` (with escalated sandbox permissions).",
+            "",
+            "",
+            promotion=VERIFIED_FIX,
+        )
+
+    [merged] = merge_escalations([esc("rsync", "Operation not permitted"), esc("hg pull", "cannot lock")])
+    assert merged.content.splitlines() == [
+        "`rsync --all` failed: Operation not permitted",
+        "What worked: the same calls, escalated.",
+        "`hg pull --all` failed: cannot lock",
+    ]
+    detail = brief_detail(merged.summary, " ".join(merged.content.split()))
+    assert detail == "What worked: the same calls, escalated.", detail
+
+
 def test_a_windows_path_keeps_its_backslashes_in_a_parsed_command():
     intent = intent_of("shell", "powershell.exe -Command Set-Location C:\\Users\\ana\\Documents\\VAULT; Get-ChildItem")
     assert intent.cwd == "C:\\Users\\ana\\Documents\\VAULT"
