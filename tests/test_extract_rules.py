@@ -545,6 +545,23 @@ def test_a_command_stopping_at_a_wizard_twice_is_a_pattern_with_what_worked_last
     assert _run(errors.interactive_rule, steps[:1]) == []
 
 
+def test_a_wizard_is_named_without_the_folder_it_was_asked_to_make():
+    steps = [
+        _ok("npx make-site@latest blog-site", asked="Would you like a router?"),
+        _ok('yes "" | npx make-site@latest blog-site --router', asked="Would you like a linter?"),
+        _ok("cd blog-site && npm run dev"),
+    ]
+    [cand] = _run(errors.interactive_rule, steps)
+    assert cand.summary.startswith("make-site stops at interactive prompts (2x)"), cand.summary
+    assert "make-site's questions" in cand.content
+    scaffold = [
+        _ok("npx tool-kit init", asked="Which preset?"),
+        _ok("echo 1 | npx tool-kit init", asked="Which theme?"),
+    ]
+    [sub] = _run(errors.interactive_rule, scaffold)
+    assert sub.summary.startswith("tool-kit init stops"), sub.summary  # a subcommand stays
+
+
 def test_escalation_and_wizard_questions_are_read_from_the_turn():
     wizard = "\x1b[36m?\x1b[39m \x1b[1mUse the new bundler?\x1b[22m \x1b[90m\u203a\x1b[39m No / Yes"
     code = "const mark = isOpen ? '\u203a' : ' ';"
