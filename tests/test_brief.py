@@ -460,3 +460,12 @@ def test_a_brief_line_ends_with_the_fix_not_the_next_calls_failure():
     assert brief_detail("The sandbox blocks rsync and hg pull here", detail) == (
         "What worked: `rsync -a src/ dst/` (escalated). What worked: `hg pull` (escalated)."
     )
+
+
+def test_a_brief_line_whose_title_lists_some_items_goes_on_with_the_rest():
+    from automem.brief import brief_detail
+
+    title = "The user's picks: Editor: Helix; Shell: fish; Terminal: Kitty; …"
+    detail = "The user picked, item by item: Editor: Helix Shell: fish Terminal: Kitty Font: Iosevka Theme: Nord"
+    assert brief_detail(title, detail) == "Font: Iosevka Theme: Nord"
+    assert brief_detail("Keep the tests fast; …", "Slow tests go in tests/slow/") == "Slow tests go in tests/slow/"

@@ -387,6 +387,7 @@ _AUDIT_ONLY = re.compile(r"\s(?:Rejected call|The agent then|Just before):\s")
 _PART = re.compile(r"\s+(?=(?:What worked|Applied to|Failing call|Changed|Command|The agent|In English terms):\s)")
 _SAID = re.compile(r'^The user (?:said|stopped the agent and said|asked[^:"]{0,40}|reported[^:"]{0,20}):\s*"(.+)"$')
 _WORD_OF = re.compile(r"\w{3,}")
+_ANY_WORD = re.compile(r"\w+")
 
 
 def _repeats(quote: str, title: str) -> bool:
@@ -404,6 +405,24 @@ _BARE_PATH = re.compile(r"^What worked: `[^`\s]*[/.][^`\s]*`")  # a file's path:
 _NOT_AS_RUN = re.compile(r"<saved tool output>|\[REDACTED:|%USERPROFILE%")
 
 
+def _past_cut_title(title: str, text: str) -> str:
+    """``text`` from where a title cut short (a list ending in "…") stopped, when ``text`` begins by restating that
+    title's words (the list in full, in the body): the line goes on with the items the title left out."""
+    if not title.endswith("…") or not text:
+        return text
+    listed = title[:-1].split(": ", 1)[-1]  # the items, without the title's label
+    shown = [w.lower() for w in _ANY_WORD.findall(listed)]
+    if len(shown) < 4:
+        return text
+    words = list(_ANY_WORD.finditer(text))
+    said = [m.group(0).lower() for m in words]
+    last = shown[-3:]
+    for at in range(len(said) - 2):
+        if said[at : at + 3] == last and len(set(shown) & set(said[: at + 3])) >= 0.8 * len(set(shown)):
+            return text[words[at + 2].end() :].lstrip(" ;,.)-")
+    return text
+
+
 def brief_detail(title: str, detail: str) -> str:
     """What a brief line adds to its title: the fix that worked and where a rule took effect; not the user's words
     again when the title is made of them, not an error dump next to the fix, never a placeholder."""
@@ -416,6 +435,7 @@ def brief_detail(title: str, detail: str) -> str:
     rest = [_NEXT_DUMP.split(part, maxsplit=1)[0] for part in rest]  # another call's failure after this fix
     if any(part.startswith("What worked") for part in rest) or (dropped and _DUMP.search(head)):
         head = ""  # the title names the error; the line's room goes to what fixed it
+    head = _past_cut_title(title, head)
     return " ".join(part for part in [head, *rest] if part)
 
 
