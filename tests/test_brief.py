@@ -448,3 +448,24 @@ def test_a_brief_line_adds_what_worked_not_the_users_words_again_or_a_placeholde
         assert brief_detail("setx needs escalated sandbox permissions here", changed) == changed.split(" What")[0]
     other = 'The user said: "中文交互，用中文来问我"'  # the words differ from the title's: kept
     assert brief_detail("Talk to the user in Chinese; they asked for it", other) == other
+
+
+def test_a_brief_line_ends_with_the_fix_not_the_next_calls_failure():
+    from automem.brief import brief_detail
+
+    detail = (
+        "`rsync -a src/ dst/` failed: Operation not permitted What worked: `rsync -a src/ dst/` (escalated)."
+        " `hg pull` failed: abort: cannot lock repository What worked: `hg pull` (escalated)."
+    )
+    assert brief_detail("The sandbox blocks rsync and hg pull here", detail) == (
+        "What worked: `rsync -a src/ dst/` (escalated). What worked: `hg pull` (escalated)."
+    )
+
+
+def test_a_brief_line_whose_title_lists_some_items_goes_on_with_the_rest():
+    from automem.brief import brief_detail
+
+    title = "The user's picks: Editor: Helix; Shell: fish; Terminal: Kitty; …"
+    detail = "The user picked, item by item: Editor: Helix Shell: fish Terminal: Kitty Font: Iosevka Theme: Nord"
+    assert brief_detail(title, detail) == "Font: Iosevka Theme: Nord"
+    assert brief_detail("Keep the tests fast; …", "Slow tests go in tests/slow/") == "Slow tests go in tests/slow/"

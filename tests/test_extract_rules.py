@@ -560,6 +560,23 @@ def test_a_command_stopping_at_a_wizard_twice_is_a_pattern_with_what_worked_last
     assert _run(errors.interactive_rule, steps[:1]) == []
 
 
+def test_a_wizard_is_named_without_the_folder_it_was_asked_to_make():
+    steps = [
+        _ok("npx make-site@latest blog-site", asked="Would you like a router?"),
+        _ok('yes "" | npx make-site@latest blog-site --router', asked="Would you like a linter?"),
+        _ok("cd blog-site && npm run dev"),
+    ]
+    [cand] = _run(errors.interactive_rule, steps)
+    assert cand.summary.startswith("make-site stops at interactive prompts (2x)"), cand.summary
+    assert "make-site's questions" in cand.content
+    scaffold = [
+        _ok("npx tool-kit init", asked="Which preset?"),
+        _ok("echo 1 | npx tool-kit init", asked="Which theme?"),
+    ]
+    [sub] = _run(errors.interactive_rule, scaffold)
+    assert sub.summary.startswith("tool-kit init stops"), sub.summary  # a subcommand stays
+
+
 def test_escalation_and_wizard_questions_are_read_from_the_turn():
     wizard = "\x1b[36m?\x1b[39m \x1b[1mUse the new bundler?\x1b[22m \x1b[90m\u203a\x1b[39m No / Yes"
     code = "const mark = isOpen ? '\u203a' : ' ';"
@@ -715,6 +732,30 @@ def test_a_fix_request_is_quoted_as_asked_and_the_fixed_file_keeps_its_case():
     [cand] = _run(reports.reported_problem_rule, steps)
     assert cand.summary == "`cartStore` was removed during the refactor (fixed in CartScreen.kt)"
     assert cand.content.startswith("The user asked: fix CartScreen\n") and "Changed: CartScreen.kt" in cand.content
+
+
+def test_a_fixed_cause_read_later_says_it_was_fixed_and_keeps_its_reason():
+    answer = "The sidebar is empty because the loader reads the menu from the old settings key. I changed both."
+    steps = [
+        _prompt("The sidebar is not showing any links since yesterday", answer=answer),
+        _ok("src/menu/loader.ts", tool="Edit"),
+        _ok("src/settings/keys.ts", tool="Edit"),
+        _prompt("next: the footer"),
+    ]
+    [two] = _run(reports.reported_problem_rule, steps)
+    assert two.summary == (
+        "The sidebar is empty because the loader reads the menu from the old settings key (fixed in loader.ts, keys.ts)"
+    ), two.summary
+    wider = [*steps[:3], _ok("src/app.ts", tool="Edit"), steps[3]]
+    [three] = _run(reports.reported_problem_rule, wider)
+    assert three.summary.endswith("old settings key (fixed)"), three.summary  # too many files to name: still fixed
+    long_answer = (
+        "The exporter drops every row after the first page because the cursor is reset when the filter"
+        " panel re-renders. I fixed it."
+    )
+    report = _prompt("TypeError: Cannot read properties of undefined (reading 'rows')", answer=long_answer)
+    [whole] = _run(reports.reported_problem_rule, [report, *wider[1:]])
+    assert "because the cursor is reset" in whole.summary and whole.summary.endswith("(fixed)"), whole.summary
 
 
 def test_the_same_pasted_error_in_several_prompts_is_one_pattern():
@@ -1612,6 +1653,31 @@ def test_calls_the_sandbox_let_through_only_escalated_are_one_memory():
         esc("mkdir needs escalated sandbox permissions to write in .codex here: Operation not permitted otherwise")
     ]
     assert merge_escalations(single) == single
+
+
+def test_calls_let_through_only_escalated_read_as_their_failures_then_one_fix():
+    from automem.brief import brief_detail
+    from automem.extract.rules import merge_escalations
+    from automem.schema import Candidate
+
+    def esc(program, error):
+        return Candidate(
+            "observation",
+            f"{program} needs escalated sandbox permissions here: {error} otherwise",
+            f"`{program} --all` failed: {error}\nWhat worked: `{program} --all` (with escalated sandbox permissions).",
+            "",
+            "",
+            promotion=VERIFIED_FIX,
+        )
+
+    [merged] = merge_escalations([esc("rsync", "Operation not permitted"), esc("hg pull", "cannot lock")])
+    assert merged.content.splitlines() == [
+        "`rsync --all` failed: Operation not permitted",
+        "What worked: the same calls, escalated.",
+        "`hg pull --all` failed: cannot lock",
+    ]
+    detail = brief_detail(merged.summary, " ".join(merged.content.split()))
+    assert detail == "What worked: the same calls, escalated.", detail
 
 
 def test_a_windows_path_keeps_its_backslashes_in_a_parsed_command():

@@ -387,6 +387,7 @@ _AUDIT_ONLY = re.compile(r"\s(?:Rejected call|The agent then|Just before):\s")
 _PART = re.compile(r"\s+(?=(?:What worked|Applied to|Failing call|Changed|Command|The agent|In English terms):\s)")
 _SAID = re.compile(r'^The user (?:said|stopped the agent and said|asked[^:"]{0,40}|reported[^:"]{0,20}):\s*"(.+)"$')
 _WORD_OF = re.compile(r"\w{3,}")
+_ANY_WORD = re.compile(r"\w+")
 
 
 def _repeats(quote: str, title: str) -> bool:
@@ -398,9 +399,28 @@ def _repeats(quote: str, title: str) -> bool:
 QUOTE_MAX = 100  # a user quote longer than this stays out of a brief line
 _PLAIN = frozenset("the user users they them their this that and for with you your are was".split())
 _DUMP = re.compile(r"\bfailed(?: \d+ times)? with:|` (?:failed|said):")
+_NEXT_DUMP = re.compile(r"\s+(?=`[^`]+` (?:failed|said):)")
 _BARE_PATH = re.compile(r"^What worked: `[^`\s]*[/.][^`\s]*`")  # a file's path: what was edited, not how
 # text automem put in place of what ran (a secret, a home folder, a saved output): not a command to run as shown
 _NOT_AS_RUN = re.compile(r"<saved tool output>|\[REDACTED:|%USERPROFILE%")
+
+
+def _past_cut_title(title: str, text: str) -> str:
+    """``text`` from where a title cut short (a list ending in "…") stopped, when ``text`` begins by restating that
+    title's words (the list in full, in the body): the line goes on with the items the title left out."""
+    if not title.endswith("…") or not text:
+        return text
+    listed = title[:-1].split(": ", 1)[-1]  # the items, without the title's label
+    shown = [w.lower() for w in _ANY_WORD.findall(listed)]
+    if len(shown) < 4:
+        return text
+    words = list(_ANY_WORD.finditer(text))
+    said = [m.group(0).lower() for m in words]
+    last = shown[-3:]
+    for at in range(len(said) - 2):
+        if said[at : at + 3] == last and len(set(shown) & set(said[: at + 3])) >= 0.8 * len(set(shown)):
+            return text[words[at + 2].end() :].lstrip(" ;,.)-")
+    return text
 
 
 def brief_detail(title: str, detail: str) -> str:
@@ -412,8 +432,10 @@ def brief_detail(title: str, detail: str) -> str:
         head = ""  # the title says it; a long quote is for `automem why`
     dropped = [part for part in rest if _NOT_AS_RUN.search(part) or _BARE_PATH.match(part)]
     rest = [part for part in rest if part not in dropped and not part.startswith(("The agent", "In English terms"))]
+    rest = [_NEXT_DUMP.split(part, maxsplit=1)[0] for part in rest]  # another call's failure after this fix
     if any(part.startswith("What worked") for part in rest) or (dropped and _DUMP.search(head)):
         head = ""  # the title names the error; the line's room goes to what fixed it
+    head = _past_cut_title(title, head)
     return " ".join(part for part in [head, *rest] if part)
 
 

@@ -310,6 +310,15 @@ def needs_summary(name: str, change: str, error_line: str) -> str:
 # --- length ---------------------------------------------------------------------------------------
 
 
+def fit_whole(text: str, limit: int = LIMIT) -> str:
+    """``text`` in at most ``limit`` characters with none of its clauses cut (its parentheses may go), else ""."""
+    text = _tidy(text)
+    if len(text) <= limit:
+        return text
+    bare = _tidy(_without_asides(text))
+    return bare if bare and len(bare) <= limit else ""
+
+
 def fit(text: str, limit: int = LIMIT) -> str:
     """At most ``limit`` characters: drop parentheses, then trailing clauses; cut at a word only as a last resort."""
     text = _tidy(text)

@@ -148,7 +148,7 @@ def merge_escalations(found: list[Candidate]) -> list[Candidate]:
     merged = Candidate(
         kind="observation",
         summary=phrasing.fit(f"The sandbox blocks {listed} here; rerun them with escalated permissions"),
-        content="\n".join(c.content for c, _ in escalated),
+        content=_escalated_content([c.content for c, _ in escalated]),
         why=f"{len(escalated)} calls failed in the sandbox and worked once rerun with escalated permissions.",
         how_to_apply="Ask for escalated permissions for these calls from the start.",
         signals=first.signals,
@@ -159,3 +159,12 @@ def merge_escalations(found: list[Candidate]) -> list[Candidate]:
     )
     gone = {id(c) for c, _ in escalated[1:]}
     return [merged if c is first else c for c in found if id(c) not in gone]
+
+
+def _escalated_content(contents: list[str]) -> str:
+    """The calls the sandbox let through only escalated: the first failure, what worked (each call rerun as it was,
+    escalated: said once, where a fix per call would put each call's long command in the brief line), the others."""
+    lines = [line for text in contents for line in text.splitlines() if line and not line.startswith("What worked:")]
+    worked = any(line.startswith("What worked:") for text in contents for line in text.splitlines())
+    lines = list(dict.fromkeys(lines))
+    return "\n".join(lines[:1] + (["What worked: the same calls, escalated."] if worked else []) + lines[1:])

@@ -1412,23 +1412,32 @@ def missing_module_rule(session: Session) -> list[Candidate]:
     return out
 
 
-def _piped_program(text: str) -> str:
+def _piped_program(text: str, folders: str = "") -> str:
+    """The program a wizard's answers were piped into, with its subcommand ("npm init"); a first argument the
+    session then used as a folder (``folders``: the session's calls) is the name of what it made, not a
+    subcommand ("create-next-app my-app")."""
     from automem.extract.intent import parse_command_line
 
     commands, _cwd = parse_command_line(text)
     if not commands:
         return ""
     last = commands[-1]
-    words = [last.program] + [a for a in last.positional[:1] if re.fullmatch(r"[a-z][\w.-]*", a)]
+    words = [last.program] + [
+        a
+        for a in last.positional[:1]
+        if re.fullmatch(r"[a-z][\w.-]*", a)
+        and not re.search(rf"(?<![\w.-]){re.escape(a)}/|\bcd\s+(?:\./)?{re.escape(a)}(?![\w.-])", folders)
+    ]
     return " ".join(re.sub(r"@[\w.^~-]+$", "", w) for w in words)
 
 
 def interactive_rule(session: Session) -> list[Candidate]:
     """A command that stops at a wizard's question in the agent's shell, twice or more: nobody answers there."""
     groups: dict[str, list[Step]] = {}
+    folders = "\n".join(s.input for s in session.steps if s.kind == "action" and s.input)
     for step in session.steps:
-        if step.kind == "action" and step.asked and _piped_program(step.input):
-            groups.setdefault(_piped_program(step.input), []).append(step)
+        if step.kind == "action" and step.asked and (prog := _piped_program(step.input, folders)):
+            groups.setdefault(prog, []).append(step)
     out = []
     for prog, calls in groups.items():
         if len(calls) < 2:

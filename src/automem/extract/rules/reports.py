@@ -16,6 +16,7 @@ stored: the agent's word alone is a guess.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from automem import lazy_re as rx  # module-level patterns compile on first use
 from automem.extract import phrasing
@@ -323,16 +324,8 @@ def reported_problem_rule(session: Session) -> list[Candidate]:
         from automem.extract.usable import readable
 
         cause = _cause(sentence)
-        fixed = f" (fixed in {edited[0].rsplit('/', 1)[-1]})" if len(edited) == 1 else ""
-        tries = [(f"{lead}: {cause}{fixed}", fixed), (f"{lead}: {cause}", "")] if lead else []
-        tries += [(f"{cause}{fixed}", fixed), (cause, "")]
         summary = next(
-            (
-                s
-                for s, tail in ((phrasing.fit(t), tail) for t, tail in tries if t.strip())
-                if readable(s) and cause[:16] in s and s.endswith(tail)
-            ),
-            "",
+            (s for s in _summaries(lead, cause, edited) if readable(s) and cause[:16] in s), ""
         )  # the cause must survive
         if not summary:
             continue
@@ -356,6 +349,28 @@ def reported_problem_rule(session: Session) -> list[Candidate]:
             )
         )
     return out
+
+
+def _summaries(lead: str, cause: str, edited: list[str]) -> Iterator[str]:
+    """The summaries to try, best first, for a reported problem the agent fixed. A cause says how things stood
+    before the fix ("The UI uses the implicit flow"), so it carries where it was fixed, or at least that it was:
+    read in a later session without it, it states the old state as the present one. A cause that is itself the fix
+    ("Added X to the import map") needs no such mark."""
+    from automem.extract.usable import readable
+
+    names = [e.rsplit("/", 1)[-1] for e in edited]
+    tails = [f" (fixed in {', '.join(names)})"] if 1 <= len(names) <= 2 else []
+    if _FIXED.match(cause):
+        tails = [t for t in tails if not all(n.lower() in cause.lower() for n in names)] + [""]
+    else:
+        tails.append(" (fixed)")
+    bodies = [f"{lead}: {cause}", cause] if lead else [cause]
+    for shorten in (phrasing.fit_whole, phrasing.fit):  # a clause of the cause cut only when nothing fits whole
+        for body in bodies:
+            for tail in tails:
+                head = shorten(body, phrasing.LIMIT - len(tail))
+                if head and readable(head):
+                    yield head + tail
 
 
 def _reported_as(key: str, asked_fix: bool) -> str:
