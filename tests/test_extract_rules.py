@@ -94,6 +94,7 @@ def test_a_command_line_is_cut_at_its_separators(line, segments):
         ('export PATH="$HOME/bin:$PATH"; . ./env.sh\nmake', ['export PATH="$HOME/bin:$PATH"', ". ./env.sh"]),
         ("echo 'source it later' && python -c \"print('set x')\"", []),  # setup words inside quotes set nothing
         ("git reset --hard && npm test", []),
+        ("export\\\nFOO=1 && make", ["export FOO=1"]),  # a line continued right after the word
     ],
 )
 def test_the_setup_steps_of_a_command_line_are_found(line, setup):

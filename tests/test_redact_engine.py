@@ -138,6 +138,24 @@ def test_the_library_is_the_one_the_package_finds_and_answers_as_it_does(rng):
     assert ours["data"] and ours == theirs
 
 
+def test_an_unknown_engine_version_falls_back_to_the_whole_rule_sets(rng, monkeypatch):
+    """When the installed betterleaks' version cannot be read, the generated rule files are not trusted (even were
+    they unreadable too): the full pass compiles the whole sets and still finds what they find."""
+    from automem.redact import betterleaks_lib, betterleaks_rules
+
+    monkeypatch.setattr(betterleaks_lib, "version", lambda: None)
+    monkeypatch.setattr(betterleaks_rules, "source_version", lambda: None)
+    engines._reset("betterleaks")
+    try:
+        if engines.load_error("betterleaks") is not None:
+            pytest.skip("betterleaks unavailable")
+        assert engines._BY_NEED["betterleaks"] is None
+        gh = "ghp_" + _tok(rng, 36)
+        assert gh not in redact(f"token {gh}")
+    finally:
+        engines._reset("betterleaks")
+
+
 def test_library_errors_are_clear(tmp_path, monkeypatch):
     from automem.redact import betterleaks_lib
 

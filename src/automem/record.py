@@ -126,34 +126,33 @@ def _init(qualname: str, fields: dict[str, Field], post_init: bool) -> Callable[
     # into the instance in one go, then the arguments and the factories' values over it, each in its place
     start = {name: spec.default for name, spec in fields.items()}
     factories = tuple(
-        (index, name, spec.default_factory)
-        for index, (name, spec) in enumerate(fields.items())
-        if spec.default_factory is not MISSING
+        (name, spec.default_factory) for name, spec in fields.items() if spec.default_factory is not MISSING
     )
     required = tuple(
         name for name, spec in fields.items() if spec.default is MISSING and spec.default_factory is MISSING
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        if len(args) > count:
-            raise TypeError(
-                f"{qualname}.__init__() takes {count + 1} positional arguments but {len(args) + 1} were given"
-            )
-        if kwargs and not allowed.issuperset(kwargs):
-            unknown = next(key for key in kwargs if key not in allowed)
-            raise TypeError(f"{qualname}.__init__() got an unexpected keyword argument {unknown!r}")
         values = self.__dict__
         values.update(start)
-        for index, name, factory in factories:
-            if index >= len(args) and name not in kwargs:
-                values[name] = factory()
         if args:
-            for name in names[: len(args)]:
-                if name in kwargs:
-                    raise TypeError(f"{qualname}.__init__() got multiple values for argument {name!r}")
+            if len(args) > count:
+                raise TypeError(
+                    f"{qualname}.__init__() takes {count + 1} positional arguments but {len(args) + 1} were given"
+                )
             values.update(zip(names, args, strict=False))  # args may be fewer than the fields
         if kwargs:
+            if not allowed.issuperset(kwargs):
+                unknown = next(key for key in kwargs if key not in allowed)
+                raise TypeError(f"{qualname}.__init__() got an unexpected keyword argument {unknown!r}")
+            if args:
+                for name in names[: len(args)]:
+                    if name in kwargs:
+                        raise TypeError(f"{qualname}.__init__() got multiple values for argument {name!r}")
             values.update(kwargs)
+        for name, factory in factories:
+            if values[name] is MISSING:
+                values[name] = factory()
         for name in required:
             if values[name] is MISSING:
                 missing = [n for n in required if values[n] is MISSING]

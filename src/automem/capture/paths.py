@@ -9,11 +9,10 @@ the one place that spells the tree's layout.
 from __future__ import annotations
 
 import os
+import re
 
-from automem import lazy_re as rx  # module-level patterns compile on first use
-
-_SAFE_ID = rx.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
-_UUID = rx.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
 def automem_home() -> str:

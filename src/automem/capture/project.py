@@ -13,14 +13,9 @@ import os
 import re
 import stat
 
-from automem import lazy_re as rx  # module-level patterns compile on first use
-
-_DRIVE = rx.compile(r"^([A-Za-z]):(?:[\\/]|$)")
-_MSYS_DRIVE = rx.compile(r"^/([A-Za-z])(?:/|$)")
-_SLASH_DRIVE = rx.compile(r"^/[A-Za-z]:")  # file:///C:/... less its scheme
-_DRIVE_ROOT = rx.compile(r"[a-z]:/")
-_FILE_URL_DRIVE = rx.compile(r"file:///?[A-Za-z]:")
-_SLUG_CHARS = rx.compile(r"[^a-z0-9]+")
+_DRIVE = re.compile(r"^([A-Za-z]):(?:[\\/]|$)")
+_MSYS_DRIVE = re.compile(r"^/([A-Za-z])(?:/|$)")
+_SLUG_CHARS = re.compile(r"[^a-z0-9]+")
 
 
 def normalize_path(path: str) -> str:
@@ -35,7 +30,7 @@ def normalize_path(path: str) -> str:
     text = str(path).strip()
     if text.startswith("file://"):
         text = text[len("file://") :]
-        if _SLASH_DRIVE.match(text):
+        if re.match(r"^/[A-Za-z]:", text):
             text = text[1:]
     for prefix in ("\\\\?\\", "//?/", "\\\\.\\"):
         if text.startswith(prefix):
@@ -75,7 +70,7 @@ def _collapse_dotdot(parts: list[str]) -> list[str]:
 def project_slug(path: str) -> str:
     """``<readable-name>-<8 hex>``: stable across harnesses, machines and spellings."""
     norm = normalize_path(path)
-    if norm in ("/", "") or _DRIVE_ROOT.fullmatch(norm):
+    if norm in ("/", "") or re.fullmatch(r"[a-z]:/", norm):
         base = "root"
     else:
         base = norm.rstrip("/").rsplit("/", 1)[-1]
@@ -143,7 +138,7 @@ def _clean_path(path: str) -> str:
     return lead + "/".join(parts) if parts or lead else "."
 
 
-_WORKTREE_LAYOUT = rx.compile(
+_WORKTREE_LAYOUT = re.compile(
     r"^(.+?)/(?:\.claude/worktrees|\.codex/worktrees|\.cursor/worktrees|\.worktrees)/[^/]+(?:/.*)?$", re.I
 )
 
@@ -161,7 +156,7 @@ def _foreign(path: str) -> bool:
     return bool(
         _DRIVE.match(text)
         or text.startswith(("\\\\", "//?/"))
-        or _FILE_URL_DRIVE.match(text)
+        or re.match(r"file:///?[A-Za-z]:", text)
         or ("\\" in text and "/" not in text)
     )
 

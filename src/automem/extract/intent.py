@@ -523,9 +523,9 @@ def intent_of(tool: str, text: str) -> Intent:
 _SETUP = rx.compile(r"^\s*(?:source|\.|export|set|setopt|unset)\s+\S")
 
 
-# a setup word where a segment may start (the start, whitespace or a separator before it): without one, no segment
-# can be a setup step, and the line need not be cut
-_MAY_SET_UP = rx.compile(r"(?:^|[\s;&|])(?:source|\.|export|set|setopt|unset)\s+\S")
+# a setup word where a segment may start (the start, whitespace or a separator before it) and a space or a line
+# continuation after it: without one, no segment can be a setup step, and the line need not be cut
+_MAY_SET_UP = rx.compile(r"(?:^|[\s;&|])(?:source|\.|export|set|setopt|unset)[\s\\]")  # \\: a continued line
 
 
 def _setup_of(text: str) -> list[str]:

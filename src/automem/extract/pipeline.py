@@ -90,12 +90,10 @@ def _load_json(path: Path) -> dict:
         return {}
 
 
-def _save_json(path: Path, data: dict) -> None:
-    """An extraction's state (progress, error counts): lost in a crash, the next extraction reads again and dedupe
-    keeps what it finds once, so no fsync."""
+def _save_json(path: Path, data: dict, *, durable: bool = True) -> None:
     from automem.store import write_file
 
-    write_file(path, json.dumps(data, ensure_ascii=False) + "\n", durable=False)
+    write_file(path, json.dumps(data, ensure_ascii=False) + "\n", durable=durable)
 
 
 def project_note_path(home: Home, slug: str) -> Path:
@@ -284,9 +282,9 @@ def _finish_state(
     merged = prior - old + session_clusters  # replace this session's share with its latest count
     state["clusters"] = dict(session_clusters)
     state["at"] = now_iso()
-    _save_json(state_path, state)
+    _save_json(state_path, state)  # on disk before the counts: a lost state would count this session twice
     top = dict(merged.most_common(500))
-    _save_json(clusters_path, {"counts": top})
+    _save_json(clusters_path, {"counts": top}, durable=False)  # lost in a crash: fewer counts, never more
 
 
 def _save_text(path: Path, text: str) -> None:

@@ -8,19 +8,27 @@ lost: banked keys are recovered from the bank entries' ``turn_key`` lines
 from __future__ import annotations
 
 import sqlite3
+from operator import itemgetter
 
-from automem.record import record
 
+class Cursor(tuple):
+    """Where a transcript was read to, and the file as it was then (size, mtime, inode). A tuple written out: one is
+    made per transcript a pass knows, and a named tuple's class costs a compile of its constructor in every process
+    that imports this module."""
 
-@record(frozen=True)
-class Cursor:
-    """Where a transcript was read to, and the file as it was then (size, mtime, inode)."""
+    __slots__ = ()
 
-    offset: int
-    size: int
-    mtime_ns: int
-    inode: int
-    updated_at: float
+    def __new__(cls, offset: int, size: int, mtime_ns: int, inode: int, updated_at: float) -> Cursor:
+        return tuple.__new__(cls, (offset, size, mtime_ns, inode, updated_at))
+
+    offset = property(itemgetter(0))
+    size = property(itemgetter(1))
+    mtime_ns = property(itemgetter(2))
+    inode = property(itemgetter(3))
+    updated_at = property(itemgetter(4))
+
+    def __repr__(self) -> str:
+        return "Cursor(offset={!r}, size={!r}, mtime_ns={!r}, inode={!r}, updated_at={!r})".format(*self)
 
 
 NO_CURSOR = Cursor(0, -1, -1, -1, 0.0)

@@ -167,7 +167,7 @@ class _Deferred(types.ModuleType):
     for the real one then (importing it), and hands on whatever it was asked for."""
 
     def __getattr__(self, name: str):
-        if name.startswith("__") and name.endswith("__"):  # the import system's questions (``__path__``...)
+        if name == "__path__":  # the import system asks it of a package: none of these is one
             raise AttributeError(name)
         return getattr(self.real(), name)
 

@@ -129,7 +129,8 @@ def _load_betterleaks():
     library = betterleaks_lib.Library()
     # the Go runtime and the rule sets start here, not on a user's text; a bad config fails the load
     by_need = None
-    if betterleaks_rules.source_version() == betterleaks_lib.version():
+    version = betterleaks_lib.version()
+    if version is not None and betterleaks_rules.source_version() == version:
         by_need = betterleaks_rules.ByNeed(library)
         warm = [str(betterleaks_rules.VENDOR_PROBE), str(betterleaks_rules.GENERIC_RULES)]
     else:

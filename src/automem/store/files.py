@@ -21,8 +21,8 @@ def write_file(path: Path | str, text: str, *, home: Home | None = None, durable
     """Write ``text`` atomically (temp file + rename, mode 0600). Not redacted: callers write settings, ids,
     offsets and counts, or text the full pass has already cleaned.
 
-    ``durable=False``: no fsync (~0.5 CPU-ms each), for state automem can make again (an extraction's progress and
-    counts, a note shown once): a crash may lose the new text, and the rename still never leaves half of it."""
+    ``durable=False``: no fsync (~0.5 CPU-ms each), for state automem can make again (error counts across sessions, a
+    note shown once): a crash may lose the new text, and the rename still never leaves half of it."""
     from automem.atomic import atomic_write_text
     from automem.store import inside_home
 
