@@ -99,6 +99,23 @@ def test_class_rules_of_dataclasses_hold():
         rec._field(default=1, default_factory=list)
 
 
+def test_inheritance_reads_as_dataclasses_reads_it():
+    for decorator in (dataclasses.dataclass, rec._record):
+
+        @decorator
+        class Base:
+            x: int = 5
+
+        @decorator
+        class Child(Base):
+            x: int  # re-annotated: keeps the base's default
+            y: str = "y"
+
+        assert (Child().x, Child().y) == (5, "y")
+        with pytest.raises(TypeError):
+            decorator(frozen=True)(type("Frozen", (Base,), {"__annotations__": {"z": "int"}, "z": 1}))
+
+
 def test_post_init_class_vars_inheritance_and_own_methods():
     calls = []
 

@@ -56,6 +56,7 @@ def _field(
 
 
 _FIELDS = "__record_fields__"  # the class's fields in order: (name, Field)
+_FROZEN = "__record_frozen__"
 
 
 def _record(cls: type | None = None, /, *, frozen: bool = False) -> Any:
@@ -73,11 +74,14 @@ def _is_class_var(annotation: object) -> bool:
 def _make(cls: type, frozen: bool) -> type:
     fields: dict[str, Field] = {}
     for base in reversed(cls.__mro__[1:]):
-        fields.update(getattr(base, _FIELDS, {}))
+        if _FIELDS in base.__dict__:
+            if base.__dict__.get(_FROZEN, False) != frozen:
+                raise TypeError("a frozen record and a record that is not cannot derive from each other")
+            fields.update(base.__dict__[_FIELDS])
     for name, annotation in cls.__dict__.get("__annotations__", {}).items():
         if _is_class_var(annotation):
             continue
-        value = cls.__dict__.get(name, MISSING)
+        value = getattr(cls, name, MISSING)  # a base's default too, as dataclasses reads it
         spec = value if isinstance(value, Field) else Field(default=value)
         if isinstance(value, Field):
             if spec.default is MISSING:
@@ -90,6 +94,7 @@ def _make(cls: type, frozen: bool) -> type:
             )
         fields[name] = spec  # a field a subclass names again keeps its place, with the subclass's options
     setattr(cls, _FIELDS, fields)
+    setattr(cls, _FROZEN, frozen)
     names = tuple(fields)
     seen_default = False
     for name, spec in fields.items():
