@@ -8,7 +8,8 @@
 4. The Stop worker, whole process (bank + extract + index sweep), in CPU-seconds, on real corpus
    transcripts with their timestamps moved to the last hour (so the bank window takes them), against
    two floors: json.loads of every line of the transcript (in process), and a Python that starts,
-   imports nothing of automem and does that same json.loads.
+   imports nothing of automem and does that same json.loads. Once with every turn new to it, once as a
+   Stop in a session under way: the turns before the last prompt banked by earlier Stops.
 
     .venv/bin/python bench/bench_extract.py
 """
@@ -216,12 +217,75 @@ def bench_worker(tmp: Path, runs: int = 3) -> None:
         )
 
 
+def _last_banked_offset(path: Path, home: Path) -> int:
+    """Where the last turn a worker banked from this transcript starts (its prompt's line), or 0: read from the
+    ``turn_key`` of the bank entries in home (``<harness>:<session>:<prompt uuid>``)."""
+    import re
+
+    keys = set()
+    for entry in home.glob("projects/*/bank/*.md"):
+        found = re.search(r'^turn_key: "?[^:"]+:[^:"]+:([^"\n]+)"?$', entry.read_text(encoding="utf-8"), re.M)
+        if found:
+            keys.add(found.group(1))
+    offset = last = 0
+    with path.open("rb") as handle:
+        for line in handle:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                record = None
+            if isinstance(record, dict) and record.get("uuid") in keys:
+                last = offset
+            offset += len(line)
+    return last
+
+
+def bench_worker_last_turn(tmp: Path, runs: int = 3) -> None:
+    """The worker as a Stop starts it in a session under way: the turns before the last one it banks were banked and
+    extracted by earlier Stops (an untimed run on the transcript cut there), then the whole transcript."""
+    corpus_dir = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "transcripts" / "claude"
+    sources = sorted(corpus_dir.glob("*/projects/*/*.jsonl"), key=lambda p: p.stat().st_size)[-3:]
+    if not sources:
+        return
+    from automem.extract.trigger import worker_env
+
+    parse = "import json, sys\nfor line in open(sys.argv[1], 'rb'):\n    json.loads(line)"
+    for src in sources:
+        rows = []
+        for run in range(runs):
+            base = tmp / f"last-{src.stem[:8]}-{run}"
+            transcript = base / ".claude" / "projects" / "-work-proj" / src.name
+            _fresh_copy(src, transcript)
+            whole = transcript.read_bytes()
+            env = {**os.environ, "AUTOMEM_HOME": str(base / "home"), "HOME": str(base)}
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
+            subprocess.run([sys.executable, "-m", "automem", "consent", "yes"], env=env, capture_output=True)
+            argv = [sys.executable, "-m", "automem.extract.worker", "--session", src.stem, "--transcript"]
+            argv += [str(transcript), "--harness", "claude-code", "--cwd", str(base / "proj")]
+            scratch = {**env, "AUTOMEM_HOME": str(base / "scratch")}
+            subprocess.run([sys.executable, "-m", "automem", "consent", "yes"], env=scratch, capture_output=True)
+            _child_cpu(argv, worker_env(scratch))  # which turns a worker banks: the last of them is the one timed
+            transcript.write_bytes(whole[: _last_banked_offset(transcript, base / "scratch")])
+            _child_cpu(argv, worker_env(env))  # the earlier Stops
+            before = len(list((base / "home" / "projects").glob("*/bank/*.md")))
+            transcript.write_bytes(whole)
+            worker = _child_cpu(argv, worker_env(env))
+            banked = len(list((base / "home" / "projects").glob("*/bank/*.md"))) - before
+            rows.append((worker, _child_cpu([sys.executable, "-c", parse, str(transcript)], env), banked))
+        worker, process_floor = (statistics.median(r[i] for r in rows) for i in range(2))
+        print(
+            f"worker, last turn of {src.stat().st_size / 1e6:.1f} MB ({rows[-1][2]} turns banked): {worker:.3f} CPU-s; "
+            f"python + json.loads {process_floor:.3f} s ({worker / process_floor:.1f}x)"
+        )
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="automem-bench-") as tmp:
         bench_stop_hook(Path(tmp))
         bench_extract(Path(tmp))
         bench_dedupe()
         bench_worker(Path(tmp))
+        bench_worker_last_turn(Path(tmp))
 
 
 if __name__ == "__main__":
