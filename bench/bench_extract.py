@@ -167,48 +167,50 @@ def _child_cpu(argv: list[str], env: dict) -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def bench_worker(tmp: Path, runs: int = 3) -> None:
+_PARSE = "import json, sys\nfor line in open(sys.argv[1], 'rb'):\n    json.loads(line)"  # the process floor
+
+
+def _worker_sources() -> list[Path]:
+    """The three largest Claude Code transcripts of the corpus."""
     corpus_dir = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "transcripts" / "claude"
-    sources = sorted(corpus_dir.glob("*/projects/*/*.jsonl"), key=lambda p: p.stat().st_size)[-3:]
+    return sorted(corpus_dir.glob("*/projects/*/*.jsonl"), key=lambda p: p.stat().st_size)[-3:]
+
+
+def _worker_run(base: Path, src: Path) -> tuple[Path, dict, list[str]]:
+    """A fresh home with consent and the transcript under base: (transcript, environment, the worker's command)."""
+    transcript = base / ".claude" / "projects" / "-work-proj" / src.name
+    _fresh_copy(src, transcript)
+    env = {**os.environ, "AUTOMEM_HOME": str(base / "home"), "HOME": str(base)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    subprocess.run([sys.executable, "-m", "automem", "consent", "yes"], env=env, capture_output=True)
+    argv = [sys.executable, "-m", "automem.extract.worker", "--session", src.stem, "--transcript", str(transcript)]
+    return transcript, env, [*argv, "--harness", "claude-code", "--cwd", str(base / "proj")]
+
+
+def _banked(home: Path) -> int:
+    return len(list((home / "projects").glob("*/bank/*.md")))
+
+
+def bench_worker(tmp: Path, runs: int = 3) -> None:
+    sources = _worker_sources()
     if not sources:
         print("worker: no corpus transcripts found (../shared/corpus), skipped")
         return
     from automem.extract.trigger import worker_env
 
-    parse = "import json, sys\nfor line in open(sys.argv[1], 'rb'):\n    json.loads(line)"
     for src in sources:
         rows = []
         for run in range(runs):
             base = tmp / f"worker-{src.stem[:8]}-{run}"
-            transcript = base / ".claude" / "projects" / "-work-proj" / src.name
-            _fresh_copy(src, transcript)
-            env = {**os.environ, "AUTOMEM_HOME": str(base / "home"), "HOME": str(base)}
-            env.pop("PYTHONDONTWRITEBYTECODE", None)
-            subprocess.run([sys.executable, "-m", "automem", "consent", "yes"], env=env, capture_output=True)
+            transcript, env, argv = _worker_run(base, src)
             start = time.process_time()
             with open(transcript, "rb") as handle:
                 for line in handle:
                     json.loads(line)
             floor = time.process_time() - start
-            process_floor = _child_cpu([sys.executable, "-c", parse, str(transcript)], env)
-            worker = _child_cpu(  # started the way the Stop hook starts it (its environment included)
-                [
-                    sys.executable,
-                    "-m",
-                    "automem.extract.worker",
-                    "--session",
-                    src.stem,
-                    "--transcript",
-                    str(transcript),
-                    "--harness",
-                    "claude-code",
-                    "--cwd",
-                    str(base / "proj"),
-                ],
-                worker_env(env),
-            )
-            banked = len(list((base / "home" / "projects").glob("*/bank/*.md")))
-            rows.append((worker, floor, process_floor, banked))
+            process_floor = _child_cpu([sys.executable, "-c", _PARSE, str(transcript)], env)
+            worker = _child_cpu(argv, worker_env(env))  # started the way the Stop hook starts it (its environment)
+            rows.append((worker, floor, process_floor, _banked(base / "home")))
         worker, floor, process_floor = (statistics.median(r[i] for r in rows) for i in range(3))
         print(
             f"worker on {src.stat().st_size / 1e6:.1f} MB ({rows[-1][3]} turns banked): {worker:.3f} CPU-s; "
@@ -243,35 +245,29 @@ def _last_banked_offset(path: Path, home: Path) -> int:
 def bench_worker_last_turn(tmp: Path, runs: int = 3) -> None:
     """The worker as a Stop starts it in a session under way: the turns before the last one it banks were banked and
     extracted by earlier Stops (an untimed run on the transcript cut there), then the whole transcript."""
-    corpus_dir = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "transcripts" / "claude"
-    sources = sorted(corpus_dir.glob("*/projects/*/*.jsonl"), key=lambda p: p.stat().st_size)[-3:]
-    if not sources:
-        return
     from automem.extract.trigger import worker_env
 
-    parse = "import json, sys\nfor line in open(sys.argv[1], 'rb'):\n    json.loads(line)"
-    for src in sources:
+    for src in _worker_sources():
         rows = []
         for run in range(runs):
             base = tmp / f"last-{src.stem[:8]}-{run}"
-            transcript = base / ".claude" / "projects" / "-work-proj" / src.name
-            _fresh_copy(src, transcript)
+            transcript, env, argv = _worker_run(base, src)
             whole = transcript.read_bytes()
-            env = {**os.environ, "AUTOMEM_HOME": str(base / "home"), "HOME": str(base)}
-            env.pop("PYTHONDONTWRITEBYTECODE", None)
-            subprocess.run([sys.executable, "-m", "automem", "consent", "yes"], env=env, capture_output=True)
-            argv = [sys.executable, "-m", "automem.extract.worker", "--session", src.stem, "--transcript"]
-            argv += [str(transcript), "--harness", "claude-code", "--cwd", str(base / "proj")]
             scratch = {**env, "AUTOMEM_HOME": str(base / "scratch")}
             subprocess.run([sys.executable, "-m", "automem", "consent", "yes"], env=scratch, capture_output=True)
             _child_cpu(argv, worker_env(scratch))  # which turns a worker banks: the last of them is the one timed
             transcript.write_bytes(whole[: _last_banked_offset(transcript, base / "scratch")])
             _child_cpu(argv, worker_env(env))  # the earlier Stops
-            before = len(list((base / "home" / "projects").glob("*/bank/*.md")))
+            before = _banked(base / "home")
             transcript.write_bytes(whole)
             worker = _child_cpu(argv, worker_env(env))
-            banked = len(list((base / "home" / "projects").glob("*/bank/*.md"))) - before
-            rows.append((worker, _child_cpu([sys.executable, "-c", parse, str(transcript)], env), banked))
+            rows.append(
+                (
+                    worker,
+                    _child_cpu([sys.executable, "-c", _PARSE, str(transcript)], env),
+                    _banked(base / "home") - before,
+                )
+            )
         worker, process_floor = (statistics.median(r[i] for r in rows) for i in range(2))
         print(
             f"worker, last turn of {src.stat().st_size / 1e6:.1f} MB ({rows[-1][2]} turns banked): {worker:.3f} CPU-s; "
