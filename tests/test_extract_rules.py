@@ -2275,6 +2275,9 @@ def test_a_record_written_once_and_a_tickets_fields_are_no_decisions():
     [decided] = _run(said.doc_file_rule, [_prompt("log every decision in DECISIONS.md")])
     assert decided.summary == "The decisions are kept in DECISIONS.md; keep it up to date"
     assert _run(said.doc_file_rule, [_prompt("add a todo to README.md")]) == []  # an edit of this turn
+    # the record word is only the file's own name: an edit of that file this turn, no record the user placed
+    assert _run(said.doc_file_rule, [_prompt("Update deploy-log.md only, and keep it short.")]) == []
+    assert _run(said.doc_file_rule, [_prompt("please update docs/release-notes.md with the new flag")]) == []
     ticket = "Here's the ticket:\n- Status: done\n- Owner: me\n- Priority: high\n- Due: Friday"
     assert _run(said.stack_rule, [_prompt(ticket)]) == []
     stack = "- Language: Python\n- Framework: FastAPI\n- Database: Postgres\n- Deploy: Fly.io"

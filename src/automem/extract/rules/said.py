@@ -1375,11 +1375,17 @@ _RECORD_NOUN = rx.compile(
 )
 
 
+def _paths_blanked(text: str) -> str:
+    """The text with each Markdown file named in it as "file.md": a record word inside a file's name
+    ("orchestration-log.md", "notes.md") names the file, not a record the user asked to keep in it."""
+    return _DOC_FILE.sub("file.md", text)
+
+
 def _record_summary(clause: str) -> str:
     """ "createa full implementation plan in docs/refactor.md" -> "The implementation plan is kept in docs/refactor.md":
     what lasts is where the record lives, not the request to write it."""
     named = re.sub(r"^\W*(?:please\s+)?(?:log|record|track)\s+", "", clause, flags=re.I)  # "log every decision in"
-    noun, where = _RECORD_NOUN.search(named), _DOC_FILE.search(named)
+    noun, where = _RECORD_NOUN.search(_paths_blanked(named)) or _RECORD_NOUN.search(named), _DOC_FILE.search(named)
     if not noun or not where:
         return ""  # no record named ("add a todo to README.md"): a change to a file, this turn's
     thing = noun.group(0).lower()
@@ -1402,7 +1408,7 @@ def doc_file_rule(session: Session) -> list[Candidate]:
         for sentence in sentences(step.text):
             if (
                 not _DOC_FILE.search(sentence)
-                or not _RECORD_VERB.search(sentence)
+                or not _RECORD_VERB.search(_paths_blanked(sentence))
                 or sentence.endswith("?")
                 or not 12 <= len(sentence) <= 400
                 or re.match(r"^(?:why|what|how|is|are|does|do|can)\b", sentence, re.I)
@@ -1413,7 +1419,7 @@ def doc_file_rule(session: Session) -> list[Candidate]:
                 (
                     c
                     for c in re.split(r";\s+|,\s+(?:and\s+)?|\)\s*,?\s*and\s+", sentence)
-                    if _DOC_FILE.search(c) and _RECORD_VERB.search(c)
+                    if _DOC_FILE.search(c) and _RECORD_VERB.search(_paths_blanked(c))
                 ),
                 sentence,
             )
