@@ -2082,6 +2082,15 @@ def test_a_constraint_on_the_task_its_prompt_asked_for_waits():
         assert not cand.promotion, text
     [never] = _run(said.directive_rule, [_prompt("Build a todo app with React. Never use inline styles.")])
     assert never.promotion == INSTRUCTION
+    # a prompt that sends the agent to one piece of work: its "don't" says how to do that work
+    for text in (
+        "Run the lint agent on billing only. Do not change the invoice logic unless a rule exposes a real bug.",
+        "Fix the flaky upload test. Don't change the retry helper. Tell me what was wrong.",
+    ):
+        [cand] = _run(said.directive_rule, [_prompt(text)])
+        assert not cand.promotion, text
+    [rule] = _run(said.directive_rule, [_prompt("Fix the flaky upload test. Never change the retry helper.")])
+    assert rule.promotion == INSTRUCTION
 
 
 def test_a_limit_on_the_request_its_own_sentence_opened_with_waits():

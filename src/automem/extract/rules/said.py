@@ -479,13 +479,26 @@ _TASK_OPENING = rx.compile(
 )
 
 
+# a prompt that opens by sending the agent to one piece of work on the code ("Run the linter on X only.", "Fix the
+# login bug.", "Update the parser to ..."): a "don't" that follows limits how to do that work
+_WORK_OPENING = rx.compile(
+    r"^\W*(?:please\s+|pls\s+|can you\s+|could you\s+)?(?:run|fix|refactor|update|add|review|validate|delegate"
+    r"|migrate|rename|port|test)\b",
+    re.I,
+)
+
+
 def _constrains_the_task(prompt: str, d: Directive) -> bool:
-    """Is the directive a constraint on the piece of work its prompt opened with ("Write X. Don't use Y."), said
-    without a word that makes it outlast the prompt?"""
+    """Is the directive a constraint on the piece of work its prompt opened with ("Write X. Don't use Y.", "Run the
+    test agent on X only. Do not change the service unless a test fails."), said without a word that makes it
+    outlast the prompt? After an exercise's opening ("write", "implement") "never" and "must" limit it too; after
+    any other piece of work only a plain "don't" does: "Fix X. Never use Y." still reads as a rule."""
     said = sentences(prompt)
-    if len(said) < 2 or said[0] == d.sentence or not _TASK_OPENING.search(said[0]):
+    if len(said) < 2 or said[0] == d.sentence or OUTLASTS.search(d.sentence):
         return False
-    return d.cue in ("dont", "never", "must") and not OUTLASTS.search(d.sentence)
+    if _TASK_OPENING.search(said[0]):
+        return d.cue in ("dont", "never", "must")
+    return d.cue == "dont" and bool(_WORK_OPENING.search(said[0]))
 
 
 # a verdict on the agent's last answer, opening a prompt: "That's almost right.", "Not quite.", "Closer, but"
