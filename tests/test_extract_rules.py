@@ -2890,3 +2890,18 @@ def test_a_bare_convention_is_stored_as_a_candidate_and_a_one_off_request_is_not
         assert find_candidates(Session([_prompt(prompt)])) == [], prompt
     [rule] = find_candidates(Session([_prompt("From now on. Use 4 spaces for indentation.")]))
     assert rule.promotion == INSTRUCTION  # said to hold from now on: a rule
+
+
+def test_halting_the_agent_now_and_letting_a_thing_go_are_no_rules():
+    """ "stop editing, someone else is on it!" halts this moment's work; "you don't need to use X, instead ..." lets X
+    go without asking for anything: neither names a rule for later sessions."""
+    for text in (
+        "Stop writing, another agent is busy there!",
+        "Stop it, you're breaking the build.",
+        "You don't need to use the exact enum names, instead a plain string could match the column.",
+        "You don't need to run the formatter, the pre-commit hook does it instead.",
+    ):
+        assert find_candidates(Session([_prompt(text)])) == [], text
+    for text in ("Please stop adding emojis to commit messages.", "You don't have to use yarn, use pnpm instead."):
+        [rule] = find_candidates(Session([_prompt(text)]))
+        assert rule.promotion == INSTRUCTION, text

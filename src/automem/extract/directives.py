@@ -72,6 +72,8 @@ _NO_CONSEQUENCE = (
     r"(?![^.!?]*(?:\bwhich is why\b|\bthat'?s (?:the|why|a)\b|\band (?:it|that|this) (?:fails|breaks|crashes)\b"
     r"|\bbecause\b|\bbugs?\b|\bcrash\w*|\bfail\w*|\bbroken\b|\bproblems?\b))"
 )
+# "you don't need to use X, instead ...": X is let go, not asked for; the "use" that counts is one said outright
+_NOT_NEEDED = r"(?<!n't need to )(?<!not need to )(?<!n't have to )(?<!not have to )(?<!no need to )(?<!needn't )"
 _EN: tuple[tuple[str, str, re.Pattern], ...] = (
     (
         "habit",
@@ -92,7 +94,7 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
             r"|\b(?:instead of|rather than)\s+\S[^.!?]{0,80}?,?\s*(?:use|run|call|do|put|keep|write|go)\b"
             r"|^" + _OPENERS + r"(?!(?:no|nope|yes|yeah|ok|okay|so|and|but|well|wait|hmm|hey|oh)\b)"
             r"[\w./@`'-]+(?:\s+[\w./@`'-]+){0,3},\s+not\s+(?!(?:that|this|those|these|it|the one)\b)[\w./@`'-]+"
-            r"|\b(?:use|do|run|put)\b[^.!?]{1,80}\binstead\b",
+            r"|" + _NOT_NEEDED + r"\b(?:use|do|run|put)\b[^.!?]{1,80}\binstead\b",
             re.I,
         ),
     ),
@@ -621,7 +623,16 @@ def classify(sentence: str) -> Directive | None:
     return _english(text) if language in more.NEW_LATIN else None
 
 
+# "stop changing, another agent is working there!", "stop it": halting what the agent is doing now, with nothing
+# named that a rule could be kept about
+_HALT = rx.compile(
+    r"^" + _OPENERS + r"stop(?:\s+\w+ing)?(?:\s+(?:it|that|this|now|there|here|right now))?\s*(?:[,.!;:]|$)", re.I
+)
+
+
 def _english(text: str) -> Directive | None:
+    if _HALT.match(text):
+        return None
     for cue, kind, pattern in _EN:
         if pattern.search(text):
             return Directive(text, kind, cue, scope_of(text, kind))
