@@ -2013,6 +2013,8 @@ def test_a_retry_that_checked_less_is_no_fix():
         ("mypy src", "error: Incompatible types in assignment", "mypy src --ignore-missing-imports"),
         ("tsc", "error TS2307: Cannot find module 'x'", "tsc --skipLibCheck"),
         ("npx vitest", "FAIL src/a.test.ts > renders", "npx vitest -t renders"),
+        ("go test ./store -v", "--- FAIL: TestSaveDraft (0.00s)", 'go test ./store -run "TestLoad" -v'),
+        ("go test ./...", "--- FAIL: TestParse (0.01s)", "go test ./... -skip TestParse"),
     ):
         assert _run(errors.fixed_error_rule, [_fail(failed, line), _ok(retry)]) == [], retry
     crashed = _fail("npm test", "Error: Worker exited")
