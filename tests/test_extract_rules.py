@@ -2015,6 +2015,8 @@ def test_a_retry_that_checked_less_is_no_fix():
         ("npx vitest", "FAIL src/a.test.ts > renders", "npx vitest -t renders"),
         ("go test ./store -v", "--- FAIL: TestSaveDraft (0.00s)", 'go test ./store -run "TestLoad" -v'),
         ("go test ./...", "--- FAIL: TestParse (0.01s)", "go test ./... -skip TestParse"),
+        ("mvn test", "Tests run: 5, Failures: 1, Errors: 0", "mvn test -Dtest=InvoiceTest"),
+        ("./gradlew test", "3 tests completed, 1 failed", "./gradlew test --tests InvoiceTest"),
     ):
         assert _run(errors.fixed_error_rule, [_fail(failed, line), _ok(retry)]) == [], retry
     crashed = _fail("npm test", "Error: Worker exited")
