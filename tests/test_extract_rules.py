@@ -2116,6 +2116,15 @@ def test_a_task_done_in_a_language_is_no_request_to_talk_in_it():
         assert _run(said.directive_rule, [_prompt(text)]) == [], text
     [chinese] = _run(said.directive_rule, [_prompt("以后用中文回答我")])
     assert chinese.summary == "Talk to the user in Chinese; they asked for it"
+    # "everything" in the language: all the work and the talk, not one piece of it
+    for text, name in (
+        ("schreibe alles auf deutsch", "German"),
+        ("write everything in Italian", "Italian"),
+        ("escribe todo en español", "Spanish"),
+    ):
+        [rule] = _run(said.directive_rule, [_prompt(text)])
+        assert rule.summary == f"Talk to the user in {name}; they asked for it", text
+    assert _run(said.directive_rule, [_prompt("schreibe die README auf deutsch")]) == []
 
 
 def test_words_that_only_look_like_for_now_keep_the_rule():

@@ -399,25 +399,33 @@ _LANGUAGES = (
     ("Russian", rx.compile(r"(?:(?:отвечай|говори|пиши)\s+(?:по-русски|на\s+русском))", re.I)),
     (
         "Spanish",
-        rx.compile(r"\b(?:(?:responde|habla|contesta|escribe)(?:me)?\s+(?:siempre\s+)?en\s+español)\b", re.I),
+        rx.compile(
+            r"\b(?:(?:responde|habla|contesta|escribe)(?:me)?\s+(?:siempre\s+)?(?:todo\s+)?en\s+español)\b", re.I
+        ),
     ),
     (
         "German",
-        rx.compile(r"\b(?:(?:antworte|sprich|schreib)\w*\s+(?:bitte\s+)?(?:immer\s+)?(?:auf|in)\s+deutsch)\b", re.I),
+        rx.compile(
+            r"\b(?:(?:antworte|sprich|schreib)\w*\s+(?:bitte\s+)?(?:immer\s+)?(?:alles\s+)?(?:auf|in)\s+deutsch)\b",
+            re.I,
+        ),
     ),
     (
         "French",
         rx.compile(
-            r"\b(?:(?:réponds|parle|écris)\w*\s+(?:moi\s+)?(?:toujours\s+|uniquement\s+)?en\s+français)\b", re.I
+            r"\b(?:(?:réponds|parle|écris)\w*\s+(?:moi\s+)?(?:toujours\s+|uniquement\s+)?(?:tout\s+)?"
+            r"en\s+français)\b",
+            re.I,
         ),
     ),
-    ("Portuguese", rx.compile(r"\b(?:(?:responda|fale|escreva)\s+em\s+português)\b", re.I)),
+    ("Portuguese", rx.compile(r"\b(?:(?:responda|fale|escreva)\s+(?:tudo\s+)?em\s+português)\b", re.I)),
     ("Arabic", rx.compile(r"(?:باللغة\s+العربية|بالعربي)")),
     *more.LANGUAGES,
     (
         None,
         rx.compile(
-            r"\b(?:reply|respond|answer|talk|speak|write|ask me)\s+(?:to me\s+)?(?:only\s+)?in\s+"
+            r"\b(?:reply|respond|answer|talk|speak|write|ask me)\s+(?:to me\s+)?(?:only\s+)?"
+            r"(?:everything\s+|all\s+)?in\s+"
             r"(English|Chinese|Japanese|Korean|Russian|Spanish|German|French|Portuguese|Arabic|Italian|Dutch"
             r"|Turkish|Polish|Vietnamese|Hindi|Ukrainian|Indonesian)\b",
             re.I,
