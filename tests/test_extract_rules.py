@@ -2918,3 +2918,18 @@ def test_halting_the_agent_now_and_letting_a_thing_go_are_no_rules():
     for text in ("Please stop adding emojis to commit messages.", "You don't have to use yarn, use pnpm instead."):
         [rule] = find_candidates(Session([_prompt(text)]))
         assert rule.promotion == INSTRUCTION, text
+
+
+def test_a_command_file_sent_as_the_prompt_holds_no_rules_of_the_user():
+    """A prompt opening with front matter is a slash command, skill or agent file: its "always" and "do not" are the
+    file's own, kept there, short or long."""
+    command = (
+        "---\ndescription: Draft release notes from the merged pull requests.\n---\n\n"
+        "Arguments: $ARGUMENTS\n\n"
+        "Always read the changelog before writing anything. Do not ask the user for the version unless the tag is "
+        "missing. Never publish the draft yourself."
+    )
+    assert _run(said.directive_rule, [_prompt(command)]) == []
+    typed = "---\nI have a question about the release notes.\n---\nNever publish the draft yourself."
+    [rule] = _run(said.directive_rule, [_prompt(typed)])  # a line of dashes with no fields is no front matter
+    assert rule.promotion == INSTRUCTION

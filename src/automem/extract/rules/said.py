@@ -137,6 +137,9 @@ _VAGUE_ELSEWHERE = rx.compile(more.VAGUE, re.I)
 
 
 _HEADED = rx.compile(r"^\s*#{1,3} \S")
+# a prompt that opens with a front matter block ("---\ndescription: ...\n---"): a command, skill or agent file sent
+# as the prompt; its rules are the file's, kept there
+_PROMPT_FILE = rx.compile(r"^\s*---[ \t]*\n(?:[\w-]+[ \t]*:[^\n]*\n){1,20}---[ \t]*(?:\n|$)")
 
 
 _CLAUSE_WORD = rx.compile(r"^(?:where|which|that|if|when|whether|what|how)\b", re.I)
@@ -541,7 +544,7 @@ def directive_rule(session: Session) -> list[Candidate]:
         if step.kind != "prompt" or not step.text:
             continue
         document = len(step.text) > DOCUMENT_CHARS
-        if document and _HEADED.match(step.text):
+        if (document and _HEADED.match(step.text)) or _PROMPT_FILE.match(step.text):
             continue  # a prompt file or spec ("# /deploy: ...", "## Task"): its rules are the file's, kept there
         listed = {
             " ".join(i.lower().split())
