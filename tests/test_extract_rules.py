@@ -2933,3 +2933,13 @@ def test_a_command_file_sent_as_the_prompt_holds_no_rules_of_the_user():
     typed = "---\nI have a question about the release notes.\n---\nNever publish the draft yourself."
     [rule] = _run(said.directive_rule, [_prompt(typed)])  # a line of dashes with no fields is no front matter
     assert rule.promotion == INSTRUCTION
+
+
+def test_a_repeated_error_is_named_by_its_own_line_when_the_output_opens_with_it():
+    """ "execution error: ..." is the error itself, not some first output line: the summary quotes it, and a Rust I/O
+    error printed as a value (`Io(Custom { ... error: "..." })`) is read as its message."""
+    line = 'exit code 1: execution error: Io(Custom { kind: Other, error: "sandbox runner error: spawn aborted" })'
+    steps = [_fail("ls -la", line), _fail("cat notes.txt", line), _fail("pwd", line)]
+    [pattern] = _run(errors.repeated_error_rule, steps)
+    assert "sandbox runner error" in pattern.summary and "exit code" not in pattern.summary
+    assert errors._gist("exit code 1: > vite build") == "exit code 1"  # a first output line that names nothing
