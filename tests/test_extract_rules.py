@@ -2943,3 +2943,15 @@ def test_a_repeated_error_is_named_by_its_own_line_when_the_output_opens_with_it
     [pattern] = _run(errors.repeated_error_rule, steps)
     assert "sandbox runner error" in pattern.summary and "exit code" not in pattern.summary
     assert errors._gist("exit code 1: > vite build") == "exit code 1"  # a first output line that names nothing
+
+
+def test_a_rule_about_errors_is_no_pasted_error():
+    """ "error" as the topic of a rule ("error reporting", "error messages") is no error output pasted into the prompt;
+    an error class or an "error:" line still is."""
+    for text in (
+        "Never swallow error messages in the API layer.",
+        "Don't use `alert()` for frontend error reporting, use toasts instead.",
+    ):
+        [rule] = find_candidates(Session([_prompt(text)]))
+        assert rule.promotion == INSTRUCTION, text
+    assert find_candidates(Session([_prompt("Never mind the TypeError: x is undefined, always rerun it")])) == []

@@ -43,7 +43,7 @@ _VAGUE = rx.compile(
     re.I,
 )
 _ERRORISH = rx.compile(
-    r"\b\w*(?:Error|Exception)\b:?|\bUncaught\b|\bTraceback\b|\berror TS\d+|\bERR_[A-Z_]+|\bexit code\b"
+    r"(?-i:\b\w*(?:Error|Exception)\b)|\berror:|\bUncaught\b|\bTraceback\b|\berror TS\d+|\bERR_[A-Z_]+|\bexit code\b"
     r"|\bfailed to\b|\bnpm ERR",
     re.I,
 )
