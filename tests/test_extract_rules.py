@@ -2955,3 +2955,15 @@ def test_a_rule_about_errors_is_no_pasted_error():
         [rule] = find_candidates(Session([_prompt(text)]))
         assert rule.promotion == INSTRUCTION, text
     assert find_candidates(Session([_prompt("Never mind the TypeError: x is undefined, always rerun it")])) == []
+
+
+def test_keep_doing_a_habit_is_a_rule_and_keep_going_is_not():
+    """ "keep committing after each task" carries a habit on; "keep going" only carries this turn's work on."""
+    [commits] = find_candidates(
+        Session([_prompt("keep automatically committing in the repo's commit style after each task")])
+    )
+    assert commits.promotion == INSTRUCTION
+    [tool] = find_candidates(Session([_prompt("keep using uv for the scripts")]))
+    assert not tool.promotion  # said once, with no word that makes it outlast the session: it waits
+    for text in ("keep going", "keep trying until the build passes", "keep checking the deploy, it is still running"):
+        assert find_candidates(Session([_prompt(text)])) == [], text

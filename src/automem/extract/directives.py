@@ -111,6 +111,16 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
         ),
     ),
     (
+        "keep",
+        "preference",
+        rx.compile(  # "keep committing after each task", "keep using the LPLP commit style": a habit to carry on
+            r"^" + _OPENERS + r"keep\s+(?:on\s+)?(?:automatically\s+|always\s+)?"
+            r"(?:commit+ing|pushing|running|testing|linting|formatting|documenting|logging|updating|using|writing"
+            r"|following|adding|asking)\b",
+            re.I,
+        ),
+    ),
+    (
         "dont",
         "decision",
         rx.compile(
