@@ -2967,3 +2967,10 @@ def test_keep_doing_a_habit_is_a_rule_and_keep_going_is_not():
     assert not tool.promotion  # said once, with no word that makes it outlast the session: it waits
     for text in ("keep going", "keep trying until the build passes", "keep checking the deploy, it is still running"):
         assert find_candidates(Session([_prompt(text)])) == [], text
+
+
+def test_a_task_box_is_a_list_mark_not_part_of_the_rule():
+    """ "- [ ] Never ..." is a list item: the box is dropped like a bullet, and the cue still opens the sentence."""
+    prompt = "Do these as separate commits:\n- [ ] fix the router link\n- [x] Never commit .env files, use .env.example"
+    [rule] = find_candidates(Session([_prompt(prompt)]))
+    assert rule.summary.startswith("Never commit .env files") and "[" not in rule.summary

@@ -479,7 +479,7 @@ def scope_of(sentence: str, kind: str) -> str:
 # --- reading a prompt -------------------------------------------------------------------------
 
 
-_LIST_MARK = rx.compile(r"^(?:[-*+•]|\d+[.)])\s+")
+_LIST_MARK = rx.compile(r"^(?:(?:[-*+•]|\d+[.)])\s+)?(?:\[[ xX]\]\s+)?")  # a bullet, a number, a task box
 
 
 def prose_lines(prompt: str) -> list[str]:
