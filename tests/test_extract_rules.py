@@ -2974,3 +2974,24 @@ def test_a_task_box_is_a_list_mark_not_part_of_the_rule():
     prompt = "Do these as separate commits:\n- [ ] fix the router link\n- [x] Never commit .env files, use .env.example"
     [rule] = find_candidates(Session([_prompt(prompt)]))
     assert rule.summary.startswith("Never commit .env files") and "[" not in rule.summary
+
+
+def test_a_letter_picks_an_option_labelled_with_it_unless_the_user_then_stopped_the_work():
+    answer = (
+        "How should pasted lyrics be split by default?\n"
+        "- A) Keep each line whole until the user cuts it\n"
+        "- B) Split every character into its own syllable\n"
+        "- C) Split on spaces for languages that use them\n"
+        "Which one do you prefer?"
+    )
+
+    def turns(reply: str, stopped: bool) -> list:
+        return [
+            Turn(harness="claude-code", session_id="s", turn_id="1", prompt="design the timing editor", answer=answer),
+            Turn(harness="claude-code", session_id="s", turn_id="2", prompt=reply, interrupted=stopped),
+            Turn(harness="claude-code", session_id="s", turn_id="3", prompt="split on spaces, keep the rest whole"),
+        ]
+
+    [cand] = _run(said.choice_rule, steps_from_turns(turns("C", False)))
+    assert cand.summary == "Chosen by the user: Split on spaces for languages that use them"
+    assert _run(said.choice_rule, steps_from_turns(turns("A", True))) == []  # stopped right after: no pick kept

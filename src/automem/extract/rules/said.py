@@ -1056,13 +1056,18 @@ def _option_text(option: str) -> str:
 def choice_rule(session: Session) -> list[Candidate]:
     """The user picking one of the options the agent offered ("2", or the option's text)."""
     out = []
-    for step in session.steps:
-        if step.kind != "prompt" or not step.offered:
+    prompts = [s for s in session.steps if s.kind == "prompt"]
+    for at, step in enumerate(prompts):
+        if not step.offered:
             continue
+        if at + 1 < len(prompts) and prompts[at + 1].after_interrupt:
+            continue  # the user stopped the work the pick started: the next prompt says what they want instead
         reply = step.text.strip().rstrip(".")
         picked = ""
         if re.fullmatch(r"\d", reply) and 1 <= int(reply) <= len(step.offered):
             picked = step.offered[int(reply) - 1]
+        elif re.fullmatch(r"[A-I]", reply) and ord(reply) - ord("A") < len(step.offered):
+            picked = step.offered[ord(reply) - ord("A")]  # "C" picks the third of options labelled A), B), C)
         elif 8 <= len(reply) <= 200:
             picked = next((o for o in step.offered if o.strip().lower() == reply.lower()), "")
         if not picked or len(picked) < 12:
