@@ -2995,3 +2995,20 @@ def test_a_letter_picks_an_option_labelled_with_it_unless_the_user_then_stopped_
     [cand] = _run(said.choice_rule, steps_from_turns(turns("C", False)))
     assert cand.summary == "Chosen by the user: Split on spaces for languages that use them"
     assert _run(said.choice_rule, steps_from_turns(turns("A", True))) == []  # stopped right after: no pick kept
+
+
+def test_still_failing_in_german_french_spanish_or_portuguese_is_a_report_not_a_rule():
+    """ "immer noch", "toujours pas", "todavía", "ainda" say "still"; "siempre da error" says how often it fails: a
+    report of how the work goes. The same words in a request stay rules."""
+    for text in (
+        "Der Login klappt immer noch nicht.",
+        "Ich bekomme immer den gleichen Fehler beim Deploy.",
+        "le formulaire ne marche toujours pas",
+        "todavía no carga, siempre sale el mismo error",
+        "ainda não abre, sempre dá erro no login",
+        "no anda nunca el botón",
+    ):
+        assert find_candidates(Session([_prompt(text)])) == [], text
+    for text in ("Verwende immer pnpm statt npm.", "Il faut toujours lancer les tests avant de commit."):
+        [rule] = find_candidates(Session([_prompt(text)]))
+        assert rule.promotion == INSTRUCTION, text

@@ -379,6 +379,27 @@ _INTL: tuple[tuple[str, str, str, re.Pattern], ...] = (
     ("ar", "future", "preference", rx.compile(r"(?:من\s+الآن\s+فصاعدا|من\s+الآن\s+فصاعداً)")),
     *more.CUES,
 )
+# "still" (immer noch, toujours pas, todavía, ainda) or a failure named: a report of how the work goes, in which
+# "immer", "toujours", "siempre", "nunca" say how often it fails, not how the agent should work
+_REPORTED = {
+    "de": rx.compile(
+        r"\b(?:immer\s+(?:noch|wieder|mehr|weniger)|noch\s+immer|fehler\w*|kaputt\w*|fehlgeschlagen|abgestürzt"
+        r"|(?:funktioniert|geht|klappt|läuft|lädt|startet|kompiliert|baut)\s+(?:(?:immer\s+)?noch\s+|immer\s+|nie\s+)?nicht"
+        r"|nie\s+(?:funktioniert|geklappt|geladen|gestartet|kompiliert))\b",
+        re.I,
+    ),
+    "fr": rx.compile(
+        r"\b(?:toujours\s+pas|toujours\s+(?:le|la|les)\s+m[êe]mes?|erreurs?|plant\w*|bugu?\w*|échou\w*"
+        r"|ne\s+(?:marche|fonctionne|compile|démarre|charge)\s+(?:toujours\s+|jamais\s+)?(?:pas|jamais|plus))\b",
+        re.I,
+    ),
+    "es": rx.compile(
+        r"\b(?:todav[ií]a|a[uú]n\s+no|errore?s?|falla\w*|no\s+(?:funciona|anda|carga|compila|arranca)\w*)\b", re.I
+    ),
+    "pt": rx.compile(
+        r"\b(?:ainda|erros?|falh\w+|quebr\w+|trava\w*|não\s+(?:funciona|carrega|compila|roda|abre)\w*)\b", re.I
+    ),
+}
 _SCRIPT = (  # kana before Han: Japanese text uses both
     ("ja", rx.compile(r"[\u3040-\u30ff]")),
     ("zh", rx.compile(r"[\u4e00-\u9fff]")),
@@ -636,6 +657,8 @@ def classify(sentence: str) -> Directive | None:
         return None
     for lang, cue, kind, pattern in _INTL:
         if _reads_in(lang, language) and pattern.search(text):
+            if cue in ("always", "never") and lang in _REPORTED and any(r.search(text) for r in _REPORTED.values()):
+                continue  # "es geht immer noch nicht", "no funciona nunca": how it still fails, not a rule
             return Directive(text, kind, cue, scope_of(text, kind), lang)
     # a Latin-script language told by a few small words may be English after all ("Always run e2e per PR")
     return _english(text) if language in more.NEW_LATIN else None
