@@ -2997,7 +2997,7 @@ def test_a_letter_picks_an_option_labelled_with_it_unless_the_user_then_stopped_
     assert _run(said.choice_rule, steps_from_turns(turns("A", True))) == []  # stopped right after: no pick kept
 
 
-def test_still_failing_in_german_french_spanish_or_portuguese_is_a_report_not_a_rule():
+def test_still_failing_said_in_another_language_is_a_report_not_a_rule():
     """ "immer noch", "toujours pas", "todavía", "ainda" say "still"; "siempre da error" says how often it fails: a
     report of how the work goes. The same words in a request stay rules."""
     for text in (
@@ -3007,8 +3007,14 @@ def test_still_failing_in_german_french_spanish_or_portuguese_is_a_report_not_a_
         "todavía no carga, siempre sale el mismo error",
         "ainda não abre, sempre dá erro no login",
         "no anda nunca el botón",
+        "Сборка всегда падает на этапе линтера",
+        "아직도 로그인이 안 돼요, 항상 같은 오류가 나요",
     ):
         assert find_candidates(Session([_prompt(text)])) == [], text
-    for text in ("Verwende immer pnpm statt npm.", "Il faut toujours lancer les tests avant de commit."):
+    for text in (
+        "Verwende immer pnpm statt npm.",
+        "Il faut toujours lancer les tests avant de commit.",
+        "Всегда используй pnpm вместо npm.",
+    ):
         [rule] = find_candidates(Session([_prompt(text)]))
         assert rule.promotion == INSTRUCTION, text

@@ -399,7 +399,24 @@ _REPORTED = {
     "pt": rx.compile(
         r"\b(?:ainda|erros?|falh\w+|quebr\w+|trava\w*|não\s+(?:funciona|carrega|compila|roda|abre)\w*)\b", re.I
     ),
+    "ru": rx.compile(
+        r"(?:вс[её]\s+ещ[её]|до\s+сих\s+пор|ошибк\w*|не\s+(?:работает|запускается|грузится|собирается|открывается)"
+        r"|пада\w*|упал\w*|вылета\w*|слома\w*|крашит\w*)",
+        re.I,
+    ),
+    "ko": rx.compile(r"여전히|아직도|에러|오류|안\s*돼|안\s*되|실패|깨져|깨지|크래시|멈춰"),
 }
+
+
+def _reported(lang: str, text: str) -> bool:
+    """Does the sentence report how the work still fails, in ``lang`` (any of the four Latin-script languages read
+    together, as their cues are)?"""
+    if lang in _LATIN:
+        return any(_REPORTED[other].search(text) for other in _LATIN)
+    found = _REPORTED.get(lang)
+    return found is not None and found.search(text) is not None
+
+
 _SCRIPT = (  # kana before Han: Japanese text uses both
     ("ja", rx.compile(r"[\u3040-\u30ff]")),
     ("zh", rx.compile(r"[\u4e00-\u9fff]")),
@@ -657,7 +674,7 @@ def classify(sentence: str) -> Directive | None:
         return None
     for lang, cue, kind, pattern in _INTL:
         if _reads_in(lang, language) and pattern.search(text):
-            if cue in ("always", "never") and lang in _REPORTED and any(r.search(text) for r in _REPORTED.values()):
+            if cue in ("always", "never") and _reported(lang, text):
                 continue  # "es geht immer noch nicht", "no funciona nunca": how it still fails, not a rule
             return Directive(text, kind, cue, scope_of(text, kind), lang)
     # a Latin-script language told by a few small words may be English after all ("Always run e2e per PR")
