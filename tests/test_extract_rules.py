@@ -1791,6 +1791,8 @@ def test_a_rule_for_this_stage_or_this_piece_of_work_is_not_stored():
         "Explore this repo and tell me how it is structured. Don't change anything.",
         "don't change anything. I am just testing",
         "Don't call it server/client leg, just reuse the badges",
+        "don't overthink it, just make the header sticky",
+        "Use the sandbox key instead of the live one for this demo.",
     ):
         assert _run(said.directive_rule, [_prompt(text)]) == [], text
     for text in (

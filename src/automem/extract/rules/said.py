@@ -322,7 +322,8 @@ _LASTING = rx.compile(
 # "the second approach", "don't stop until ...".
 _THIS_WORK = rx.compile(
     r"\b(?:for|in) (?:this|the current) (?:task|fix|change|pr|bug|issue|ticket|feature|step|commit|turn|one|part)\b"
-    r"|\bjust (?:fix|change|update|reuse|use|keep|copy|move|rename|remove|delete|add) (?:the|this|that)\b"
+    r"|\bfor (?:this|the current) (?:test|run|demo|experiment|session|request|query|call)\b"
+    r"|\bjust (?:fix|change|update|reuse|use|keep|copy|move|rename|remove|delete|add|make|set|put) (?:the|this|that)\b"
     r"|^\W*(?:this|that|it)\s+(?:should|must|needs?|has to)\b"
     r"|\b(?:switch|check ?out|go back|revert|roll back) to (?:the )?\S+ branch\b"
     r"|^\W*(?:please\s+)?(?:go back|revert|roll back) to\b"
