@@ -1873,6 +1873,8 @@ def test_a_rule_for_this_stage_or_this_piece_of_work_is_not_stored():
         "Explore this repo and tell me how it is structured. Don't change anything.",
         "don't change anything. I am just testing",
         "Don't call it server/client leg, just reuse the badges",
+        "don't overthink it, just make the header sticky",
+        "Use the sandbox key instead of the live one for this demo.",
     ):
         assert _run(said.directive_rule, [_prompt(text)]) == [], text
     for text in (
@@ -2095,6 +2097,10 @@ def test_a_retry_that_checked_less_is_no_fix():
         ("mypy src", "error: Incompatible types in assignment", "mypy src --ignore-missing-imports"),
         ("tsc", "error TS2307: Cannot find module 'x'", "tsc --skipLibCheck"),
         ("npx vitest", "FAIL src/a.test.ts > renders", "npx vitest -t renders"),
+        ("go test ./store -v", "--- FAIL: TestSaveDraft (0.00s)", 'go test ./store -run "TestLoad" -v'),
+        ("go test ./...", "--- FAIL: TestParse (0.01s)", "go test ./... -skip TestParse"),
+        ("mvn test", "Tests run: 5, Failures: 1, Errors: 0", "mvn test -Dtest=InvoiceTest"),
+        ("./gradlew test", "3 tests completed, 1 failed", "./gradlew test --tests InvoiceTest"),
     ):
         assert _run(errors.fixed_error_rule, [_fail(failed, line), _ok(retry)]) == [], retry
     crashed = _fail("npm test", "Error: Worker exited")
@@ -2164,6 +2170,15 @@ def test_a_constraint_on_the_task_its_prompt_asked_for_waits():
         assert not cand.promotion, text
     [never] = _run(said.directive_rule, [_prompt("Build a todo app with React. Never use inline styles.")])
     assert never.promotion == INSTRUCTION
+    # a prompt that sends the agent to one piece of work: its "don't" says how to do that work
+    for text in (
+        "Run the lint agent on billing only. Do not change the invoice logic unless a rule exposes a real bug.",
+        "Fix the flaky upload test. Don't change the retry helper. Tell me what was wrong.",
+    ):
+        [cand] = _run(said.directive_rule, [_prompt(text)])
+        assert not cand.promotion, text
+    [rule] = _run(said.directive_rule, [_prompt("Fix the flaky upload test. Never change the retry helper.")])
+    assert rule.promotion == INSTRUCTION
 
 
 def test_a_limit_on_the_request_its_own_sentence_opened_with_waits():
@@ -2185,6 +2200,15 @@ def test_a_task_done_in_a_language_is_no_request_to_talk_in_it():
         assert _run(said.directive_rule, [_prompt(text)]) == [], text
     [chinese] = _run(said.directive_rule, [_prompt("以后用中文回答我")])
     assert chinese.summary == "Talk to the user in Chinese; they asked for it"
+    # "everything" in the language: all the work and the talk, not one piece of it
+    for text, name in (
+        ("schreibe alles auf deutsch", "German"),
+        ("write everything in Italian", "Italian"),
+        ("escribe todo en español", "Spanish"),
+    ):
+        [rule] = _run(said.directive_rule, [_prompt(text)])
+        assert rule.summary == f"Talk to the user in {name}; they asked for it", text
+    assert _run(said.directive_rule, [_prompt("schreibe die README auf deutsch")]) == []
 
 
 def test_words_that_only_look_like_for_now_keep_the_rule():
@@ -2357,6 +2381,9 @@ def test_a_record_written_once_and_a_tickets_fields_are_no_decisions():
     [decided] = _run(said.doc_file_rule, [_prompt("log every decision in DECISIONS.md")])
     assert decided.summary == "The decisions are kept in DECISIONS.md; keep it up to date"
     assert _run(said.doc_file_rule, [_prompt("add a todo to README.md")]) == []  # an edit of this turn
+    # the record word is only the file's own name: an edit of that file this turn, no record the user placed
+    assert _run(said.doc_file_rule, [_prompt("Update deploy-log.md only, and keep it short.")]) == []
+    assert _run(said.doc_file_rule, [_prompt("please update docs/release-notes.md with the new flag")]) == []
     ticket = "Here's the ticket:\n- Status: done\n- Owner: me\n- Priority: high\n- Due: Friday"
     assert _run(said.stack_rule, [_prompt(ticket)]) == []
     stack = "- Language: Python\n- Framework: FastAPI\n- Database: Postgres\n- Deploy: Fly.io"
@@ -2960,3 +2987,122 @@ def test_a_bare_convention_is_stored_as_a_candidate_and_a_one_off_request_is_not
         assert find_candidates(Session([_prompt(prompt)])) == [], prompt
     [rule] = find_candidates(Session([_prompt("From now on. Use 4 spaces for indentation.")]))
     assert rule.promotion == INSTRUCTION  # said to hold from now on: a rule
+
+
+def test_halting_the_agent_now_and_letting_a_thing_go_are_no_rules():
+    """ "stop editing, someone else is on it!" halts this moment's work; "you don't need to use X, instead ..." lets X
+    go without asking for anything: neither names a rule for later sessions."""
+    for text in (
+        "Stop writing, another agent is busy there!",
+        "Stop it, you're breaking the build.",
+        "You don't need to use the exact enum names, instead a plain string could match the column.",
+        "You don't need to run the formatter, the pre-commit hook does it instead.",
+    ):
+        assert find_candidates(Session([_prompt(text)])) == [], text
+    for text in ("Please stop adding emojis to commit messages.", "You don't have to use yarn, use pnpm instead."):
+        [rule] = find_candidates(Session([_prompt(text)]))
+        assert rule.promotion == INSTRUCTION, text
+
+
+def test_a_command_file_sent_as_the_prompt_holds_no_rules_of_the_user():
+    """A prompt opening with front matter is a slash command, skill or agent file: its "always" and "do not" are the
+    file's own, kept there, short or long."""
+    command = (
+        "---\ndescription: Draft release notes from the merged pull requests.\n---\n\n"
+        "Arguments: $ARGUMENTS\n\n"
+        "Always read the changelog before writing anything. Do not ask the user for the version unless the tag is "
+        "missing. Never publish the draft yourself."
+    )
+    assert _run(said.directive_rule, [_prompt(command)]) == []
+    typed = "---\nI have a question about the release notes.\n---\nNever publish the draft yourself."
+    [rule] = _run(said.directive_rule, [_prompt(typed)])  # a line of dashes with no fields is no front matter
+    assert rule.promotion == INSTRUCTION
+
+
+def test_a_repeated_error_is_named_by_its_own_line_when_the_output_opens_with_it():
+    """ "execution error: ..." is the error itself, not some first output line: the summary quotes it, and a Rust I/O
+    error printed as a value (`Io(Custom { ... error: "..." })`) is read as its message."""
+    line = 'exit code 1: execution error: Io(Custom { kind: Other, error: "sandbox runner error: spawn aborted" })'
+    steps = [_fail("ls -la", line), _fail("cat notes.txt", line), _fail("pwd", line)]
+    [pattern] = _run(errors.repeated_error_rule, steps)
+    assert "sandbox runner error" in pattern.summary and "exit code" not in pattern.summary
+    assert errors._gist("exit code 1: > vite build") == "exit code 1"  # a first output line that names nothing
+
+
+def test_a_rule_about_errors_is_no_pasted_error():
+    """ "error" as the topic of a rule ("error reporting", "error messages") is no error output pasted into the prompt;
+    an error class or an "error:" line still is."""
+    for text in (
+        "Never swallow error messages in the API layer.",
+        "Don't use `alert()` for frontend error reporting, use toasts instead.",
+    ):
+        [rule] = find_candidates(Session([_prompt(text)]))
+        assert rule.promotion == INSTRUCTION, text
+    assert find_candidates(Session([_prompt("Never mind the TypeError: x is undefined, always rerun it")])) == []
+
+
+def test_keep_doing_a_habit_is_a_rule_and_keep_going_is_not():
+    """ "keep committing after each task" carries a habit on; "keep going" only carries this turn's work on."""
+    [commits] = find_candidates(
+        Session([_prompt("keep automatically committing in the repo's commit style after each task")])
+    )
+    assert commits.promotion == INSTRUCTION
+    [tool] = find_candidates(Session([_prompt("keep using uv for the scripts")]))
+    assert not tool.promotion  # said once, with no word that makes it outlast the session: it waits
+    for text in ("keep going", "keep trying until the build passes", "keep checking the deploy, it is still running"):
+        assert find_candidates(Session([_prompt(text)])) == [], text
+
+
+def test_a_task_box_is_a_list_mark_not_part_of_the_rule():
+    """ "- [ ] Never ..." is a list item: the box is dropped like a bullet, and the cue still opens the sentence."""
+    prompt = "Do these as separate commits:\n- [ ] fix the router link\n- [x] Never commit .env files, use .env.example"
+    [rule] = find_candidates(Session([_prompt(prompt)]))
+    assert rule.summary.startswith("Never commit .env files") and "[" not in rule.summary
+
+
+def test_a_letter_picks_an_option_labelled_with_it_unless_the_user_then_stopped_the_work():
+    answer = (
+        "How should pasted lyrics be split by default?\n"
+        "- A) Keep each line whole until the user cuts it\n"
+        "- B) Split every character into its own syllable\n"
+        "- C) Split on spaces for languages that use them\n"
+        "Which one do you prefer?"
+    )
+
+    def turns(reply: str, stopped: bool) -> list:
+        return [
+            Turn(harness="claude-code", session_id="s", turn_id="1", prompt="design the timing editor", answer=answer),
+            Turn(harness="claude-code", session_id="s", turn_id="2", prompt=reply, interrupted=stopped),
+            Turn(harness="claude-code", session_id="s", turn_id="3", prompt="split on spaces, keep the rest whole"),
+        ]
+
+    [cand] = _run(said.choice_rule, steps_from_turns(turns("C", False)))
+    assert cand.summary == "Chosen by the user: Split on spaces for languages that use them"
+    assert _run(said.choice_rule, steps_from_turns(turns("A", True))) == []  # stopped right after: no pick kept
+
+
+def test_still_failing_said_in_another_language_is_a_report_not_a_rule():
+    """ "immer noch", "toujours pas", "todavía", "ainda" say "still"; "siempre da error" says how often it fails: a
+    report of how the work goes. The same words in a request stay rules."""
+    for text in (
+        "Der Login klappt immer noch nicht.",
+        "Ich bekomme immer den gleichen Fehler beim Deploy.",
+        "le formulaire ne marche toujours pas",
+        "todavía no carga, siempre sale el mismo error",
+        "ainda não abre, sempre dá erro no login",
+        "no anda nunca el botón",
+        "Сборка всегда падает на этапе линтера",
+        "아직도 로그인이 안 돼요, 항상 같은 오류가 나요",
+        "we always get a timeout from the staging database",  # what happens, not how to work
+        "you always end up rewriting the whole component",
+        "always fails on the second run, no idea why",
+        "Never works on the first try.",
+    ):
+        assert find_candidates(Session([_prompt(text)])) == [], text
+    for text in (
+        "Verwende immer pnpm statt npm.",
+        "Il faut toujours lancer les tests avant de commit.",
+        "Всегда используй pnpm вместо npm.",
+    ):
+        [rule] = find_candidates(Session([_prompt(text)]))
+        assert rule.promotion == INSTRUCTION, text

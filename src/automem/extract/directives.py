@@ -56,10 +56,12 @@ PRACTICE_VERBS = (
     r"use|prefer|deploy|run|keep|follow|name|write|store|build|test|host|ship|release|target|support"
     r"|squash|rebase|merge|commit|push|pin|vendor|format|lint|avoid|publish|track|manage(?!\s+to\b)|require|develop"
 )
-# words after "always"/"never" that make no rule of it: "always the same problem", "never gonna give you up"
+# words after "always"/"never" that make no rule of it: "always the same problem", "never gonna give you up", "always
+# fails on CI" (what happens, not what to do)
 _NOT_A_VERB = (
     r"(?:the|a|an|so|such|same|like|been|was|were|is|are|has|had|gonna|going|mind|with|in|on|at|for|more|less|too"
-    r"|very|this|that|it|my|your|our|their)\b"
+    r"|very|this|that|it|my|your|our|their"
+    r"|fails|crashes|breaks|errors|hangs|happens|returns|throws|shows|gives|gets|seems|looks|works|times out)\b"
 )
 # "going forward" as "from now on", not "before moving forward" (before going on with this work)
 _FORWARD = (
@@ -72,6 +74,8 @@ _NO_CONSEQUENCE = (
     r"(?![^.!?]*(?:\bwhich is why\b|\bthat'?s (?:the|why|a)\b|\band (?:it|that|this) (?:fails|breaks|crashes)\b"
     r"|\bbecause\b|\bbugs?\b|\bcrash\w*|\bfail\w*|\bbroken\b|\bproblems?\b))"
 )
+# "you don't need to use X, instead ...": X is let go, not asked for; the "use" that counts is one said outright
+_NOT_NEEDED = r"(?<!n't need to )(?<!not need to )(?<!n't have to )(?<!not have to )(?<!no need to )(?<!needn't )"
 _EN: tuple[tuple[str, str, re.Pattern], ...] = (
     (
         "habit",
@@ -92,7 +96,7 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
             r"|\b(?:instead of|rather than)\s+\S[^.!?]{0,80}?,?\s*(?:use|run|call|do|put|keep|write|go)\b"
             r"|^" + _OPENERS + r"(?!(?:no|nope|yes|yeah|ok|okay|so|and|but|well|wait|hmm|hey|oh)\b)"
             r"[\w./@`'-]+(?:\s+[\w./@`'-]+){0,3},\s+not\s+(?!(?:that|this|those|these|it|the one)\b)[\w./@`'-]+"
-            r"|\b(?:use|do|run|put)\b[^.!?]{1,80}\binstead\b",
+            r"|" + _NOT_NEEDED + r"\b(?:use|do|run|put)\b[^.!?]{1,80}\binstead\b",
             re.I,
         ),
     ),
@@ -105,6 +109,16 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
             r"|\b(?:make sure|be sure|ensure)\s+(?:that\s+)?(?:you\s+)?(?:do ?n[o']?t|never|to not|not to)\s+\w+"
             r"|^" + _OPENERS + r"i never (?:said|asked|told) (?:you )?to\s+\w+"
             r"|^" + _OPENERS + r"we\s+(?:never|don'?t|do not)\s+(?:" + PRACTICE_VERBS + r")\b" + _NO_CONSEQUENCE,
+            re.I,
+        ),
+    ),
+    (
+        "keep",
+        "preference",
+        rx.compile(  # "keep committing after each task", "keep using the LPLP commit style": a habit to carry on
+            r"^" + _OPENERS + r"keep\s+(?:on\s+)?(?:automatically\s+|always\s+)?"
+            r"(?:commit+ing|pushing|running|testing|linting|formatting|documenting|logging|updating|using|writing"
+            r"|following|adding|asking)\b",
             re.I,
         ),
     ),
@@ -122,7 +136,8 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
         "preference",
         rx.compile(
             r"^" + _OPENERS + r"(?:let'?s\s+)?always\s+(?!" + _NOT_A_VERB + r")\w+"
-            r"|\b(?:you|we)\s+(?:should\s+)?always\s+\w+"
+            r"|\b(?:you|we)\s+(?:should\s+)?always\s+"
+            r"(?!(?:get|got|see|saw|hit|run into|ran into|end up|crash|fail)\b)\w+"  # "we always get X": what happens
             r"|\b(?:every ?time|each time|whenever)\b[^.!?]{3,120}?,\s*(?:please\s+)?(?:always\s+|first\s+)?"
             r"(?:run|use|make|add|update|check|do|write|commit|create|keep|ask|test|rebuild|restart|include|tell|read)\b"
             r"|\b(?:after|before) (?:each|every) \w+(?: \w+)?,?\s+(?:please\s+)?(?:always\s+|first\s+)?"
@@ -367,6 +382,44 @@ _INTL: tuple[tuple[str, str, str, re.Pattern], ...] = (
     ("ar", "future", "preference", rx.compile(r"(?:من\s+الآن\s+فصاعدا|من\s+الآن\s+فصاعداً)")),
     *more.CUES,
 )
+# "still" (immer noch, toujours pas, todavía, ainda) or a failure named: a report of how the work goes, in which
+# "immer", "toujours", "siempre", "nunca" say how often it fails, not how the agent should work
+_REPORTED = {
+    "de": rx.compile(
+        r"\b(?:immer\s+(?:noch|wieder|mehr|weniger)|noch\s+immer|fehler\w*|kaputt\w*|fehlgeschlagen|abgestürzt"
+        r"|(?:funktioniert|geht|klappt|läuft|lädt|startet|kompiliert|baut)\s+(?:(?:immer\s+)?noch\s+|immer\s+|nie\s+)?nicht"
+        r"|nie\s+(?:funktioniert|geklappt|geladen|gestartet|kompiliert))\b",
+        re.I,
+    ),
+    "fr": rx.compile(
+        r"\b(?:toujours\s+pas|toujours\s+(?:le|la|les)\s+m[êe]mes?|erreurs?|plant\w*|bugu?\w*|échou\w*"
+        r"|ne\s+(?:marche|fonctionne|compile|démarre|charge)\s+(?:toujours\s+|jamais\s+)?(?:pas|jamais|plus))\b",
+        re.I,
+    ),
+    "es": rx.compile(
+        r"\b(?:todav[ií]a|a[uú]n\s+no|errore?s?|falla\w*|no\s+(?:funciona|anda|carga|compila|arranca)\w*)\b", re.I
+    ),
+    "pt": rx.compile(
+        r"\b(?:ainda|erros?|falh\w+|quebr\w+|trava\w*|não\s+(?:funciona|carrega|compila|roda|abre)\w*)\b", re.I
+    ),
+    "ru": rx.compile(
+        r"(?:вс[её]\s+ещ[её]|до\s+сих\s+пор|ошибк\w*|не\s+(?:работает|запускается|грузится|собирается|открывается)"
+        r"|пада\w*|упал\w*|вылета\w*|слома\w*|крашит\w*)",
+        re.I,
+    ),
+    "ko": rx.compile(r"여전히|아직도|에러|오류|안\s*돼|안\s*되|실패|깨져|깨지|크래시|멈춰"),
+}
+
+
+def _reported(lang: str, text: str) -> bool:
+    """Does the sentence report how the work still fails, in ``lang`` (any of the four Latin-script languages read
+    together, as their cues are)?"""
+    if lang in _LATIN:
+        return any(_REPORTED[other].search(text) for other in _LATIN)
+    found = _REPORTED.get(lang)
+    return found is not None and found.search(text) is not None
+
+
 _SCRIPT = (  # kana before Han: Japanese text uses both
     ("ja", rx.compile(r"[\u3040-\u30ff]")),
     ("zh", rx.compile(r"[\u4e00-\u9fff]")),
@@ -397,25 +450,33 @@ _LANGUAGES = (
     ("Russian", rx.compile(r"(?:(?:отвечай|говори|пиши)\s+(?:по-русски|на\s+русском))", re.I)),
     (
         "Spanish",
-        rx.compile(r"\b(?:(?:responde|habla|contesta|escribe)(?:me)?\s+(?:siempre\s+)?en\s+español)\b", re.I),
+        rx.compile(
+            r"\b(?:(?:responde|habla|contesta|escribe)(?:me)?\s+(?:siempre\s+)?(?:todo\s+)?en\s+español)\b", re.I
+        ),
     ),
     (
         "German",
-        rx.compile(r"\b(?:(?:antworte|sprich|schreib)\w*\s+(?:bitte\s+)?(?:immer\s+)?(?:auf|in)\s+deutsch)\b", re.I),
+        rx.compile(
+            r"\b(?:(?:antworte|sprich|schreib)\w*\s+(?:bitte\s+)?(?:immer\s+)?(?:alles\s+)?(?:auf|in)\s+deutsch)\b",
+            re.I,
+        ),
     ),
     (
         "French",
         rx.compile(
-            r"\b(?:(?:réponds|parle|écris)\w*\s+(?:moi\s+)?(?:toujours\s+|uniquement\s+)?en\s+français)\b", re.I
+            r"\b(?:(?:réponds|parle|écris)\w*\s+(?:moi\s+)?(?:toujours\s+|uniquement\s+)?(?:tout\s+)?"
+            r"en\s+français)\b",
+            re.I,
         ),
     ),
-    ("Portuguese", rx.compile(r"\b(?:(?:responda|fale|escreva)\s+em\s+português)\b", re.I)),
+    ("Portuguese", rx.compile(r"\b(?:(?:responda|fale|escreva)\s+(?:tudo\s+)?em\s+português)\b", re.I)),
     ("Arabic", rx.compile(r"(?:باللغة\s+العربية|بالعربي)")),
     *more.LANGUAGES,
     (
         None,
         rx.compile(
-            r"\b(?:reply|respond|answer|talk|speak|write|ask me)\s+(?:to me\s+)?(?:only\s+)?in\s+"
+            r"\b(?:reply|respond|answer|talk|speak|write|ask me)\s+(?:to me\s+)?(?:only\s+)?"
+            r"(?:everything\s+|all\s+)?in\s+"
             r"(English|Chinese|Japanese|Korean|Russian|Spanish|German|French|Portuguese|Arabic|Italian|Dutch"
             r"|Turkish|Polish|Vietnamese|Hindi|Ukrainian|Indonesian)\b",
             re.I,
@@ -459,7 +520,7 @@ def scope_of(sentence: str, kind: str) -> str:
 # --- reading a prompt -------------------------------------------------------------------------
 
 
-_LIST_MARK = rx.compile(r"^(?:[-*+•]|\d+[.)])\s+")
+_LIST_MARK = rx.compile(r"^(?:(?:[-*+•]|\d+[.)])\s+)?(?:\[[ xX]\]\s+)?")  # a bullet, a number, a task box
 
 
 def prose_lines(prompt: str) -> list[str]:
@@ -616,12 +677,23 @@ def classify(sentence: str) -> Directive | None:
         return None
     for lang, cue, kind, pattern in _INTL:
         if _reads_in(lang, language) and pattern.search(text):
+            if cue in ("always", "never") and _reported(lang, text):
+                continue  # "es geht immer noch nicht", "no funciona nunca": how it still fails, not a rule
             return Directive(text, kind, cue, scope_of(text, kind), lang)
     # a Latin-script language told by a few small words may be English after all ("Always run e2e per PR")
     return _english(text) if language in more.NEW_LATIN else None
 
 
+# "stop changing, another agent is working there!", "stop it": halting what the agent is doing now, with nothing
+# named that a rule could be kept about
+_HALT = rx.compile(
+    r"^" + _OPENERS + r"stop(?:\s+\w+ing)?(?:\s+(?:it|that|this|now|there|here|right now))?\s*(?:[,.!;:]|$)", re.I
+)
+
+
 def _english(text: str) -> Directive | None:
+    if _HALT.match(text):
+        return None
     for cue, kind, pattern in _EN:
         if pattern.search(text):
             return Directive(text, kind, cue, scope_of(text, kind))

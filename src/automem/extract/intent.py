@@ -654,7 +654,10 @@ _NARROWS = frozenset(
 )
 _NARROWING_PREFIX = ("--ignore", "--skip", "--exclude", "--extend-exclude", "--disable", "--no-verify")
 _TEST_RUNNERS = frozenset({"pytest", "py.test", "jest", "vitest", "mocha", "playwright", "cypress", "ava", "tap"})
-_NARROWS_TESTS = frozenset({"-k", "-m", "-t", "-o", "--project", "--filter", "--only", "--tags"})
+_NARROWS_TESTS = frozenset(
+    {"-k", "-m", "-t", "-o", "--project", "--filter", "--only", "--tags", "-run", "-skip", "--tests", "-Dtest"}
+    | {"-Dit.test"}
+)
 
 
 def _narrows(command: Command, option: str) -> bool:

@@ -134,7 +134,9 @@ def _asked(text: str) -> str:
 
 
 _OPTION_LINE = rx.compile(
-    r"^\s*(?:\*\*)?(?:(\d{1,2})[.)]|[-*]\s*\*\*(\d{1,2})[.)]?\*\*|<option>)\s*(.+?)(?:</option>)?\s*$", re.M
+    r"^\s*(?:\*\*)?(?:(\d{1,2})[.)]|[-*]\s*\*\*(\d{1,2})[.)]?\*\*|<option>"
+    r"|(?:[-*]\s+)?(?:\*\*)?([A-I])[.)](?:\*\*)?(?=\s))\s*(.+?)(?:</option>)?\s*$",
+    re.M,
 )
 
 
@@ -150,13 +152,13 @@ def _numbered_lists(text: str) -> list[tuple[int, int, list[str]]]:
         depth = len(line) - len(line.lstrip())
         m = _OPTION_LINE.match(line)
         if m and (not current or depth <= indent):
-            number = m.group(1) or m.group(2)
-            if current and number == "1":
+            number = m.group(1) or m.group(2) or m.group(3)  # "B) ..." counts as the second option
+            if current and number in ("1", "A"):
                 lists.append((start, end, current))
                 current = []
             if not current:
                 start, indent = at, depth
-            current.append(" ".join(m.group(3).replace("**", "").split()))
+            current.append(" ".join(m.group(4).replace("**", "").split()))
             end = at
         elif current and depth <= indent:
             lists.append((start, end, current))

@@ -270,14 +270,20 @@ _REASON_TAIL = rx.compile(
 )
 
 
+# a Rust I/O error printed as a value: `Io(Custom { kind: Other, error: "windows sandbox: ..." })` -> its message
+_IO_ERROR = rx.compile(r"\b\w+\(Custom \{ kind: \w+, error: \"([^\"]+)\" \}\)")
+# an output line that opens by saying it is an error: "execution error: ...", "fatal: ...", "runner error: ..."
+_SAYS_ERROR = rx.compile(r"^(?:[\w -]{0,30}\b(?:error|fatal|failed)\b\s*:)", re.I)
+
+
 def _gist(line: str, room: int = 60) -> str:
     """The part of an error line that names the failure, short: "TypeError: x is not a function", "Operation not
     permitted"."""
-    text = " ".join((line or "").split()).strip("[]'\" ")
+    text = _IO_ERROR.sub(r"\1", " ".join((line or "").split())).strip("[]'\" ")
     bare = re.match(r"^exit code (-?\d+)(?::\s*(.*))?$", text)
     if bare:
         rest = bare.group(2) or ""
-        if not (_REASON.search(rest) or _REASON_TAIL.search(rest)):
+        if not (_REASON.search(rest) or _REASON_TAIL.search(rest) or _SAYS_ERROR.match(rest)):
             return f"exit code {bare.group(1)}"  # the first output line is not the error
         text = rest
     text = re.sub(r"^\S+\s+\|\s+", "", text)  # "service-1  | Error: ..." (a compose log prefix)

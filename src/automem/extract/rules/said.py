@@ -43,7 +43,7 @@ _VAGUE = rx.compile(
     re.I,
 )
 _ERRORISH = rx.compile(
-    r"\b\w*(?:Error|Exception)\b:?|\bUncaught\b|\bTraceback\b|\berror TS\d+|\bERR_[A-Z_]+|\bexit code\b"
+    r"(?-i:\b\w*(?:Error|Exception)\b)|\berror:|\bUncaught\b|\bTraceback\b|\berror TS\d+|\bERR_[A-Z_]+|\bexit code\b"
     r"|\bfailed to\b|\bnpm ERR",
     re.I,
 )
@@ -137,6 +137,9 @@ _VAGUE_ELSEWHERE = rx.compile(more.VAGUE, re.I)
 
 
 _HEADED = rx.compile(r"^\s*#{1,3} \S")
+# a prompt that opens with a front matter block ("---\ndescription: ...\n---"): a command, skill or agent file sent
+# as the prompt; its rules are the file's, kept there
+_PROMPT_FILE = rx.compile(r"^\s*---[ \t]*\n(?:[\w-]+[ \t]*:[^\n]*\n){1,20}---[ \t]*(?:\n|$)")
 
 
 _CLAUSE_WORD = rx.compile(r"^(?:where|which|that|if|when|whether|what|how)\b", re.I)
@@ -319,7 +322,8 @@ _LASTING = rx.compile(
 # "the second approach", "don't stop until ...".
 _THIS_WORK = rx.compile(
     r"\b(?:for|in) (?:this|the current) (?:task|fix|change|pr|bug|issue|ticket|feature|step|commit|turn|one|part)\b"
-    r"|\bjust (?:fix|change|update|reuse|use|keep|copy|move|rename|remove|delete|add) (?:the|this|that)\b"
+    r"|\bfor (?:this|the current) (?:test|run|demo|experiment|session|request|query|call)\b"
+    r"|\bjust (?:fix|change|update|reuse|use|keep|copy|move|rename|remove|delete|add|make|set|put) (?:the|this|that)\b"
     r"|^\W*(?:this|that|it)\s+(?:should|must|needs?|has to)\b"
     r"|\b(?:switch|check ?out|go back|revert|roll back) to (?:the )?\S+ branch\b"
     r"|^\W*(?:please\s+)?(?:go back|revert|roll back) to\b"
@@ -479,13 +483,26 @@ _TASK_OPENING = rx.compile(
 )
 
 
+# a prompt that opens by sending the agent to one piece of work on the code ("Run the linter on X only.", "Fix the
+# login bug.", "Update the parser to ..."): a "don't" that follows limits how to do that work
+_WORK_OPENING = rx.compile(
+    r"^\W*(?:please\s+|pls\s+|can you\s+|could you\s+)?(?:run|fix|refactor|update|add|review|validate|delegate"
+    r"|migrate|rename|port|test)\b",
+    re.I,
+)
+
+
 def _constrains_the_task(prompt: str, d: Directive) -> bool:
-    """Is the directive a constraint on the piece of work its prompt opened with ("Write X. Don't use Y."), said
-    without a word that makes it outlast the prompt?"""
+    """Is the directive a constraint on the piece of work its prompt opened with ("Write X. Don't use Y.", "Run the
+    test agent on X only. Do not change the service unless a test fails."), said without a word that makes it
+    outlast the prompt? After an exercise's opening ("write", "implement") "never" and "must" limit it too; after
+    any other piece of work only a plain "don't" does: "Fix X. Never use Y." still reads as a rule."""
     said = sentences(prompt)
-    if len(said) < 2 or said[0] == d.sentence or not _TASK_OPENING.search(said[0]):
+    if len(said) < 2 or said[0] == d.sentence or OUTLASTS.search(d.sentence):
         return False
-    return d.cue in ("dont", "never", "must") and not OUTLASTS.search(d.sentence)
+    if _TASK_OPENING.search(said[0]):
+        return d.cue in ("dont", "never", "must")
+    return d.cue == "dont" and bool(_WORK_OPENING.search(said[0]))
 
 
 # a verdict on the agent's last answer, opening a prompt: "That's almost right.", "Not quite.", "Closer, but"
@@ -528,7 +545,7 @@ def directive_rule(session: Session) -> list[Candidate]:
         if step.kind != "prompt" or not step.text:
             continue
         document = len(step.text) > DOCUMENT_CHARS
-        if document and _HEADED.match(step.text):
+        if (document and _HEADED.match(step.text)) or _PROMPT_FILE.match(step.text):
             continue  # a prompt file or spec ("# /deploy: ...", "## Task"): its rules are the file's, kept there
         listed = {
             " ".join(i.lower().split())
@@ -1040,13 +1057,18 @@ def _option_text(option: str) -> str:
 def choice_rule(session: Session) -> list[Candidate]:
     """The user picking one of the options the agent offered ("2", or the option's text)."""
     out = []
-    for step in session.steps:
-        if step.kind != "prompt" or not step.offered:
+    prompts = [s for s in session.steps if s.kind == "prompt"]
+    for at, step in enumerate(prompts):
+        if not step.offered:
             continue
+        if at + 1 < len(prompts) and prompts[at + 1].after_interrupt:
+            continue  # the user stopped the work the pick started: the next prompt says what they want instead
         reply = step.text.strip().rstrip(".")
         picked = ""
         if re.fullmatch(r"\d", reply) and 1 <= int(reply) <= len(step.offered):
             picked = step.offered[int(reply) - 1]
+        elif re.fullmatch(r"[A-I]", reply) and ord(reply) - ord("A") < len(step.offered):
+            picked = step.offered[ord(reply) - ord("A")]  # "C" picks the third of options labelled A), B), C)
         elif 8 <= len(reply) <= 200:
             picked = next((o for o in step.offered if o.strip().lower() == reply.lower()), "")
         if not picked or len(picked) < 12:
@@ -1375,11 +1397,17 @@ _RECORD_NOUN = rx.compile(
 )
 
 
+def _paths_blanked(text: str) -> str:
+    """The text with each Markdown file named in it as "file.md": a record word inside a file's name
+    ("orchestration-log.md", "notes.md") names the file, not a record the user asked to keep in it."""
+    return _DOC_FILE.sub("file.md", text)
+
+
 def _record_summary(clause: str) -> str:
     """ "createa full implementation plan in docs/refactor.md" -> "The implementation plan is kept in docs/refactor.md":
     what lasts is where the record lives, not the request to write it."""
     named = re.sub(r"^\W*(?:please\s+)?(?:log|record|track)\s+", "", clause, flags=re.I)  # "log every decision in"
-    noun, where = _RECORD_NOUN.search(named), _DOC_FILE.search(named)
+    noun, where = _RECORD_NOUN.search(_paths_blanked(named)) or _RECORD_NOUN.search(named), _DOC_FILE.search(named)
     if not noun or not where:
         return ""  # no record named ("add a todo to README.md"): a change to a file, this turn's
     thing = noun.group(0).lower()
@@ -1402,7 +1430,7 @@ def doc_file_rule(session: Session) -> list[Candidate]:
         for sentence in sentences(step.text):
             if (
                 not _DOC_FILE.search(sentence)
-                or not _RECORD_VERB.search(sentence)
+                or not _RECORD_VERB.search(_paths_blanked(sentence))
                 or sentence.endswith("?")
                 or not 12 <= len(sentence) <= 400
                 or re.match(r"^(?:why|what|how|is|are|does|do|can)\b", sentence, re.I)
@@ -1413,7 +1441,7 @@ def doc_file_rule(session: Session) -> list[Candidate]:
                 (
                     c
                     for c in re.split(r";\s+|,\s+(?:and\s+)?|\)\s*,?\s*and\s+", sentence)
-                    if _DOC_FILE.search(c) and _RECORD_VERB.search(c)
+                    if _DOC_FILE.search(c) and _RECORD_VERB.search(_paths_blanked(c))
                 ),
                 sentence,
             )
