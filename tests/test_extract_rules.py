@@ -3106,3 +3106,54 @@ def test_still_failing_said_in_another_language_is_a_report_not_a_rule():
     ):
         [rule] = find_candidates(Session([_prompt(text)]))
         assert rule.promotion == INSTRUCTION, text
+
+
+def test_a_repeated_frame_of_words_asking_other_things_each_time_is_no_habit():
+    """ "lets look at X", "yes please remove Y", "we should use Z": the repeated words frame the ask, whose object
+    changes each time."""
+    framed = [
+        _prompt("lets look at the billing module"),
+        _prompt("ok lets look at how the cache gets warmed"),
+        _prompt("lets look at the queue consumer now"),
+        _prompt("we should use the blue icons for the header"),
+        _prompt("we should use the shared helper for dates"),
+        _prompt("no, we should use the retry wrapper from utils"),
+        _prompt("yes please remove the old migrations"),
+        _prompt("yes please remove anything unused"),
+        _prompt("yes please remove the dead feature flags"),
+    ]
+    assert _run(said.repeated_request_rule, framed) == []
+    habit = [_prompt(t) for t in ("then log the progress in notes", "ok, log the progress in notes", "good")] * 2
+    assert _run(said.repeated_request_rule, habit) != []
+
+
+def test_the_user_telling_what_they_did_or_must_do_themselves_is_no_repeated_request():
+    told = [
+        _prompt("I ran the importer again and the totals column is still empty"),
+        _prompt("I've just added three logos to the assets folder"),
+        _prompt("I've added another logo to the assets folder, shrink it"),
+        _prompt("I need to renew my stripe test key first"),
+        _prompt("the totals column should be right aligned"),
+        _prompt("I am adding a totals column to the report"),
+        _prompt("wait I need to renew my stripe key"),
+        _prompt("I've added a logo for the footer"),
+    ]
+    assert _run(said.repeated_request_rule, told) == []
+
+
+def test_one_field_of_the_code_asked_about_again_and_again_is_one_change_not_a_habit():
+    pasted = [
+        _prompt("Make retryLimit optional in the client options."),
+        _prompt("The retryLimit field must be optional to match the schema."),
+        _prompt("ok, make retryLimit optional then"),
+    ]
+    assert _run(said.repeated_request_rule, pasted) == []
+
+
+def test_a_repeated_report_in_a_later_clause_is_no_request():
+    reported = [
+        _prompt("the parser chokes on tabs, i get this error in the build log"),
+        _prompt("the lexer is fine, i get this error in the build log again"),
+        _prompt("i get this error in the build log when the cache is cold"),
+    ]
+    assert _run(said.repeated_request_rule, reported) == []

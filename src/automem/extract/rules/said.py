@@ -1154,6 +1154,8 @@ _STOP = frozenset(
     "the a an and or to of in on for with it this that is are be i you we me my our your can do don't not no "
     "please just then so if at as by from all also now there here what how why when which its it's was were "
     "make sure add update".split()
+    # words that frame an ask, whatever it asks for: "lets look at X", "yes please remove Y", "we should use Z"
+    + "lets let's yes yeah yep okay should must need needs want wants i've i'm i'll we're we've that's wait".split()
 )
 _NOISE_TOKEN = rx.compile(r"^(?:#?[0-9a-f]{6}|#?[0-9a-f]{3}|\d+[%\w]*)$", re.I)
 _CONTENT_WORD = rx.compile(r"[A-Za-z][\w./@-]{3,}")
@@ -1297,6 +1299,25 @@ def _once_each(steps: list[Step]) -> list[Step]:
     return out
 
 
+# the user telling what they did, are doing or must do themselves ("I ran the importer again and ...", "I've just
+# added the logos", "I need to renew my key"): a report or their own errand, not something they ask of the agent
+_SELF_TOLD = rx.compile(
+    r"^\W*(?:(?:wait|ok(?:ay)?|so|also|and|but|now|well)[,.!]*\s+)*i(?:'ve|'m| have| am| had)?\s+"
+    r"(?:just\s+|already\s+|also\s+)?(?!(?:want|'d|would|prefer|like|love|need you|expect|always|never)\b)[a-z]+",
+    re.I,
+)
+# a name from the code ("retryLimit", "max_items"): asks about it are asks for one change of the code
+_CODE_NAME = rx.compile(r"^(?:[a-z]+[A-Z]\w*|[A-Za-z]+_\w+)$")
+
+
+def _names_code(pair: tuple[str, str], options: list[str]) -> bool:
+    return any(
+        _CODE_NAME.match(token) and token.lower() in pair
+        for s in options
+        for token in re.findall(r"[A-Za-z][A-Za-z0-9_]+", s)
+    )
+
+
 def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int = 2) -> list[Candidate]:
     """A request the user makes in three prompts or more is a habit, however they phrase it.
 
@@ -1345,13 +1366,18 @@ def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int
             and not _OPINION.search(s)
             and not re.match(r"^(?:if|when|once|so|because)\b|.*\bcould be\b", s, re.I)
             and not _SHELL_PROMPT.match(s)
+            and not _SELF_TOLD.match(s)
         ]
-        if not options or _one_name_asked_different_things(pair, options):
-            continue
+        if len(options) < 2 or _one_name_asked_different_things(pair, options):
+            continue  # one sentence left that asks for it is no habit
+        if _names_code(pair, options):
+            continue  # "make retryLimit optional", asked again: one change of the code, not a habit
         sentence = min(options, key=len)
         clause = next(
             (c for c in re.split(r",\s+|;\s+", sentence) if pair[0] in c.lower() and pair[1] in c.lower()), sentence
         )
+        if _SELF_TOLD.match(clause):
+            continue  # "X can't find my files, i get this error": the clause that holds the pair is a report
         clean = _named_object(_clean(clause), pair, options)
         tokens = [t.strip(",.;:!").lower() for t in clean.split()]
         if any(t in topics or _NOISE_TOKEN.match(t) for t in tokens):
