@@ -2898,14 +2898,15 @@ def test_items_of_a_task_spec_are_no_rules():
     assert _stored(("Never touch the legacy exporter.",)) == ["Never touch the legacy exporter."]
 
 
-def test_a_should_after_a_verdict_on_the_last_answer_waits():
-    """ "That's almost right. But X should only ..." says how the piece of work just done should be: stored as a
-    candidate. The same verdict before a rule said with always/never keeps the rule."""
-    [fix] = _run(
-        said.directive_rule,
-        [_prompt("That's almost right. But the badge on the card should only have a thin outline (not a fill).")],
-    )
-    assert fix.promotion == ""
+def test_a_should_or_want_after_a_verdict_on_the_last_answer_is_no_lesson():
+    """ "That's almost right. But X should only ...", "Closer. Now I want X bigger" say how the piece of work just
+    done should be: not stored. The same verdict before a rule said with always/never keeps the rule."""
+    for text in (
+        "That's almost right. But the badge on the card should only have a thin outline (not a fill).",
+        "That's almost right. Now I want the badge to be a bit wider (about the card's padding).",
+        "Closer, but I want the shadow under the card to be softer.",
+    ):
+        assert _run(said.directive_rule, [_prompt(text)]) == [], text
     [rule] = _run(said.directive_rule, [_prompt("Not quite. The unit tests should never hit the network.")])
     assert rule.promotion == INSTRUCTION
     [plain] = _run(said.directive_rule, [_prompt("The badge on the card should only have a thin outline.")])

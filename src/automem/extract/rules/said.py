@@ -567,8 +567,8 @@ def directive_rule(session: Session) -> list[Candidate]:
                 continue
             if standing and _constrains_the_task(step.text, d):
                 standing = False  # "Print 1 to 5. Don't use a for loop.": the exercise's rule, stored, not injected
-            if standing and d.cue == "must" and _corrects_the_answer(step.text, d):
-                standing = False  # "That's almost right. But X should only ...": how this piece of work should be
+            if (not standing or d.cue == "must") and _corrects_the_answer(step.text, d):
+                continue  # "That's almost right. Now I want X bigger": how the answer at hand should be, no lesson
             if standing and _limits_the_request(d):
                 standing = False  # "帮我修复 X，不要修改 API": how to do this request, stored, not injected
             summary = _summary(d)
