@@ -2545,7 +2545,6 @@ def test_a_change_want_or_duty_of_one_thing_waits_as_a_candidate():
         "I want to change my shell config to use zsh instead of bash.",
         "Please convert the build script to use make instead of just.",
         "I want my report to look only at the open tickets.",
-        "I shouldn't be seeing the admin menu unless I'm an admin.",
     ):
         found = _run(said.directive_rule, [_prompt(text)])
         assert found and all(c.promotion == "" for c in found), text
@@ -2566,11 +2565,15 @@ def test_a_should_is_read_in_its_own_clause():
     assert rule.promotion == INSTRUCTION
 
 
-def test_a_use_that_is_a_later_step_of_the_task_waits_as_a_candidate():
-    """ "Pull X into a constant and then use it instead of Y": the use is a step of this edit, not a standing rule."""
-    text = "Pull the base url into a constant and then use the constant in the fetch calls instead of the literal."
-    found = _run(said.directive_rule, [_prompt(text)])
-    assert found and all(c.promotion == "" for c in found)
+def test_a_use_that_is_a_later_step_of_the_task_or_the_users_own_duty_is_no_lesson():
+    """ "Pull X into a constant and then use it instead of Y": the use is a step of this edit; "I shouldn't be seeing
+    X unless ..." tells how the work behaves for the user: neither is stored."""
+    for text in (
+        "Pull the base url into a constant and then use the constant in the fetch calls instead of the literal.",
+        "I shouldn't be seeing the admin menu unless I'm an admin (and I'm not).",
+        "Hm, I shouldn't be able to open the billing page unless I'm signed in.",
+    ):
+        assert _run(said.directive_rule, [_prompt(text)]) == [], text
     [rule] = _run(said.directive_rule, [_prompt("Use the constant instead of the literal url.")])
     assert rule.promotion == INSTRUCTION
 
@@ -3158,3 +3161,14 @@ def test_a_repeated_report_in_a_later_clause_is_no_request():
         _prompt("i get this error in the build log when the cache is cold"),
     ]
     assert _run(said.repeated_request_rule, reported) == []
+
+
+def test_a_want_followed_by_asking_if_it_is_possible_decides_nothing():
+    for text in (
+        "I want my search to look only within the north district. Is that possible?",
+        "I want my export to look only at the archived rows. Can we do that?",
+        "The report should only list open tickets. Would that work?",
+    ):
+        assert _run(said.directive_rule, [_prompt(text)]) == [], text
+    kept = "I want my search to look only within the north district. Thanks!"
+    assert _run(said.directive_rule, [_prompt(kept)]) != []

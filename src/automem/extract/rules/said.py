@@ -445,7 +445,35 @@ _LATER_STEP = rx.compile(
     re.I,
 )
 # the user speaking of their own duty: "I shouldn't be accessing this page unless I'm logged in"
-_OWN_DUTY = rx.compile(r"^\W*i\s+(?:should|must|shall)(?:n'?t|\s+not|\s+never)?\s+\w+", re.I)
+_OWN_DUTY = rx.compile(
+    r"^\W*(?:(?:hm+|ok(?:ay)?|so|but|well|also|and)[,.!]*\s+)*i\s+(?:should|must|shall)(?:n'?t|\s+not|\s+never)?\s+\w+",
+    re.I,
+)
+
+
+def _step_or_own_duty(d: Directive) -> bool:
+    """ "Pull X into a variable and then use it ...", "I shouldn't be seeing this page unless I'm logged in": a step of
+    this turn's edit, or the user telling how the work behaves for them (a problem report), no instruction to keep."""
+    return (
+        d.language == "en"
+        and not OUTLASTS.search(d.sentence)
+        and bool(_OWN_DUTY.search(d.sentence) or _LATER_STEP.search(d.sentence))
+    )
+
+
+# a question right after a want, whether it can be done at all: the user asks, nothing is decided yet
+_IF_POSSIBLE = rx.compile(
+    r"^\W*(?:(?:is|would) (?:that|this|it|something like that) (?:even )?(?:possible|doable|feasible|an option)"
+    r"|(?:can|could) (?:we|you|that|this|it) (?:even )?(?:do|be done|handle|support)\b(?:\s+(?:that|this|it))?"
+    r"|would (?:that|this|it) work)\b[^.!]*\?\s*$",
+    re.I,
+)
+
+
+def _asked_if_possible(prompt: str, sentence: str) -> bool:
+    said = sentences(prompt)
+    after = [said[i + 1] for i, s in enumerate(said[:-1]) if s == sentence]
+    return bool(after) and bool(_IF_POSSIBLE.match(after[0])) and not OUTLASTS.search(sentence)
 
 
 def _weakly_lasting(d: Directive) -> bool:
@@ -562,6 +590,8 @@ def directive_rule(session: Session) -> list[Candidate]:
                 continue  # a long spec of one task ("Goal: ... Definition of Done: ..."): its limits are the task's
             if spec_item(step.text, d.sentence):
                 continue  # an item of one task's spec ("Run-specific rules:", a list under "Task:", a file's notes)
+            if _step_or_own_duty(d) or _asked_if_possible(step.text, d.sentence):
+                continue  # a step of this edit, a problem the user met, a want they ask is possible: no rule
             keep, standing = _remembered(d) if d.cue in ("remember", "remembered") else (True, lasting(d))
             if not keep:
                 continue
