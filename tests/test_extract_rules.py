@@ -3172,3 +3172,22 @@ def test_a_want_followed_by_asking_if_it_is_possible_decides_nothing():
         assert _run(said.directive_rule, [_prompt(text)]) == [], text
     kept = "I want my search to look only within the north district. Thanks!"
     assert _run(said.directive_rule, [_prompt(kept)]) != []
+
+
+def test_a_want_that_spells_out_the_change_asked_just_before_is_no_lesson():
+    for text in (
+        "Can you update `parseRow` so that it accepts a delimiter too. I want the second argument to be an options"
+        " object like `parseFile`.",
+        "Please add a retry to the uploader. I want the delay to double each time.",
+    ):
+        assert _run(said.directive_rule, [_prompt(text)]) == [], text
+    kept = "I noticed the poller keeps its state in memory maps. I want all of that state stored in redis."
+    assert _run(said.directive_rule, [_prompt(kept)]) != []
+
+
+def test_nothing_else_steers_this_turn_however_it_is_typed():
+    for text in (
+        "Create the config/app.toml file. Do not do anythign else.",
+        "Add the route. Don't change anyhting else.",
+    ):
+        assert _run(said.directive_rule, [_prompt(text)]) == [], text

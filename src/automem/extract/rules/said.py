@@ -331,7 +331,7 @@ _THIS_WORK = rx.compile(
     r"|\bthe (?:first|second|third|last|other|previous|original) (?:one|approach|option|version|way|solution)\b"
     r"|\b(?:the )?(?:old|new|previous|original|other) one\b"
     r"|\b(?:stop|finish|quit|give up|end)\s+until\b"
-    r"|\b(?:change|touch|modify|edit|do|add|remove|delete|fix|update|refactor)\s+(?:anything|everything|nothing)"
+    r"|\b(?:change|touch|modify|edit|do|add|remove|delete|fix|update|refactor)\s+(?:any|every|no)[a-z]{4,6}"
     r" else\b|\bthe rest of (?:it|the (?:file|code|page))\b"
     r"|\b(?:only|just) (?:plan|analy[sz]e|investigate|review|read|look|explore|research|diagnose)\b"
     r"|^\W*(?:please\s+)?(?:don'?t|dont|do not)\s+(?:change|touch|modify|edit|write|commit)\s+anything\W*$"
@@ -470,6 +470,23 @@ _IF_POSSIBLE = rx.compile(
 )
 
 
+# a sentence that asks the agent for a change: "Can you update X so that ...", "Please add a flag for Y"
+_ASKS_FOR_A_CHANGE = rx.compile(
+    r"^\W*(?:(?:ok(?:ay)?|so|now|and|also)[,.!]*\s+)?(?:(?:can|could|would|will) you\s+(?:please\s+)?|please\s+)?"
+    r"(?:update|change|add|make|fix|refactor|rename|move|remove|create|write|implement|extend|adjust|rework)\b",
+    re.I,
+)
+
+
+def _specifies_the_request(prompt: str, d: Directive) -> bool:
+    """ "Can you update X so that it accepts Y. I want the second argument to be Z": the want spells out the change
+    asked for just before in the same prompt, not how later work should go."""
+    said = sentences(prompt)
+    if d.cue != "want" or d.sentence not in said or OUTLASTS.search(d.sentence):
+        return False
+    return any(_ASKS_FOR_A_CHANGE.match(s) for s in said[: said.index(d.sentence)])
+
+
 def _asked_if_possible(prompt: str, sentence: str) -> bool:
     said = sentences(prompt)
     after = [said[i + 1] for i, s in enumerate(said[:-1]) if s == sentence]
@@ -590,7 +607,11 @@ def directive_rule(session: Session) -> list[Candidate]:
                 continue  # a long spec of one task ("Goal: ... Definition of Done: ..."): its limits are the task's
             if spec_item(step.text, d.sentence):
                 continue  # an item of one task's spec ("Run-specific rules:", a list under "Task:", a file's notes)
-            if _step_or_own_duty(d) or _asked_if_possible(step.text, d.sentence):
+            if (
+                _step_or_own_duty(d)
+                or _asked_if_possible(step.text, d.sentence)
+                or _specifies_the_request(step.text, d)
+            ):
                 continue  # a step of this edit, a problem the user met, a want they ask is possible: no rule
             keep, standing = _remembered(d) if d.cue in ("remember", "remembered") else (True, lasting(d))
             if not keep:
