@@ -331,7 +331,7 @@ _THIS_WORK = rx.compile(
     r"|\bthe (?:first|second|third|last|other|previous|original) (?:one|approach|option|version|way|solution)\b"
     r"|\b(?:the )?(?:old|new|previous|original|other) one\b"
     r"|\b(?:stop|finish|quit|give up|end)\s+until\b"
-    r"|\b(?:change|touch|modify|edit|do|add|remove|delete|fix|update|refactor)\s+(?:anything|everything|nothing)"
+    r"|\b(?:change|touch|modify|edit|do|add|remove|delete|fix|update|refactor)\s+(?:any|every|no)[a-z]{4,6}"
     r" else\b|\bthe rest of (?:it|the (?:file|code|page))\b"
     r"|\b(?:only|just) (?:plan|analy[sz]e|investigate|review|read|look|explore|research|diagnose)\b"
     r"|^\W*(?:please\s+)?(?:don'?t|dont|do not)\s+(?:change|touch|modify|edit|write|commit)\s+anything\W*$"
@@ -445,7 +445,52 @@ _LATER_STEP = rx.compile(
     re.I,
 )
 # the user speaking of their own duty: "I shouldn't be accessing this page unless I'm logged in"
-_OWN_DUTY = rx.compile(r"^\W*i\s+(?:should|must|shall)(?:n'?t|\s+not|\s+never)?\s+\w+", re.I)
+_OWN_DUTY = rx.compile(
+    r"^\W*(?:(?:hm+|ok(?:ay)?|so|but|well|also|and)[,.!]*\s+)*i\s+(?:should|must|shall)(?:n'?t|\s+not|\s+never)?\s+\w+",
+    re.I,
+)
+
+
+def _step_or_own_duty(d: Directive) -> bool:
+    """ "Pull X into a variable and then use it ...", "I shouldn't be seeing this page unless I'm logged in": a step of
+    this turn's edit, or the user telling how the work behaves for them (a problem report), no instruction to keep."""
+    return (
+        d.language == "en"
+        and not OUTLASTS.search(d.sentence)
+        and bool(_OWN_DUTY.search(d.sentence) or _LATER_STEP.search(d.sentence))
+    )
+
+
+# a question right after a want, whether it can be done at all: the user asks, nothing is decided yet
+_IF_POSSIBLE = rx.compile(
+    r"^\W*(?:(?:is|would) (?:that|this|it|something like that) (?:even )?(?:possible|doable|feasible|an option)"
+    r"|(?:can|could) (?:we|you|that|this|it) (?:even )?(?:do|be done|handle|support)\b(?:\s+(?:that|this|it))?"
+    r"|would (?:that|this|it) work)\b[^.!]*\?\s*$",
+    re.I,
+)
+
+
+# a sentence that asks the agent for a change: "Can you update X so that ...", "Please add a flag for Y"
+_ASKS_FOR_A_CHANGE = rx.compile(
+    r"^\W*(?:(?:ok(?:ay)?|so|now|and|also)[,.!]*\s+)?(?:(?:can|could|would|will) you\s+(?:please\s+)?|please\s+)?"
+    r"(?:update|change|add|make|fix|refactor|rename|move|remove|create|write|implement|extend|adjust|rework)\b",
+    re.I,
+)
+
+
+def _specifies_the_request(prompt: str, d: Directive) -> bool:
+    """ "Can you update X so that it accepts Y. I want the second argument to be Z": the want spells out the change
+    asked for just before in the same prompt, not how later work should go."""
+    said = sentences(prompt)
+    if d.cue != "want" or d.sentence not in said or OUTLASTS.search(d.sentence):
+        return False
+    return any(_ASKS_FOR_A_CHANGE.match(s) for s in said[: said.index(d.sentence)])
+
+
+def _asked_if_possible(prompt: str, sentence: str) -> bool:
+    said = sentences(prompt)
+    after = [said[i + 1] for i, s in enumerate(said[:-1]) if s == sentence]
+    return bool(after) and bool(_IF_POSSIBLE.match(after[0])) and not OUTLASTS.search(sentence)
 
 
 def _weakly_lasting(d: Directive) -> bool:
@@ -562,13 +607,19 @@ def directive_rule(session: Session) -> list[Candidate]:
                 continue  # a long spec of one task ("Goal: ... Definition of Done: ..."): its limits are the task's
             if spec_item(step.text, d.sentence):
                 continue  # an item of one task's spec ("Run-specific rules:", a list under "Task:", a file's notes)
+            if (
+                _step_or_own_duty(d)
+                or _asked_if_possible(step.text, d.sentence)
+                or _specifies_the_request(step.text, d)
+            ):
+                continue  # a step of this edit, a problem the user met, a want they ask is possible: no rule
             keep, standing = _remembered(d) if d.cue in ("remember", "remembered") else (True, lasting(d))
             if not keep:
                 continue
             if standing and _constrains_the_task(step.text, d):
                 standing = False  # "Print 1 to 5. Don't use a for loop.": the exercise's rule, stored, not injected
-            if standing and d.cue == "must" and _corrects_the_answer(step.text, d):
-                standing = False  # "That's almost right. But X should only ...": how this piece of work should be
+            if (not standing or d.cue == "must") and _corrects_the_answer(step.text, d):
+                continue  # "That's almost right. Now I want X bigger": how the answer at hand should be, no lesson
             if standing and _limits_the_request(d):
                 standing = False  # "帮我修复 X，不要修改 API": how to do this request, stored, not injected
             summary = _summary(d)
@@ -1154,6 +1205,8 @@ _STOP = frozenset(
     "the a an and or to of in on for with it this that is are be i you we me my our your can do don't not no "
     "please just then so if at as by from all also now there here what how why when which its it's was were "
     "make sure add update".split()
+    # words that frame an ask, whatever it asks for: "lets look at X", "yes please remove Y", "we should use Z"
+    + "lets let's yes yeah yep okay should must need needs want wants i've i'm i'll we're we've that's wait".split()
 )
 _NOISE_TOKEN = rx.compile(r"^(?:#?[0-9a-f]{6}|#?[0-9a-f]{3}|\d+[%\w]*)$", re.I)
 _CONTENT_WORD = rx.compile(r"[A-Za-z][\w./@-]{3,}")
@@ -1297,6 +1350,25 @@ def _once_each(steps: list[Step]) -> list[Step]:
     return out
 
 
+# the user telling what they did, are doing or must do themselves ("I ran the importer again and ...", "I've just
+# added the logos", "I need to renew my key"): a report or their own errand, not something they ask of the agent
+_SELF_TOLD = rx.compile(
+    r"^\W*(?:(?:wait|ok(?:ay)?|so|also|and|but|now|well)[,.!]*\s+)*i(?:'ve|'m| have| am| had)?\s+"
+    r"(?:just\s+|already\s+|also\s+)?(?!(?:want|'d|would|prefer|like|love|need you|expect|always|never)\b)[a-z]+",
+    re.I,
+)
+# a name from the code ("retryLimit", "max_items"): asks about it are asks for one change of the code
+_CODE_NAME = rx.compile(r"^(?:[a-z]+[A-Z]\w*|[A-Za-z]+_\w+)$")
+
+
+def _names_code(pair: tuple[str, str], options: list[str]) -> bool:
+    return any(
+        _CODE_NAME.match(token) and token.lower() in pair
+        for s in options
+        for token in re.findall(r"[A-Za-z][A-Za-z0-9_]+", s)
+    )
+
+
 def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int = 2) -> list[Candidate]:
     """A request the user makes in three prompts or more is a habit, however they phrase it.
 
@@ -1345,13 +1417,18 @@ def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int
             and not _OPINION.search(s)
             and not re.match(r"^(?:if|when|once|so|because)\b|.*\bcould be\b", s, re.I)
             and not _SHELL_PROMPT.match(s)
+            and not _SELF_TOLD.match(s)
         ]
-        if not options or _one_name_asked_different_things(pair, options):
-            continue
+        if len(options) < 2 or _one_name_asked_different_things(pair, options):
+            continue  # one sentence left that asks for it is no habit
+        if _names_code(pair, options):
+            continue  # "make retryLimit optional", asked again: one change of the code, not a habit
         sentence = min(options, key=len)
         clause = next(
             (c for c in re.split(r",\s+|;\s+", sentence) if pair[0] in c.lower() and pair[1] in c.lower()), sentence
         )
+        if _SELF_TOLD.match(clause):
+            continue  # "X can't find my files, i get this error": the clause that holds the pair is a report
         clean = _named_object(_clean(clause), pair, options)
         tokens = [t.strip(",.;:!").lower() for t in clean.split()]
         if any(t in topics or _NOISE_TOKEN.match(t) for t in tokens):
