@@ -3191,3 +3191,10 @@ def test_nothing_else_steers_this_turn_however_it_is_typed():
         "Add the route. Don't change anyhting else.",
     ):
         assert _run(said.directive_rule, [_prompt(text)]) == [], text
+
+
+def test_a_rule_about_other_peoples_work_is_no_limit_of_this_work():
+    """ "anything else" limits the work at hand; "anybody else's" names other people's things in a standing rule."""
+    rule = find_candidates(Session([Step(kind="prompt", text="Never touch anybody else's branches.")]))
+    assert rule and rule[0].promotion
+    assert not find_candidates(Session([Step(kind="prompt", text="Add the endpoint. Don't touch anything else.")]))

@@ -331,7 +331,7 @@ _THIS_WORK = rx.compile(
     r"|\bthe (?:first|second|third|last|other|previous|original) (?:one|approach|option|version|way|solution)\b"
     r"|\b(?:the )?(?:old|new|previous|original|other) one\b"
     r"|\b(?:stop|finish|quit|give up|end)\s+until\b"
-    r"|\b(?:change|touch|modify|edit|do|add|remove|delete|fix|update|refactor)\s+(?:any|every|no)[a-z]{4,6}"
+    r"|\b(?:change|touch|modify|edit|do|add|remove|delete|fix|update|refactor)\s+(?:any|every|no)(?!body|one)[a-z]{4,6}"
     r" else\b|\bthe rest of (?:it|the (?:file|code|page))\b"
     r"|\b(?:only|just) (?:plan|analy[sz]e|investigate|review|read|look|explore|research|diagnose)\b"
     r"|^\W*(?:please\s+)?(?:don'?t|dont|do not)\s+(?:change|touch|modify|edit|write|commit)\s+anything\W*$"
