@@ -821,6 +821,19 @@ def test_use_x_not_y_forms_and_their_scope():
         assert _run(said.directive_rule, [_prompt(pointer)]) == [], pointer  # which one of this turn's things
 
 
+def test_a_standing_always_asked_of_the_agent_is_a_rule_and_a_plain_request_is_not():
+    """ "I want you to always X" states a habit; "I want you to X" asks for this turn's work."""
+    for text in (
+        "Please add a flag. I want you to always run the tests before committing.",
+        "I'd like you to always explain the diff first.",
+        "I would like you to always use pnpm",
+    ):
+        [cand] = _run(said.directive_rule, [_prompt(text)])
+        assert cand.promotion == INSTRUCTION and cand.summary.startswith("Always "), text
+    for text in ("I want you to fix the login bug", "I'd like you to add a flag", "I want you to always the same"):
+        assert _run(said.directive_rule, [_prompt(text)]) == [], text
+
+
 def test_directives_in_other_languages():
     """Failure class 12: Chinese, Japanese, Korean, Russian, Spanish, German, French and Portuguese cue words."""
     cases = {

@@ -138,6 +138,8 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
             r"^" + _OPENERS + r"(?:let'?s\s+)?always\s+(?!" + _NOT_A_VERB + r")\w+"
             r"|\b(?:you|we)\s+(?:should\s+)?always\s+"
             r"(?!(?:get|got|see|saw|hit|run into|ran into|end up|crash|fail)\b)\w+"  # "we always get X": what happens
+            r"|\bi(?:\s+(?:really\s+)?(?:want|need|would like)|'d like)\s+you\s+to\s+always\s+"
+            r"(?!" + _NOT_A_VERB + r")\w+"
             r"|\b(?:every ?time|each time|whenever)\b[^.!?]{3,120}?,\s*(?:please\s+)?(?:always\s+|first\s+)?"
             r"(?:run|use|make|add|update|check|do|write|commit|create|keep|ask|test|rebuild|restart|include|tell|read)\b"
             r"|\b(?:after|before) (?:each|every) \w+(?: \w+)?,?\s+(?:please\s+)?(?:always\s+|first\s+)?"

@@ -29,7 +29,7 @@ _OPENER = rx.compile(
     re.I,
 )
 _POLITE = rx.compile(
-    r"^(?:please|pls|plz|kindly|(?:can|could|would|will) you(?: please)?|i (?:want|need|would like|'d like) you to"
+    r"^(?:please|pls|plz|kindly|(?:can|could|would|will) you(?: please)?|i(?: want| need| would like|'d like) you to"
     r"|i want to|you (?:should|must|need to|have to|gotta)|we (?:should|must|need to|have to)|let'?s"
     r"|make sure (?:that )?(?:you )?(?:to )?|remember to|be sure to)\b[,]?\s+"
     r"|^(?:" + REMEMBER + r")(?: this| that)?"
