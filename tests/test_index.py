@@ -276,11 +276,12 @@ def test_an_old_index_is_upgraded_once_even_when_opened_at_once(automem_home):
     conn.close()
 
 
-def test_per_prompt_recall_finds_a_promoted_memory_among_many_candidates(tree):
+@pytest.mark.parametrize("crowd", [40, 120])  # fewer than the ranked pool, and enough to fill it
+def test_per_prompt_recall_finds_a_promoted_memory_among_many_candidates(tree, crowd):
     from automem.recall import relevant_memories
 
     home, project_dir = tree
-    for i in range(40):
+    for i in range(crowd):
         put_memory(project_dir, f"docker compose build cache number {i} fails", f"c-{i}", status="candidate")
     put_memory(project_dir, "docker compose build needs the repo root as context", "p-1")
     conn = open_index(str(home.root))

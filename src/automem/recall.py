@@ -364,8 +364,11 @@ PROMPT_COVERAGE = 0.3  # share of the prompt's significant words a memory must c
 PROMPT_POOL = 30
 
 
+_STEM = re.compile(r"\b\w{1,5}")  # each word's first five letters (a match never starts inside a word)
+
+
 def _stems(text: str) -> set[str]:
-    return {w[:5] for w in re.findall(r"\w+", text.lower())}
+    return set(_STEM.findall(text.lower()))
 
 
 def relevant_memories(
@@ -402,7 +405,8 @@ def relevant_memories(
             continue
         doc["relevance"] = -score * boost(doc["seen"], doc["last_seen"], now)
         doc["matched"] = matched
-        doc["snippet"] = memory_snippet(doc["body"])
         picked.append(doc)
     picked.sort(key=lambda d: -d["relevance"])
+    for doc in picked[:limit]:
+        doc["snippet"] = memory_snippet(doc["body"])  # only for what is handed out
     return picked[:limit]

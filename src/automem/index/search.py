@@ -88,7 +88,23 @@ def search(conn: sqlite3.Connection, table: str, expr: str, pool: int) -> list[t
 
 
 def search_injectable_memories(conn: sqlite3.Connection, expr: str, pool: int) -> list[tuple[int, float]]:
-    """Like ``search`` over fts_mem, but only memories that may be handed to an agent (promoted or the user's)."""
+    """Like ``search`` over fts_mem, but only memories that may be handed to an agent (promoted or the user's).
+
+    FTS5 scores every match before it sorts, and a join scores each with its row looked up: so the best few times
+    the pool are ranked alone and their status read after; only when candidates crowd that out does the join run."""
+    wide = search(conn, "fts_mem", expr, pool * _WIDER)
+    if not wide:
+        return []
+    marks = ",".join("?" * len(wide))
+    allowed = {
+        row[0]
+        for row in conn.execute(
+            f"SELECT id FROM fts_docs WHERE id IN ({marks}) AND status IN ('user', 'promoted')", [r[0] for r in wide]
+        )
+    }
+    kept = [row for row in wide if row[0] in allowed]
+    if len(kept) >= pool or len(wide) < pool * _WIDER:
+        return kept[:pool]  # the pool's best, exactly as the join would rank them
     try:
         return conn.execute(
             f"SELECT m.rowid, bm25(fts_mem, {MEM_WEIGHTS}) AS score FROM fts_mem m JOIN fts_docs d ON d.id = m.rowid "
@@ -97,6 +113,9 @@ def search_injectable_memories(conn: sqlite3.Connection, expr: str, pool: int) -
         ).fetchall()
     except sqlite3.OperationalError:
         return []
+
+
+_WIDER = 3  # how many times the pool is ranked before statuses are read
 
 
 def memory_texts(conn: sqlite3.Connection, slugs: list[str]) -> list[tuple[str, str, str]]:
