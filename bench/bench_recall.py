@@ -273,6 +273,7 @@ def main() -> int:
         )
     ok = all(fig["ok"] for _n, fig in results)
     for n, fig in results[1:]:
+        ok = ok and fig["start"] <= 1.10 * first["start"] and fig["prompt"] <= 1.10 * first["prompt"]
         print(
             f"{n:,} vs {first_n:,} entries: SessionStart {fig['start'] / first['start']:.2f}x, "
             f"UserPromptSubmit {fig['prompt'] / first['prompt']:.2f}x its cost (budget <= 1.10x); "
