@@ -834,6 +834,18 @@ def test_a_standing_always_asked_of_the_agent_is_a_rule_and_a_plain_request_is_n
         assert _run(said.directive_rule, [_prompt(text)]) == [], text
 
 
+def test_a_rule_passed_on_from_someone_else_is_kept_in_their_words():
+    for text in (
+        "The team lead wants us to never push directly to main.",
+        "Our reviewer says: always add a changelog entry.",
+        "He told me to always restart the server after editing config",
+    ):
+        [cand] = _run(said.directive_rule, [_prompt(text)])
+        assert cand.promotion == INSTRUCTION and cand.summary == text.rstrip("."), text
+    for text in ("my boss told me to look at the logs", "the error told me to never mind", "John said it is broken"):
+        assert _run(said.directive_rule, [_prompt(text)]) == [], text
+
+
 def test_directives_in_other_languages():
     """Failure class 12: Chinese, Japanese, Korean, Russian, Spanish, German, French and Portuguese cue words."""
     cases = {

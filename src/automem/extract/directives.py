@@ -108,6 +108,10 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
             r"|\b(?:must|should|shall)\s+(?:never|not|NEVER|NOT)\s+\w+|\bmustn'?t\b|\bshouldn'?t\s+(?!have\b)\w+"
             r"|\b(?:make sure|be sure|ensure)\s+(?:that\s+)?(?:you\s+)?(?:do ?n[o']?t|never|to not|not to)\s+\w+"
             r"|^" + _OPENERS + r"i never (?:said|asked|told) (?:you )?to\s+\w+"
+            r"|\b(?:wants?|asked|asks|told|tells|needs?|expects?)\s+(?:us|me|everyone|everybody)\s+to\s+never\s+"
+            r"(?!" + _NOT_A_VERB + r")\w+"
+            r"|\b(?:says?|said|insists?)\s*:\s*(?:please\s+)?(?:never|don'?t ever|do not ever)\s+"
+            r"(?!" + _NOT_A_VERB + r")\w+"
             r"|^" + _OPENERS + r"we\s+(?:never|don'?t|do not)\s+(?:" + PRACTICE_VERBS + r")\b" + _NO_CONSEQUENCE,
             re.I,
         ),
@@ -140,6 +144,9 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
             r"(?!(?:get|got|see|saw|hit|run into|ran into|end up|crash|fail)\b)\w+"  # "we always get X": what happens
             r"|\bi(?:\s+(?:really\s+)?(?:want|need|would like)|'d like)\s+you\s+to\s+always\s+"
             r"(?!" + _NOT_A_VERB + r")\w+"
+            r"|\b(?:wants?|asked|asks|told|tells|needs?|expects?)\s+(?:us|me|everyone|everybody)\s+to\s+always\s+"
+            r"(?!" + _NOT_A_VERB + r")\w+"  # a rule passed on: "the lead wants us to always ..."
+            r"|\b(?:says?|said|insists?)\s*:\s*(?:please\s+)?always\s+(?!" + _NOT_A_VERB + r")\w+"
             r"|\b(?:every ?time|each time|whenever)\b[^.!?]{3,120}?,\s*(?:please\s+)?(?:always\s+|first\s+)?"
             r"(?:run|use|make|add|update|check|do|write|commit|create|keep|ask|test|rebuild|restart|include|tell|read)\b"
             r"|\b(?:after|before) (?:each|every) \w+(?: \w+)?,?\s+(?:please\s+)?(?:always\s+|first\s+)?"
