@@ -3223,3 +3223,55 @@ def test_a_rule_about_other_peoples_work_is_no_limit_of_this_work():
     rule = find_candidates(Session([Step(kind="prompt", text="Never touch anybody else's branches.")]))
     assert rule and rule[0].promotion
     assert not find_candidates(Session([Step(kind="prompt", text="Add the endpoint. Don't touch anything else.")]))
+
+
+# --- work the agent destroyed ----------------------------------------------------------------------
+
+
+def test_never_do_that_again_after_one_destructive_command_names_the_command():
+    from automem.extract.rules import destructive
+
+    steps = [
+        _prompt("clean up the repo"),
+        _ok("git reset --hard HEAD"),
+        _prompt("you wiped my changes, never do that again"),
+    ]
+    [cand] = _run(destructive.destructive_rule, steps)
+    assert cand.summary == "Ask the user before running `git reset --hard`"
+    assert cand.promotion == INSTRUCTION and cand.scope == "global"
+    complaint = [_prompt("tidy up"), _ok("git clean -fdx"), _prompt("You just deleted my .env!")]
+    [waits] = _run(destructive.destructive_rule, complaint)
+    assert waits.summary.endswith("`git clean -f`") and not waits.promotion  # a candidate: nothing forbidden yet
+
+
+def test_that_stays_unresolved_with_no_or_several_destructive_commands_or_a_rule_said_in_full():
+    from automem.extract.rules import destructive
+
+    said_again = _prompt("never do that again")
+    for steps in (
+        [_prompt("clean"), _ok("git clean -fd"), _ok("git reset --hard"), said_again],  # which one?
+        [_prompt("run the tests"), _ok("pytest -q"), said_again],  # nothing destructive ran
+        [_prompt("drop the old logs"), _ok("rm -rf logs/old"), _prompt("great, now commit it")],  # no complaint
+        [_prompt("push"), _ok("git push --force origin main"), _prompt("never force push to main")],  # said in full
+        [_prompt("edit it"), _ok("rm -r build"), _prompt("why did you remove the import?")],  # about an edit
+    ):
+        assert _run(destructive.destructive_rule, steps) == [], steps[-1].text
+
+
+@pytest.mark.parametrize(
+    "line, gist",
+    [
+        ("git checkout -- .", "git checkout -- <paths>"),
+        ("git push -f origin main", "git push --force"),
+        ("rm -rf dist", "rm -rf"),
+        ("git stash drop", "git stash drop"),
+        ("git checkout main", ""),
+        ("git restore --staged a.py", ""),
+        ("rm a.txt", ""),
+    ],
+)
+def test_what_counts_as_a_command_that_destroys_work(line, gist):
+    from automem.extract.rules.destructive import destructive_gist
+
+    [command] = intent_of("Bash", line).commands
+    assert destructive_gist(command) == gist

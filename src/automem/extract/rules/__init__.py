@@ -44,13 +44,14 @@ Rule = Callable[[Session], list[Candidate]]
 
 
 def _rules() -> list[Rule]:
-    from automem.extract.rules import errors, machine, reports, requests, said, slow
+    from automem.extract.rules import destructive, errors, machine, reports, requests, said, slow
 
     return [
         said.directive_rule,
         said.rejection_rule,
         said.correction_rule,
         said.redirect_rule,
+        destructive.destructive_rule,
         said.location_rule,
         said.deliberate_setting_rule,
         said.mapping_rule,
