@@ -631,3 +631,62 @@ def test_the_detached_worker_starts_with_the_go_collector_off_unless_the_user_tu
     monkeypatch.setattr(trigger, "spawn_detached", lambda args, env=None: given.append(env) or 0)
     trigger.start_worker(["automem-worker"], (trigger.NO_CLAIM, False))
     assert given and given[0].get("GOGC") == "off" and given[0].get("GOMEMLIMIT") == "256MiB"
+
+
+def test_a_rule_the_user_turns_away_from_in_a_later_session_is_retired_not_reinforced(tmp_path, automem_home, run_hook):
+    """ "Use pnpm, not npm" a day after "Use npm, not yarn": alike in words, opposite in meaning. The new rule is
+    stored, the old one leaves the brief and the index for trash (expired: it may be learned again)."""
+    from automem import brief
+    from automem.index.db import open_index
+    from automem.recall import recall
+
+    automem_home.mkdir(parents=True)
+    consent.write(automem_home, "yes")
+    project = tmp_path / "repo"
+    (project / ".git").mkdir(parents=True)
+    env = _env(automem_home, tmp_path)
+    home = Home(automem_home)
+    stored = []
+    said = (("first", "Use npm, not yarn, in this repo."), ("second", "Use pnpm, not npm, in this repo."))
+    for session, prompt in said:
+        payload = {"session_id": session, "cwd": str(project), "hook_event_name": "UserPromptSubmit", "prompt": prompt}
+        run_hook("UserPromptSubmit", payload, env)
+        result = extract(home, session_id=session, cwd=str(project))
+        assert result.reinforced == []
+        stored += result.stored
+    old, new = stored
+    assert new.summary == "Use pnpm, not npm, in this repo"
+    retired = parse(next(home.project_for_cwd(str(project)).trash_dir.glob("*.md")))
+    assert retired.id == old.id and retired.state == "expired" and new.id in retired.content
+    conn = open_index(str(home.root))
+    try:
+        text = brief.build(home.project_for_cwd(str(project)).slug, home=home, conn=conn).text
+        assert "pnpm, not npm" in text and "not yarn" not in text
+        assert [h.id for h in recall("yarn npm", home=home, all_projects=True, conn=conn)] == [new.id]
+    finally:
+        conn.close()
+    again = extract(home, session_id="first", cwd=str(project))  # the first session read again changes nothing
+    assert again.stored == [] and again.reinforced == []
+    payload = {"session_id": "third", "cwd": str(project), "hook_event_name": "UserPromptSubmit"}
+    run_hook("UserPromptSubmit", {**payload, "prompt": "Use npm, not yarn, in this repo."}, env)  # back to npm
+    [back] = extract(home, session_id="third", cwd=str(project)).stored
+    memories = home.project_for_cwd(str(project)).memories_dir
+    assert [parse(p).id for p in memories.glob("*.md")] == [back.id]  # learned again; the pnpm rule retired
+
+
+def test_the_users_own_rule_is_never_retired_by_a_later_one(tmp_path, automem_home, run_hook):
+    from automem.store.memories import Memory, save
+
+    automem_home.mkdir(parents=True)
+    consent.write(automem_home, "yes")
+    project = tmp_path / "repo"
+    (project / ".git").mkdir(parents=True)
+    home = Home(automem_home)
+    home.ensure()
+    mine = Memory(type="decision", summary="Use npm in this repo", content="written by hand", source="user")
+    save(home.project_for_cwd(str(project)), mine)
+    payload = {"session_id": "s", "cwd": str(project), "hook_event_name": "UserPromptSubmit"}
+    prompt = "Use pnpm, not npm, in this repo."
+    run_hook("UserPromptSubmit", {**payload, "prompt": prompt}, _env(automem_home, tmp_path))
+    extract(home, session_id="s", cwd=str(project))
+    assert parse(mine.path).summary == "Use npm in this repo"

@@ -21,7 +21,7 @@ from automem.extract.steps import Step, steps_from_spool, steps_from_turns
 from automem.home import GLOBAL_PROJECT, Home, Project
 from automem.isotime import now_iso
 from automem.record import field, record
-from automem.schema import MODEL, Candidate
+from automem.schema import EXPIRED, INSTRUCTION, MODEL, Candidate
 from automem.store import memory_lock
 from automem.store.memories import Memory, list_memories, parse, reinforce, save, save_status
 
@@ -208,6 +208,10 @@ def _store(
             continue
         memory = _to_memory(cand, harness or "", session_id, family)
         match = deduper.duplicate_of(_compared(memory))
+        if match is not None and (
+            existing[match].status == EXPIRED or _opposed(memory.summary, existing[match].summary)
+        ):
+            match = None  # retired by this pass, or "Use pnpm, not npm": no repeat of "Use npm, not yarn"
         if match is not None:
             known = existing[match]
             if _forgotten(known):
@@ -241,6 +245,8 @@ def _store(
         target = home.global_project() if memory.scope == "global" else project
         save(target, memory)
         _index(memory, home)
+        if cand.promotion == INSTRUCTION:
+            _retire_overturned(memory, existing, target, home)
         existing.append(memory)
         deduper.add(_compared(memory))
         result.stored.append(memory)
@@ -358,6 +364,46 @@ def _existing(project: Project, home: Home) -> list[Memory]:
                 if _forgotten(memory):
                     memories.append(memory)
     return memories
+
+
+def _opposed(one: str, other: str) -> bool:
+    """Does either rule turn away from what the other uses?"""
+    from automem.extract.rules.said import overturns
+
+    return overturns(one, other) or overturns(other, one)
+
+
+def _retire_overturned(rule: Memory, existing: list[Memory], owner: Project, home: Home) -> None:
+    """A rule the user states now against an automatic one of an earlier session in the same folder ("Use pnpm, not
+    npm" after "Use npm", "Use npm" after "Use pnpm, not npm") retires the earlier one: to trash, marked expired, so
+    it is never injected beside the new one and may be learned again if the user goes back to it. The user's own
+    memories are never touched."""
+    from automem.index.upsert import remove_file
+    from automem.schema import CANDIDATE, PROMOTED
+    from automem.store import write_markdown
+    from automem.store.memories import move_to_trash
+
+    for old in existing:
+        path = old.path
+        if (
+            path is None
+            or path.parent != owner.memories_dir
+            or not old.is_automatic
+            or old.status not in (CANDIDATE, PROMOTED)
+            or old.type not in ("decision", "preference")
+            or not _opposed(rule.summary, old.summary)
+        ):
+            continue
+        old.status = EXPIRED
+        old.content = f"{old.content}\n\nOverturned by a later rule: {rule.summary} ({rule.id})".strip()
+        write_markdown(path, old.render())
+        old.path = move_to_trash(old, owner)
+        try:
+            remove_file(path, str(home.root))
+        except Exception as exc:  # noqa: BLE001 - the Markdown is the truth; a full sync drops the row
+            from automem.log import log_error
+
+            log_error("extract", f"index update failed: {type(exc).__name__}: {exc}", home=str(home.root))
 
 
 def _forgotten(memory: Memory) -> bool:

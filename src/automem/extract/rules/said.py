@@ -709,15 +709,26 @@ _AVOIDS = rx.compile(
 )
 
 
+def _avoided(rule: str) -> set[str]:
+    return {(a or b).lower().strip(".,") for a, b in _AVOIDS.findall(rule)} - {""}
+
+
+def overturns(later: str, earlier: str) -> bool:
+    """Does the rule ``later`` turn away from what the rule ``earlier`` uses ("Use pnpm, not npm" after "Use npm")?
+    What ``earlier`` itself avoids is not used ("don't use npm, use pnpm" uses pnpm alone)."""
+    avoided = _avoided(later)
+    if not avoided:
+        return False
+    used = {u.lower().strip(".,") for u in _USES.findall(earlier)} - _avoided(earlier)
+    return bool(used & avoided)
+
+
 def _latest_stands(found: list[Candidate]) -> list[Candidate]:
     """Later evidence wins: a rule the user overturned later in the session ("use npm", then "use pnpm, not npm")
     is dropped; the later statement stays."""
     kept: list[Candidate] = []
     for cand in found:
-        avoided = {(a or b).lower().strip(".,") for a, b in _AVOIDS.findall(cand.summary)}
-        avoided.discard("")
-        if avoided:
-            kept = [k for k in kept if not any(u.lower().strip(".,") in avoided for u in _USES.findall(k.summary))]
+        kept = [k for k in kept if not overturns(cand.summary, k.summary)]
         kept.append(cand)
     return kept
 
