@@ -3198,3 +3198,32 @@ def test_a_rule_about_other_peoples_work_is_no_limit_of_this_work():
     rule = find_candidates(Session([Step(kind="prompt", text="Never touch anybody else's branches.")]))
     assert rule and rule[0].promotion
     assert not find_candidates(Session([Step(kind="prompt", text="Add the endpoint. Don't touch anything else.")]))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "deploy.sh 应该上传构建目录里的全部文件",  # what one script should do: the task at hand
+        "这个页面必须显示所有订单",
+        "backup.sh는 모든 로그를 압축해야 합니다",
+        "Эта кнопка должна быть зелёной",
+    ],
+)
+def test_a_must_about_one_thing_of_the_project_is_no_rule_in_other_languages_either(text):
+    assert _run(said.directive_rule, [_prompt(text)]) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "必须用 yarn 安装依赖",  # no subject: said to the agent
+        "你应该先跑格式化再提交",
+        "以后合并前应该先跑测试",  # limited by "from now on"
+        "의존성은 yarn만 사용해야 합니다",  # limited by "only"
+        "yarn을 사용해야 합니다",
+        "Ты должен всегда запускать линтер перед коммитом",
+        "测试文件应该放在 tests 目录里",  # a kind of thing, not one of them
+    ],
+)
+def test_a_must_said_to_the_agent_or_limited_stays_a_rule_in_other_languages(text):
+    assert len(_run(said.directive_rule, [_prompt(text)])) == 1

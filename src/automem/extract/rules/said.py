@@ -144,6 +144,37 @@ _PROMPT_FILE = rx.compile(r"^\s*---[ \t]*\n(?:[\w-]+[ \t]*:[^\n]*\n){1,20}---[ \
 
 _CLAUSE_WORD = rx.compile(r"^(?:where|which|that|if|when|whether|what|how)\b", re.I)
 
+# A "must" in Chinese, Korean or Russian binds the agent as the English one does, unless what comes before it is one
+# named thing of the project: a file ("sync.sh 应该同步所有文件", "backup.sh는 …해야 합니다") or "this/that X" ("这个页
+# 面必须…", "эта кнопка должна…"). That says what the one thing should do, the task at hand, unless a word limits it
+# (not, never, only, always, instead, from now on). A kind of thing ("测试应该放在…", "구현은 단순하게…") stays a rule.
+_MUST_LIMITED = {
+    "zh": rx.compile(
+        r"不(?!会|會|是|过|過|错|錯)|别|別|只|仅|僅|永远|永遠|总是|總是|始终|始終|每次|一律|以后|以後|今后|今後"
+        r"|从现在|從現在|从今|從今|而不是|代替|禁止|千万|千萬|绝对|絕對"
+    ),
+    "ko": rx.compile(r"않|안\s|말고|대신|마세요|지\s?마|항상|언제나|절대|앞으로|이제부터|다음부터|만\s"),
+    "ru": rx.compile(r"\b(?:не|никогда|только|всегда|вместо|отныне|впредь)\b", re.I),
+}
+_MUST_CUE = {
+    "zh": rx.compile(r"必须|一定要|应该"),
+    "ko": rx.compile(r"해야\s?(?:한다|합니다|함)"),
+    "ru": rx.compile(r"\bдолжн", re.I),
+}
+_ONE_THING = {
+    "zh": rx.compile(r"[\w-]+\.[A-Za-z]{1,5}(?![A-Za-z])|/\w|这个|這個|那个|那個|这|這|该|該|此"),
+    "ko": rx.compile(r"[\w-]+\.[A-Za-z]{1,5}(?![A-Za-z])|/\w|(?:^|\s)(?:이|그|저)\s"),
+    "ru": rx.compile(r"[\w-]+\.[A-Za-z]{1,5}(?![A-Za-z])|/\w|\b(?:этот|эта|это|эти|этого|этой|данн\w+)\b", re.I),
+}
+
+
+def _restricted_elsewhere(d: Directive) -> bool:
+    """Does a Chinese, Korean or Russian "must" bind the agent: limited by a word, or not said of one named thing?"""
+    if _MUST_LIMITED[d.language].search(d.sentence):
+        return True
+    cue = _MUST_CUE[d.language].search(d.sentence)
+    return cue is None or not _ONE_THING[d.language].search(d.sentence[: cue.start()])
+
 
 def _keep(d: Directive, document: bool) -> bool:
     """Precision first: the cue must make it a standing rule, not a one-off request or a hedge."""
@@ -158,6 +189,8 @@ def _keep(d: Directive, document: bool) -> bool:
         return False  # requirements of a pasted spec are the spec's, not a rule for the agent
     if d.cue == "must" and d.language == "en" and not _RESTRICTED.search(text):
         return False  # "X should open Y" is a one-off setting; "X must never Y", "you have to Y" are rules
+    if d.cue == "must" and d.language in _MUST_CUE and not _restricted_elsewhere(d):
+        return False  # the same in Chinese, Korean, Russian: "sync.sh 应该同步所有文件" says what one script should do
     if _CLAUSE_WORD.match(text) or (d.cue == "prefer" and _APPROVAL.search(text)):
         return False
     return _names_something(d)
