@@ -3227,3 +3227,12 @@ def test_a_must_about_one_thing_of_the_project_is_no_rule_in_other_languages_eit
 )
 def test_a_must_said_to_the_agent_or_limited_stays_a_rule_in_other_languages(text):
     assert len(_run(said.directive_rule, [_prompt(text)])) == 1
+
+
+def test_the_folders_of_a_windows_path_named_in_three_prompts_are_no_habit():
+    asks = [
+        _prompt(r"please read the notes and draft a plan for C:\Users\jdoe\work\repos\Billing_App"),
+        _prompt(r"now copy the demo files into C:\Users\jdoe\work\repos\Invoices too"),
+        _prompt(r'look at "C:\Users\jdoe\work\repos\Billing_App" and write the report'),
+    ]
+    assert _run(said.repeated_request_rule, asks) == []

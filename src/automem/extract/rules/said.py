@@ -1423,7 +1423,8 @@ def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int
         for sentence in sentences(step.text):
             if sentence.rstrip().endswith("?"):
                 continue
-            plain = re.sub(r"\S*[/@.]\S*", " ", _PROFANITY.sub("", sentence.lower()))
+            # paths, addresses and file names, a Windows path with its backslashes too, are no words of a request
+            plain = re.sub(r"\S*[/@.\\]\S*", " ", _PROFANITY.sub("", sentence.lower()))
             words = [typed.get(w, w) for w in re.findall(r"[a-z][a-z0-9_'-]+", plain)]
             for i, a in enumerate(words):
                 if a in _STOP or len(a) < 3:
