@@ -3236,3 +3236,16 @@ def test_the_folders_of_a_windows_path_named_in_three_prompts_are_no_habit():
         _prompt(r'look at "C:\Users\jdoe\work\repos\Billing_App" and write the report'),
     ]
     assert _run(said.repeated_request_rule, asks) == []
+
+
+def test_a_japanese_limit_after_a_clause_asking_for_this_turns_work_waits():
+    """ "…を調査して 書き込みは禁止": look into it, no writes meanwhile; a clause apart by a space counts too."""
+    for text in (
+        "同期が遅い原因を調査して 本番データベースへの書き込みは禁止",
+        "ログを確認してください、設定ファイルは変更しないで",
+    ):
+        [cand] = _run(said.directive_rule, [_prompt(text)])
+        assert not cand.promotion, text
+    for text in ("本番データベースへの書き込みは禁止", "今後は調査して、設定ファイルは変更しないでください"):
+        [rule] = _run(said.directive_rule, [_prompt(text)])
+        assert rule.promotion == INSTRUCTION, text

@@ -608,8 +608,24 @@ def _limits_the_request(d: Directive) -> bool:
     API": fix the login page without touching the API), said without a word that makes it outlast the request?"""
     if d.language in ("en", "latin"):
         return False
+    if d.language == "ja":
+        return _limits_the_ja_request(d.sentence)
     first, *rest = re.split(r"[，,、；;]\s*", d.sentence.strip(), maxsplit=1)
     return bool(rest) and bool(_REQUEST_CLAUSE.search(first)) and not OUTLASTS.search(d.sentence)
+
+
+# a Japanese clause that asks for this turn's work in the te-form ("調査して", "確認してください", "読んで"), not one
+# that itself forbids ("使わないで", "やめて"); clauses often stand apart with a space, not a comma
+_JA_REQUEST = rx.compile(r"(?:て|んで)(?:ください|下さい)?$")
+_JA_FORBIDS = rx.compile(r"ないで|やめて|禁止")
+
+
+def _limits_the_ja_request(sentence: str) -> bool:
+    """ "…を調査して 副作用のあるコマンドは実行禁止" (look into it, running commands with side effects forbidden): the
+    rule after a clause asking for this turn's work limits that work, unless a word makes it outlast the request."""
+    clauses = [c for c in re.split(r"[，,、；;。\s]+", sentence.strip()) if c]
+    asked = any(_JA_REQUEST.search(c) and not _JA_FORBIDS.search(c) for c in clauses[:-1])
+    return asked and not OUTLASTS.search(sentence)
 
 
 def directive_rule(session: Session) -> list[Candidate]:
