@@ -3249,3 +3249,15 @@ def test_a_japanese_limit_after_a_clause_asking_for_this_turns_work_waits():
     for text in ("本番データベースへの書き込みは禁止", "今後は調査して、設定ファイルは変更しないでください"):
         [rule] = _run(said.directive_rule, [_prompt(text)])
         assert rule.promotion == INSTRUCTION, text
+
+
+def test_one_long_task_sentence_sent_again_is_no_habit():
+    opening = "We need to write new quiz questions for the midterm in exams/midterm.tex as you can see"
+    asks = [
+        _prompt(f"{opening}. Start with one per chapter, five choices each, conceptual ones."),
+        _ok("ls exams"),
+        _prompt(f"{opening}. Start with one per chapter, five choices each, numeric ones."),
+        _ok("ls exams"),
+        _prompt(f"{opening}. Do question three for every chapter, numeric, harder."),
+    ]
+    assert _run(said.repeated_request_rule, asks) == []
