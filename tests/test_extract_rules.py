@@ -3259,5 +3259,10 @@ def test_one_long_task_sentence_sent_again_is_no_habit():
         _prompt(f"{opening}. Start with one per chapter, five choices each, numeric ones."),
         _ok("ls exams"),
         _prompt(f"{opening}. Do question three for every chapter, numeric, harder."),
+        _ok("ls exams"),
+        _prompt("now add the new questions to the quiz index"),
     ]
+    assert _run(said.repeated_request_rule, asks) == []
+    template = "Each question must use the file exams/templates/{}.tex as its template and have five choices"
+    asks = [_prompt(template.format(name)) for name in ("single-a", "single-b", "single-c")]
     assert _run(said.repeated_request_rule, asks) == []

@@ -1418,12 +1418,13 @@ def _names_code(pair: tuple[str, str], options: list[str]) -> bool:
     )
 
 
-def _one_task_sent_again(options: list[str]) -> bool:
-    """Every prompt holds the same sentence of eight words or more ("We must write new exercises for the exam in
-    X, as you can see", sent three times with other details after it): the user resent one task, however much the
-    agent did in between; a habit is a short ask ("run the tests first") or one said in other words each time."""
-    said = {" ".join(re.findall(r"\w+", s.lower())) for s in options}
-    return len(said) == 1 and len(next(iter(said)).split()) >= 8
+def _asks_apart(options: list[str]) -> int:
+    """How many separate asks the sentences are: one long sentence (eight words or more, paths aside) found in several
+    prompts is one task sent again, edited or rerun ("We must write new exercises for the exam in X, as you can see",
+    three times with other details after it), however much the agent did in between; a short ask said again ("run
+    the tests first") counts each time."""
+    said = Counter(" ".join(re.findall(r"\w+", re.sub(r"\S*[/@.\\]\S*", " ", s.lower()))) for s in options)
+    return sum(1 if len(words.split()) >= 8 else n for words, n in said.items())
 
 
 def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int = 2) -> list[Candidate]:
@@ -1479,8 +1480,8 @@ def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int
         ]
         if len(options) < 2 or _one_name_asked_different_things(pair, options):
             continue  # one sentence left that asks for it is no habit
-        if _one_task_sent_again(options):
-            continue  # the same long sentence in every prompt: one task sent again (edited, rerun), not a habit
+        if n - (len(options) - _asks_apart(options)) < min_prompts:
+            continue  # the same long sentence in several prompts: one task sent again (edited, rerun), not a habit
         if _names_code(pair, options):
             continue  # "make retryLimit optional", asked again: one change of the code, not a habit
         sentence = min(options, key=len)
