@@ -3223,6 +3223,8 @@ def test_a_must_about_one_thing_of_the_project_is_no_rule_in_other_languages_eit
         "yarn을 사용해야 합니다",
         "Ты должен всегда запускать линтер перед коммитом",
         "测试文件应该放在 tests 目录里",  # a kind of thing, not one of them
+        "这个项目必须用 yarn 管理依赖",  # "this project": where the rule holds
+        "이 프로젝트는 yarn을 사용해야 합니다",
     ],
 )
 def test_a_must_said_to_the_agent_or_limited_stays_a_rule_in_other_languages(text):

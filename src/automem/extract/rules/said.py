@@ -161,10 +161,18 @@ _MUST_CUE = {
     "ko": rx.compile(r"해야\s?(?:한다|합니다|함)"),
     "ru": rx.compile(r"\bдолжн", re.I),
 }
+# "this project", "this repo": the place a rule holds in, not one thing of it
 _ONE_THING = {
-    "zh": rx.compile(r"[\w-]+\.[A-Za-z]{1,5}(?![A-Za-z])|/\w|这个|這個|那个|那個|这|這|该|該|此"),
-    "ko": rx.compile(r"[\w-]+\.[A-Za-z]{1,5}(?![A-Za-z])|/\w|(?:^|\s)(?:이|그|저)\s"),
-    "ru": rx.compile(r"[\w-]+\.[A-Za-z]{1,5}(?![A-Za-z])|/\w|\b(?:этот|эта|это|эти|этого|этой|данн\w+)\b", re.I),
+    "zh": rx.compile(
+        r"[\w-]+\.[A-Za-z]{1,5}(?![A-Za-z])|/\w"
+        r"|(?:(?:这|這|那)(?:个|個)?(?![个個])|该|該|此)(?!\s*(?:项目|項目|仓库|倉庫|代码库|程式庫|工程|目录|目錄|repo))"
+    ),
+    "ko": rx.compile(r"[\w-]+\.[A-Za-z]{1,5}(?![A-Za-z])|/\w|(?:^|\s)(?:이|그|저)\s(?!프로젝트|저장소|레포)"),
+    "ru": rx.compile(
+        r"[\w-]+\.[A-Za-z]{1,5}(?![A-Za-z])|/\w"
+        r"|\b(?:этот|эта|это|эти|этого|этой|этом|данн\w+)\b(?!\s+(?:проект|репозитори|код))",
+        re.I,
+    ),
 }
 
 
