@@ -3248,7 +3248,11 @@ def test_a_japanese_limit_after_a_clause_asking_for_this_turns_work_waits():
     ):
         [cand] = _run(said.directive_rule, [_prompt(text)])
         assert not cand.promotion, text
-    for text in ("本番データベースへの書き込みは禁止", "今後は調査して、設定ファイルは変更しないでください"):
+    for text in (
+        "本番データベースへの書き込みは禁止",
+        "今後は調査して、設定ファイルは変更しないでください",
+        "生成されたファイルについて 手で編集することは禁止",  # "about": no request before the rule
+    ):
         [rule] = _run(said.directive_rule, [_prompt(text)])
         assert rule.promotion == INSTRUCTION, text
 

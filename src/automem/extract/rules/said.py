@@ -624,7 +624,10 @@ def _limits_the_request(d: Directive) -> bool:
 
 # a Japanese clause that asks for this turn's work in the te-form ("調査して", "確認してください", "読んで"), not one
 # that itself forbids ("使わないで", "やめて"); clauses often stand apart with a space, not a comma
-_JA_REQUEST = rx.compile(r"(?:て|んで)(?:ください|下さい)?$")
+_JA_REQUEST = rx.compile(
+    r"(?<!すべ)(?<!全)(?<!つい)(?<!とし)(?<!よっ)(?<!対し)(?<!関し)(?<!初め)(?<!改め)(?<!決し)(?<!あえ)"
+    r"(?:て|んで)(?:ください|下さい)?$"
+)  # not "すべて" (all), "について" (about), "として" (as), "によって" (by): words that end in て too
 _JA_FORBIDS = rx.compile(r"ないで|やめて|禁止")
 
 
