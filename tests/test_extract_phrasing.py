@@ -149,3 +149,15 @@ def test_a_summary_starts_with_a_capital_unless_it_starts_with_a_name_from_code(
     assert phrasing.capitalized("apply_patch needs the lines read first") == "apply_patch needs the lines read first"
     assert phrasing.capitalized("vite.config.ts sets the port") == "vite.config.ts sets the port"
     assert phrasing.capitalized("") == ""
+
+
+@pytest.mark.parametrize(
+    ("said", "summary"),
+    [
+        ("remember to not touch the files the deploy service needs.", "Don't touch the files the deploy service needs"),
+        ("Remember to not run migrations by hand", "Don't run migrations by hand"),
+        ("not only the tests but the docs too", "Not only the tests but the docs too"),
+    ],
+)
+def test_a_not_left_in_front_once_the_ask_is_off_reads_as_dont(said, summary):
+    assert phrasing.imperative(said) == summary

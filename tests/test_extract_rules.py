@@ -3275,3 +3275,77 @@ def test_what_counts_as_a_command_that_destroys_work(line, gist):
 
     [command] = intent_of("Bash", line).commands
     assert destructive_gist(command) == gist
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "deploy.sh 应该上传构建目录里的全部文件",  # what one script should do: the task at hand
+        "这个页面必须显示所有订单",
+        "backup.sh는 모든 로그를 압축해야 합니다",
+        "Эта кнопка должна быть зелёной",
+    ],
+)
+def test_a_must_about_one_thing_of_the_project_is_no_rule_in_other_languages_either(text):
+    assert _run(said.directive_rule, [_prompt(text)]) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "必须用 yarn 安装依赖",  # no subject: said to the agent
+        "你应该先跑格式化再提交",
+        "以后合并前应该先跑测试",  # limited by "from now on"
+        "의존성은 yarn만 사용해야 합니다",  # limited by "only"
+        "yarn을 사용해야 합니다",
+        "Ты должен всегда запускать линтер перед коммитом",
+        "测试文件应该放在 tests 目录里",  # a kind of thing, not one of them
+        "这个项目必须用 yarn 管理依赖",  # "this project": where the rule holds
+        "이 프로젝트는 yarn을 사용해야 합니다",
+    ],
+)
+def test_a_must_said_to_the_agent_or_limited_stays_a_rule_in_other_languages(text):
+    assert len(_run(said.directive_rule, [_prompt(text)])) == 1
+
+
+def test_the_folders_of_a_windows_path_named_in_three_prompts_are_no_habit():
+    asks = [
+        _prompt(r"please read the notes and draft a plan for C:\Users\jdoe\work\repos\Billing_App"),
+        _prompt(r"now copy the demo files into C:\Users\jdoe\work\repos\Invoices too"),
+        _prompt(r'look at "C:\Users\jdoe\work\repos\Billing_App" and write the report'),
+    ]
+    assert _run(said.repeated_request_rule, asks) == []
+
+
+def test_a_japanese_limit_after_a_clause_asking_for_this_turns_work_waits():
+    """ "…を調査して 書き込みは禁止": look into it, no writes meanwhile; a clause apart by a space counts too."""
+    for text in (
+        "同期が遅い原因を調査して 本番データベースへの書き込みは禁止",
+        "ログを確認してください、設定ファイルは変更しないで",
+    ):
+        [cand] = _run(said.directive_rule, [_prompt(text)])
+        assert not cand.promotion, text
+    for text in (
+        "本番データベースへの書き込みは禁止",
+        "今後は調査して、設定ファイルは変更しないでください",
+        "生成されたファイルについて 手で編集することは禁止",  # "about": no request before the rule
+    ):
+        [rule] = _run(said.directive_rule, [_prompt(text)])
+        assert rule.promotion == INSTRUCTION, text
+
+
+def test_one_long_task_sentence_sent_again_is_no_habit():
+    opening = "We need to write new quiz questions for the midterm in exams/midterm.tex as you can see"
+    asks = [
+        _prompt(f"{opening}. Start with one per chapter, five choices each, conceptual ones."),
+        _ok("ls exams"),
+        _prompt(f"{opening}. Start with one per chapter, five choices each, numeric ones."),
+        _ok("ls exams"),
+        _prompt(f"{opening}. Do question three for every chapter, numeric, harder."),
+        _ok("ls exams"),
+        _prompt("now add the new questions to the quiz index"),
+    ]
+    assert _run(said.repeated_request_rule, asks) == []
+    template = "Each question must use the file exams/templates/{}.tex as its template and have five choices"
+    asks = [_prompt(template.format(name)) for name in ("single-a", "single-b", "single-c")]
+    assert _run(said.repeated_request_rule, asks) == []

@@ -153,6 +153,11 @@ _BARE_CHOICE = rx.compile(
 )
 
 
+_BARE_NOT = rx.compile(
+    r"^not\s+(?:to\s+)?(?!(?:only|just|all|a|an|the|sure|yet|now|quite|really|that|this)\b)(?=[a-z])", re.I
+)
+
+
 def imperative(sentence: str) -> str:
     """A correction or decision as an instruction: "no, don't use X for Y, use Z instead" -> "Use Z, not X, for Y"."""
     text = strip_openers(sentence)
@@ -174,6 +179,8 @@ def imperative(sentence: str) -> str:
     text = _SHOUTED.sub(lambda m: m.group(0).lower(), text)
     text = re.sub(r"^dont\b", "Don't", text, flags=re.I)
     text = re.sub(r"^do not\b", "Don't", text, flags=re.I)
+    # "remember to not touch X", "make sure not to touch X": the ask off the front leaves "not (to) touch X"
+    text = _BARE_NOT.sub("Don't ", text)
     return fit(capitalized(text))
 
 

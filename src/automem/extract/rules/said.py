@@ -144,6 +144,45 @@ _PROMPT_FILE = rx.compile(r"^\s*---[ \t]*\n(?:[\w-]+[ \t]*:[^\n]*\n){1,20}---[ \
 
 _CLAUSE_WORD = rx.compile(r"^(?:where|which|that|if|when|whether|what|how)\b", re.I)
 
+# A "must" in Chinese, Korean or Russian binds the agent as the English one does, unless what comes before it is one
+# named thing of the project: a file ("sync.sh 应该同步所有文件", "backup.sh는 …해야 합니다") or "this/that X" ("这个页
+# 面必须…", "эта кнопка должна…"). That says what the one thing should do, the task at hand, unless a word limits it
+# (not, never, only, always, instead, from now on). A kind of thing ("测试应该放在…", "구현은 단순하게…") stays a rule.
+_MUST_LIMITED = {
+    "zh": rx.compile(
+        r"不(?!会|會|是|过|過|错|錯)|别|別|只|仅|僅|永远|永遠|总是|總是|始终|始終|每次|一律|以后|以後|今后|今後"
+        r"|从现在|從現在|从今|從今|而不是|代替|禁止|千万|千萬|绝对|絕對"
+    ),
+    "ko": rx.compile(r"않|안\s|말고|대신|마세요|지\s?마|항상|언제나|절대|앞으로|이제부터|다음부터|만\s"),
+    "ru": rx.compile(r"\b(?:не|никогда|только|всегда|вместо|отныне|впредь)\b", re.I),
+}
+_MUST_CUE = {
+    "zh": rx.compile(r"必须|一定要|应该"),
+    "ko": rx.compile(r"해야\s?(?:한다|합니다|함)"),
+    "ru": rx.compile(r"\bдолжн", re.I),
+}
+# "this project", "this repo": the place a rule holds in, not one thing of it
+_ONE_THING = {
+    "zh": rx.compile(
+        r"[\w-]+\.[A-Za-z]{1,5}(?![A-Za-z])|/\w"
+        r"|(?:(?:这|這|那)(?:个|個)?(?![个個])|该|該|此)(?!\s*(?:项目|項目|仓库|倉庫|代码库|程式庫|工程|目录|目錄|repo))"
+    ),
+    "ko": rx.compile(r"[\w-]+\.[A-Za-z]{1,5}(?![A-Za-z])|/\w|(?:^|\s)(?:이|그|저)\s(?!프로젝트|저장소|레포)"),
+    "ru": rx.compile(
+        r"[\w-]+\.[A-Za-z]{1,5}(?![A-Za-z])|/\w"
+        r"|\b(?:этот|эта|это|эти|этого|этой|этом|данн\w+)\b(?!\s+(?:проект|репозитори|код))",
+        re.I,
+    ),
+}
+
+
+def _restricted_elsewhere(d: Directive) -> bool:
+    """Does a Chinese, Korean or Russian "must" bind the agent: limited by a word, or not said of one named thing?"""
+    if _MUST_LIMITED[d.language].search(d.sentence):
+        return True
+    cue = _MUST_CUE[d.language].search(d.sentence)
+    return cue is None or not _ONE_THING[d.language].search(d.sentence[: cue.start()])
+
 
 def _keep(d: Directive, document: bool) -> bool:
     """Precision first: the cue must make it a standing rule, not a one-off request or a hedge."""
@@ -158,6 +197,8 @@ def _keep(d: Directive, document: bool) -> bool:
         return False  # requirements of a pasted spec are the spec's, not a rule for the agent
     if d.cue == "must" and d.language == "en" and not _RESTRICTED.search(text):
         return False  # "X should open Y" is a one-off setting; "X must never Y", "you have to Y" are rules
+    if d.cue == "must" and d.language in _MUST_CUE and not _restricted_elsewhere(d):
+        return False  # the same in Chinese, Korean, Russian: "sync.sh 应该同步所有文件" says what one script should do
     if _CLAUSE_WORD.match(text) or (d.cue == "prefer" and _APPROVAL.search(text)):
         return False
     return _names_something(d)
@@ -575,8 +616,27 @@ def _limits_the_request(d: Directive) -> bool:
     API": fix the login page without touching the API), said without a word that makes it outlast the request?"""
     if d.language in ("en", "latin"):
         return False
+    if d.language == "ja":
+        return _limits_the_ja_request(d.sentence)
     first, *rest = re.split(r"[，,、；;]\s*", d.sentence.strip(), maxsplit=1)
     return bool(rest) and bool(_REQUEST_CLAUSE.search(first)) and not OUTLASTS.search(d.sentence)
+
+
+# a Japanese clause that asks for this turn's work in the te-form ("調査して", "確認してください", "読んで"), not one
+# that itself forbids ("使わないで", "やめて"); clauses often stand apart with a space, not a comma
+_JA_REQUEST = rx.compile(
+    r"(?<!すべ)(?<!全)(?<!つい)(?<!とし)(?<!よっ)(?<!対し)(?<!関し)(?<!初め)(?<!改め)(?<!決し)(?<!あえ)"
+    r"(?:て|んで)(?:ください|下さい)?$"
+)  # not "すべて" (all), "について" (about), "として" (as), "によって" (by): words that end in て too
+_JA_FORBIDS = rx.compile(r"ないで|やめて|禁止")
+
+
+def _limits_the_ja_request(sentence: str) -> bool:
+    """ "…を調査して 副作用のあるコマンドは実行禁止" (look into it, running commands with side effects forbidden): the
+    rule after a clause asking for this turn's work limits that work, unless a word makes it outlast the request."""
+    clauses = [c for c in re.split(r"[，,、；;。\s]+", sentence.strip()) if c]
+    asked = any(_JA_REQUEST.search(c) and not _JA_FORBIDS.search(c) for c in clauses[:-1])
+    return asked and not OUTLASTS.search(sentence)
 
 
 def directive_rule(session: Session) -> list[Candidate]:
@@ -1380,6 +1440,15 @@ def _names_code(pair: tuple[str, str], options: list[str]) -> bool:
     )
 
 
+def _asks_apart(options: list[str]) -> int:
+    """How many separate asks the sentences are: one long sentence (eight words or more, paths aside) found in several
+    prompts is one task sent again, edited or rerun ("We must write new exercises for the exam in X, as you can see",
+    three times with other details after it), however much the agent did in between; a short ask said again ("run
+    the tests first") counts each time."""
+    said = Counter(" ".join(re.findall(r"\w+", re.sub(r"\S*[/@.\\]\S*", " ", s.lower()))) for s in options)
+    return sum(1 if len(words.split()) >= 8 else n for words, n in said.items())
+
+
 def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int = 2) -> list[Candidate]:
     """A request the user makes in three prompts or more is a habit, however they phrase it.
 
@@ -1401,7 +1470,8 @@ def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int
         for sentence in sentences(step.text):
             if sentence.rstrip().endswith("?"):
                 continue
-            plain = re.sub(r"\S*[/@.]\S*", " ", _PROFANITY.sub("", sentence.lower()))
+            # paths, addresses and file names, a Windows path with its backslashes too, are no words of a request
+            plain = re.sub(r"\S*[/@.\\]\S*", " ", _PROFANITY.sub("", sentence.lower()))
             words = [typed.get(w, w) for w in re.findall(r"[a-z][a-z0-9_'-]+", plain)]
             for i, a in enumerate(words):
                 if a in _STOP or len(a) < 3:
@@ -1432,6 +1502,8 @@ def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int
         ]
         if len(options) < 2 or _one_name_asked_different_things(pair, options):
             continue  # one sentence left that asks for it is no habit
+        if n - (len(options) - _asks_apart(options)) < min_prompts:
+            continue  # the same long sentence in several prompts: one task sent again (edited, rerun), not a habit
         if _names_code(pair, options):
             continue  # "make retryLimit optional", asked again: one change of the code, not a habit
         sentence = min(options, key=len)
