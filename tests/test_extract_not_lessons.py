@@ -1,0 +1,67 @@
+"""Text that looks like a lesson but is none: a hook's message, a pasted error, a "for now" step, a fix whose cause is
+unknown, a value that is a secret or a folder of one machine. Each case is a small hand-written session."""
+
+from __future__ import annotations
+
+import pytest
+
+from automem.capture.feedback import detect_feedback
+from automem.extract.rules import Session, find_candidates
+from automem.extract.steps import Step, steps_from_turns
+from automem.harness.model import Turn
+
+
+def _fail(cmd: str, line: str, tool: str = "shell", **kw) -> Step:
+    return Step(
+        "action",
+        tool=tool,
+        input=cmd,
+        ok=False,
+        result_head=line,
+        errors=[{"error_type": "error-line", "line": line, "signature": line}],
+        **kw,
+    )
+
+
+def _ok(cmd: str, tool: str = "shell", **kw) -> Step:
+    return Step("action", tool=tool, input=cmd, ok=True, **kw)
+
+
+def _prompt(text: str, **kw) -> Step:
+    return Step("prompt", text=text, feedback=detect_feedback(text), **kw)
+
+
+def _turn(prompt: str, number: int = 1) -> Turn:
+    return Turn(harness="claude-code", session_id="s", turn_id=str(number), prompt=prompt, answer="Done.")
+
+
+# --- a hook speaks, not the user ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Stop hook feedback:\n[~/.config/agent/check-git.sh]: Always commit and push your changes before you stop.",
+        "Stop hook feedback:\n- [lint-guard]: Never leave print statements in the code, remove them first.",
+        "SubagentStop hook feedback:\nYou must always verify the files you said you wrote.",
+        'PostToolUse:Edit hook blocking error from command: "./hooks/fmt.sh": Always run the formatter after edits.',
+        'Stop hook blocking error from command "guard": you must never stop before the tests pass',
+        "[Hook] Never commit console.log statements; remove them before committing",
+        "[pre-stop-hook.sh]: Always update the changelog before finishing.",
+        "Prompt hook condition was not met: the session must always log its research before it stops.",
+    ],
+)
+def test_a_hooks_message_recorded_as_a_user_message_is_not_the_users_voice(text):
+    assert detect_feedback(text) == []
+    steps = steps_from_turns([_turn(text)])
+    assert not [s for s in steps if s.kind == "prompt"]
+    assert find_candidates(Session(steps)) == []
+    queued = Turn(harness="claude-code", session_id="s", turn_id="1", prompt="fix the login form", queued=[text])
+    assert [s.text for s in steps_from_turns([queued]) if s.kind == "prompt"] == ["fix the login form"]
+
+
+def test_a_user_who_writes_about_hooks_is_still_heard():
+    text = "Always run the pre-commit hook before you push."
+    assert detect_feedback(text)
+    assert [s.text for s in steps_from_turns([_turn(text)]) if s.kind == "prompt"] == [text]
+    assert find_candidates(Session([_prompt(text)]))
