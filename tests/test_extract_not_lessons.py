@@ -65,3 +65,44 @@ def test_a_user_who_writes_about_hooks_is_still_heard():
     assert detect_feedback(text)
     assert [s.text for s in steps_from_turns([_turn(text)]) if s.kind == "prompt"] == [text]
     assert find_candidates(Session([_prompt(text)]))
+
+
+# --- a pasted error states no rule ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "TypeError: greet() argument must be str, not int",
+        "I get this when I run the report: TypeError: format_row() must be str, not int",
+        'still failing:\nTraceback (most recent call last):\n  File "app.py", line 3, in <module>\n'
+        "TypeError: join() argument must be str, not int",
+        "ValueError: the port must always be a positive integer",
+        "Error: you must never call render() twice, got render() called twice",
+        "error: the lockfile should be committed together with the manifest",
+        "got this after your edit\nTypeError: cannot read 'id' of undefined. The store must always be set up first",
+        "warning: you should always pass --locked when building in CI",
+    ],
+)
+def test_a_pasted_error_that_says_must_is_no_rule_of_the_user(text):
+    found = find_candidates(Session([_prompt(text)]))
+    assert not [c for c in found if c.kind in ("decision", "preference") or c.promotion], [c.summary for c in found]
+    assert not [c for c in found if "must" in c.summary.lower() and c.rule != "reported_problem_rule"]
+
+
+def test_a_rule_said_on_the_line_before_a_pasted_error_is_still_heard():
+    text = "Never use sudo in this repo. It fails with:\nError: EACCES: permission denied, open '/etc/hosts'"
+    assert [c.summary for c in find_candidates(Session([_prompt(text)]))] == ["Never use sudo in this repo"]
+
+
+def test_a_type_error_in_the_code_is_no_requirement_to_meet_first():
+    """A call failing with "X must be str, not int" and passing after an edit of the code: the code's bug was the
+    work, not a condition of the environment a later session must meet before it runs the call."""
+    failed = _fail("python3 report.py", "TypeError: format_row() argument must be str, not int")
+    steps = [failed, _ok("report.py", tool="Edit"), _ok("python3 report.py")]
+    found = find_candidates(Session(steps))
+    assert not [c for c in found if c.rule == "stated_requirement_rule"], [c.summary for c in found]
+    # an error about the setting a call ran in still states what it needs
+    branch = _fail("./release.sh", "error: not on a release branch; must be run from a release/* branch")
+    found = find_candidates(Session([branch, _ok("git switch release/2.0"), _ok("./release.sh")]))
+    assert [c for c in found if c.rule == "stated_requirement_rule"]

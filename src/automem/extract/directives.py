@@ -541,6 +541,11 @@ def prose_lines(prompt: str) -> list[str]:
     for stripped in written_lines(body):
         if stripped.startswith(("#", "|", "//", "<!--")) or _MORE_DATA.search(stripped):
             continue
+        error = _PASTED_ERROR.search(stripped)
+        if error:  # "I get this: TypeError: x must be str, not int": from the error on, the program speaks
+            stripped = stripped[: error.start()].rstrip()
+            if not stripped:
+                continue
         if long_prompt and (len(stripped) > 200 or not _SPOKEN.match(stripped)):
             continue  # a pasted document: only short lines spoken to the agent count
         out.append(_LIST_MARK.sub("", stripped))
@@ -563,6 +568,16 @@ def without_terminal_output(body: str) -> str:
         if not in_terminal:
             kept.append(line)
     return "\n".join(kept)
+
+
+# where a pasted error starts on a line: an exception's name and its colon, a compiler's "error:", npm's "ERR!"; a
+# "warning:" or "note:" label only at the line's start (mid-line the words are the user's)
+_PASTED_ERROR = rx.compile(
+    r"(?:\bUncaught\s+)?(?-i:\b[A-Z]\w*(?:Error|Exception)\b)(?:\s*\[[^\]]*\])?\s*:"
+    r"|\b(?:error|fatal|panic)(?:\[\w+\]| TS\d+)?:\s|\bnpm ERR!|\bTraceback\b"
+    r"|^(?:warning|warn|note|hint|E)(?:\[\w+\])?:\s",
+    re.I,
+)
 
 
 _SPOKEN = rx.compile(r"^[-*+]?\s*(?:please |you |never |don'?t |always |use |do not )", re.I)

@@ -1488,6 +1488,14 @@ _REQUIREMENT = rx.compile(
 
 
 _MID_SENTENCE = rx.compile(r"^[a-z][\w-]*[.,;]\s")
+# a bug in the code that a call ran, not a condition of its setting: "TypeError: f() argument must be str, not int",
+# "x is not a function", "expected a string, got number"
+_CODE_BUG = rx.compile(
+    r"\b(?:Type|Value|Attribute|Key|Index|Name|Assertion|Reference|Syntax|ZeroDivision|Argument|Range)Error\b"
+    r"|\bmust be (?:an? )?[\w.`'\"]+, not\b|\bis not a (?:function|constructor|callable|valid \w+ literal)\b"
+    r"|\b(?:must be|expected) (?:an? |of type )?[`'\"]?(?:str|string|int|integer|number|bool|boolean|float|list"
+    r"|dict|tuple|bytes|object|array|iterable|callable|none|null|undefined)\b[`'\"]?(?:,| but| got| found|$)"
+)
 
 
 def stated_requirement_rule(session: Session) -> list[Candidate]:
@@ -1499,7 +1507,9 @@ def stated_requirement_rule(session: Session) -> list[Candidate]:
         if is_slip(step) or missing_name(session, index):
             continue
         lines = [e.get("line", "") for e in step.errors] + step.result_head.splitlines()[:4]
-        stated = next((" ".join(line.split()) for line in lines if _REQUIREMENT.search(line)), "")
+        stated = next(
+            (" ".join(line.split()) for line in lines if _REQUIREMENT.search(line) and not _CODE_BUG.search(line)), ""
+        )
         if not stated or len(stated) > 240 or _MID_SENTENCE.match(stated):
             continue  # "available. On Debian/Ubuntu systems ...": a wrapped line begun mid-sentence reads as nothing
         found = verified_fix(session, indexes[-1])
