@@ -106,3 +106,61 @@ def test_a_type_error_in_the_code_is_no_requirement_to_meet_first():
     branch = _fail("./release.sh", "error: not on a release branch; must be run from a release/* branch")
     found = find_candidates(Session([branch, _ok("git switch release/2.0"), _ok("./release.sh")]))
     assert [c for c in found if c.rule == "stated_requirement_rule"]
+
+
+# --- "for now": temporary by the user's own words ------------------------------------------------
+
+
+def _patch(path: str, *lines: str) -> str:
+    return "*** Begin Patch\n*** Update File: " + path + "\n@@\n" + "\n".join(lines) + "\n*** End Patch"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "just add the coverage folder to .gitignore for now",
+        "skip that flaky test for now",
+        "Don't run the e2e tests for now, they need a browser",
+        "Always use the mock server for now",
+        "for now, never touch the payments module",
+        "Use sqlite for the time being, not postgres",
+        "keep the old API around until further notice, don't delete it yet",
+        "Don't bother with type hints at this point",
+        "for now put the release notes in docs/notes.md",
+        "the settings file lives in conf/app.toml for now",
+        "暂时不要用 npm，改用 pnpm",
+    ],
+)
+def test_a_for_now_instruction_is_no_lasting_rule(text):
+    found = find_candidates(Session([_prompt(text)]))
+    assert not [c for c in found if c.promotion or c.kind in ("decision", "preference")], [c.summary for c in found]
+
+
+def test_a_for_now_ignore_is_no_lasting_gitignore_fact():
+    from automem.extract.steps import added_text
+
+    patch = _patch(".gitignore", " node_modules/", "+coverage/")
+    steps = [
+        _prompt("just gitignore the coverage folder for now"),
+        _ok(patch, tool="apply_patch", added=added_text(patch)),
+    ]
+    assert find_candidates(Session(steps)) == []
+    asked = [_prompt("please gitignore the coverage folder"), steps[1]]
+    assert [c.summary for c in find_candidates(Session(asked))] == [
+        "coverage/ is git-ignored in this project (the user asked)"
+    ]
+
+
+def test_a_for_now_rejection_or_redirect_is_no_lasting_correction():
+    rejected = Step(
+        "rejection", text="skip the migration test for now", tool="Bash", input="pytest tests/test_migrate.py"
+    )
+    found = find_candidates(Session([_prompt("run the tests"), rejected]))
+    assert not [c for c in found if c.promotion], [c.summary for c in found]
+    stopped = [
+        _prompt("run the whole suite"),
+        Step("interrupt"),
+        _prompt("no, only run the unit tests for now", after_interrupt=True),
+    ]
+    found = find_candidates(Session(stopped))
+    assert not [c for c in found if c.promotion], [c.summary for c in found]

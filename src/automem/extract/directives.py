@@ -51,6 +51,21 @@ REMEMBER = (
     r"|commit (?:this |that |it )?to memory|(?:save|store|add|put|write|keep) (?:this |that |it )?(?:in|to|into) "
     r"(?:your |the )?memory"
 )
+# words that make what is asked a stopgap by the user's own account: "skip that test for now", "use sqlite for the
+# time being"
+TEMPORARY = (
+    r"for now|for the (?:time being|moment)|temporarily|as a stopgap|until we (?:fix|sort|figure)"
+    r"|暂时|暫時|目前先|とりあえず|一旦|일단|пока что|на время|por ahora|de momento|pour l'instant|vorerst|fürs erste"
+    r"|por enquanto"
+)
+_TEMPORARY = rx.compile(r"(?<!\w)(?:" + TEMPORARY + r"|" + more.THIS_STAGE + r")(?!\w)", re.I)
+
+
+def temporary(text: str) -> bool:
+    """Does the user call what they ask a stopgap ("for now", "for the time being", "暂时")?"""
+    return bool(_TEMPORARY.search(text or ""))
+
+
 # verbs of a team's way of working: "we use pnpm", "we never push to main" state how the project is run
 PRACTICE_VERBS = (
     r"use|prefer|deploy|run|keep|follow|name|write|store|build|test|host|ship|release|target|support"

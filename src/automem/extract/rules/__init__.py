@@ -99,12 +99,16 @@ def _readable_head(summary: str) -> str:
 
 def find_candidates(session: Session, limit: int = MAX_CANDIDATES) -> list[Candidate]:
     """Every rule's candidates, made portable and readable, strongest first, at most ``limit``."""
+    from automem.extract.directives import temporary
     from automem.extract.usable import generalize, summary_text
 
     out: list[Candidate] = []
     seen: set[str] = set()
     for rule in _rules():
+        heard = rule.__module__.endswith((".said", ".requests"))
         for cand in rule(session):
+            if heard and temporary(f"{cand.summary}\n{cand.content}"):
+                continue  # what the user said or asked, called a stopgap in their own words ("for now")
             cand.rule = cand.rule or rule.__name__
             cand.summary = _readable_head(summary_text(cand.summary, session.root))
             if not cand.summary:
