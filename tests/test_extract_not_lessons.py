@@ -155,8 +155,7 @@ def test_a_for_now_rejection_or_redirect_is_no_lasting_correction():
     rejected = Step(
         "rejection", text="skip the migration test for now", tool="Bash", input="pytest tests/test_migrate.py"
     )
-    found = find_candidates(Session([_prompt("run the tests"), rejected]))
-    assert not [c for c in found if c.promotion], [c.summary for c in found]
+    assert find_candidates(Session([_prompt("run the tests"), rejected])) == []
     stopped = [
         _prompt("run the whole suite"),
         Step("interrupt"),
