@@ -163,3 +163,50 @@ def test_a_for_now_rejection_or_redirect_is_no_lasting_correction():
     ]
     found = find_candidates(Session(stopped))
     assert not [c for c in found if c.promotion], [c.summary for c in found]
+
+
+# --- a credential's value is never part of a lesson -----------------------------------------------
+
+_FAKE_KEY = "sk-proj-" + "Qw3rTy5uI7oP9aS1dF3gH5jK7lZ9xC1vB3nM5qW7eR9tY1uI3"
+
+
+def test_a_fix_that_set_a_credential_names_the_setting_not_its_value():
+    failed = _fail("python3 bot.py", "openai.AuthenticationError: No API key provided")
+    [cand] = find_candidates(Session([failed, _ok(f"OPENAI_API_KEY={_FAKE_KEY} python3 bot.py")]))
+    assert cand.summary.startswith("python3 bot.py needs OPENAI_API_KEY set here")
+    text = "\n".join((cand.summary, cand.content, cand.why, cand.how_to_apply))
+    assert _FAKE_KEY not in text and "REDACTED" not in text and "sk-proj" not in text
+    assert "OPENAI_API_KEY=<secret> python3 bot.py" in cand.content
+    # a URL with its password in it is a secret too, whatever the setting's name
+    deploy = _fail("npm run deploy", "Error: DATABASE_URL is not set")
+    fixed = _ok("DATABASE_URL=postgres://app:pa55w0rd-x9@db.internal:5432/app npm run deploy")
+    [url] = find_candidates(Session([deploy, fixed]))
+    assert "pa55w0rd" not in url.summary + url.content + url.how_to_apply and "DATABASE_URL set" in url.summary
+    # a setting that holds no secret is the lesson itself
+    plain = _fail("make test", "Error: DATABASE_URL is not set")
+    [kept] = find_candidates(Session([plain, _ok("DATABASE_URL=sqlite:///t.db make test")]))
+    assert "DATABASE_URL=sqlite:///t.db" in kept.summary
+
+
+def test_a_rule_that_quotes_a_credential_keeps_the_name_only():
+    found = find_candidates(Session([_prompt(f"Always use OPENAI_API_KEY={_FAKE_KEY} when you run the tests")]))
+    assert found and all(_FAKE_KEY not in c.summary + c.content for c in found)
+    assert all("REDACTED" not in c.summary for c in found)
+
+
+@pytest.mark.parametrize(
+    "setting, secret",
+    [
+        ("GH_TOKEN=ghx_0123456789abcdefghij", True),
+        ("DB_PASSWORD=correct-horse-battery", True),
+        ("SKIP_AUTH=1", False),
+        ("TOKEN_FILE=./secrets/token.txt", False),
+        ("API_KEY=$OPENAI_API_KEY", False),
+        ("NODE_ENV=production", False),
+        ("PASSWORD_MIN_LENGTH=12", False),
+    ],
+)
+def test_which_settings_hold_a_secret(setting, secret):
+    from automem.extract.usable import secret_setting
+
+    assert secret_setting(setting) is secret

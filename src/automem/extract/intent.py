@@ -768,6 +768,12 @@ def difference(
     if any(_OVERRIDING_ENV.match(e) for e in added_env):
         return Difference("", "")  # HUSKY=0, NODE_TLS_REJECT_UNAUTHORIZED=0: a check switched off, as with --no-verify
     if added_env:
+        from automem.extract.usable import secret_setting
+
+        secret = [e.split("=", 1)[0] for e in added_env[:2] if secret_setting(e)]
+        if secret:  # a credential: the lesson names the setting, never its value
+            plain = [e for e in added_env[:2] if e.split("=", 1)[0] not in secret]
+            return Difference("env", "with " + " and ".join(plain + [" and ".join(secret) + " set"]))
         return Difference("env", " ".join(added_env[:2]))
     added = [o for o in dict.fromkeys(same.options) if o not in main.options and o != "--"]
     lists_refs = main.program == "git" and main.subcommand in ("branch", "tag")
