@@ -210,3 +210,51 @@ def test_which_settings_hold_a_secret(setting, secret):
     from automem.extract.usable import secret_setting
 
     assert secret_setting(setting) is secret
+
+
+# --- two changes before the retry that worked: which one fixed it is not known ---------------------
+
+
+@pytest.mark.parametrize(
+    "between, retry",
+    [
+        # two different steps ran between the failure and the same call run again
+        (["pip install requests", "chmod +x scripts/run.sh"], "./scripts/run.sh"),
+        (["git pull --rebase", "npm install"], "./scripts/run.sh"),
+        (["docker compose up -d db", "npm install"], "./scripts/run.sh"),
+        # one step between, and the retry itself changed too
+        (["npm install"], "./scripts/run.sh --verbose"),
+        (["export API_BASE=http://localhost:8080"], "NODE_ENV=test ./scripts/run.sh"),
+        # the retry changed two things at once
+        ([], "PYTHONPATH=src ./scripts/run.sh --no-cache"),
+        ([], "cd app && NODE_ENV=test ./scripts/run.sh"),
+    ],
+)
+def test_a_fix_after_two_different_changes_is_credited_to_neither(between, retry):
+    failed = _fail("./scripts/run.sh", "Error: connection refused while loading fixtures")
+    steps = [failed, *[_ok(cmd) for cmd in between], _ok(retry)]
+    found = find_candidates(Session(steps))
+    assert not [c for c in found if c.promotion], [c.summary for c in found]
+    assert not [c for c in found if c.rule in ("fixed_error_rule", "repeated_error_rule")], [c.summary for c in found]
+
+
+def test_a_fix_after_one_change_is_still_credited():
+    failed = _fail("./scripts/run.sh", "Error: connection refused while loading fixtures")
+    [cand] = find_candidates(Session([failed, _ok("docker compose up -d db"), _ok("./scripts/run.sh")]))
+    assert "docker compose up -d db" in cand.summary
+    [flag] = find_candidates(Session([failed, _ok("./scripts/run.sh --retries=5")]))
+    assert "--retries=5" in flag.summary
+
+
+def test_the_path_set_for_the_session_and_saved_for_good_is_one_change():
+    from automem.extract.intent import _changes, intent_of
+
+    failed = intent_of("shell", "Get-Command rg")
+    fix = intent_of("shell", "$env:Path += ';C:\\Tools\\rg'; Get-Command rg")
+    between = [
+        intent_of("shell", "Get-ChildItem 'C:\\Tools' -Force"),
+        intent_of("shell", "[Environment]::SetEnvironmentVariable('Path', $env:Path + ';C:\\Tools\\rg', 'User')"),
+        intent_of("shell", "[Environment]::GetEnvironmentVariable('Path', 'User')"),
+    ]
+    same = next(c for c in fix.commands if c.program == "get-command")
+    assert _changes(failed, fix, same, between) == 1

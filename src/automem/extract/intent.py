@@ -704,6 +704,46 @@ def _set_up_first(failed: Intent, fix: Intent, index: int) -> bool:
     )
 
 
+# PowerShell's reading verbs and .NET getters: Get-*, Select-*, Format-*, [Environment]::GetEnvironmentVariable
+_POWERSHELL_LOOK = rx.compile(r"^(?:(?:get|select|format|measure|test|write|out)-\w|\[[\w.]+\]::get)", re.I)
+_SETS_PATH = rx.compile(
+    r"\$env:path\b|\bPATH=|SetEnvironmentVariable\(\s*['\"]path['\"]|\bsetx\s+path\b|\bfish_add_path\b"
+    r"|\bset\s+-\w*x\w*\s+PATH\b",
+    re.I,
+)
+
+
+def _changes(failed: Intent, fix: Intent, same: Command, between: list[Intent]) -> int:
+    """How many different changes came between the failed call and the one that worked: each other command run in
+    between or in front of the retry (not a look, nor another try of the same call), and in the retry itself its
+    added settings, its added options and another folder, each counted once."""
+    main = failed.main
+    if main is None:
+        return 0
+    ran = {c.text for c in failed.commands}
+
+    def other(c: Command) -> bool:
+        return (
+            not is_look(c)
+            and not _POWERSHELL_LOOK.match(c.program)
+            and c.text not in ran
+            and (c.program, c.subcommand) != (main.program, main.subcommand)
+        )
+
+    def change(text: str) -> str:
+        return "PATH" if _SETS_PATH.search(text) else text  # the PATH set for the session and saved: one change
+
+    done = {change(c.text) for i in between if i.kind == "shell" for c in i.commands if other(c)}
+    done |= {change(s) for i in between if i.kind == "shell" for s in i.setup if s not in failed.setup}
+    done |= {change(c.text) for c in fix.commands[: fix.commands.index(same)] if other(c)}
+    done |= {change(s) for s in set(fix.setup) - set(failed.setup)}
+    count = len(done)
+    count += any(e not in main.env for e in same.env)
+    count += any(o not in main.options and o != "--" for o in same.options)
+    count += bool(fix.cwd and fix.cwd != failed.cwd)
+    return count
+
+
 def difference(
     failed: Intent,
     fix: Intent,
@@ -764,6 +804,8 @@ def difference(
         return Difference("", "")
     if _avoided(failed, fix, error):
         return Difference("", "")  # the retry left out what the error named: that is the work, not a way to run it
+    if _changes(failed, fix, same, between) >= 2:
+        return Difference("", "")  # two different changes before it worked: which one fixed it is not known
     added_env = [e for e in same.env if e not in main.env]
     if any(_OVERRIDING_ENV.match(e) for e in added_env):
         return Difference("", "")  # HUSKY=0, NODE_TLS_REJECT_UNAUTHORIZED=0: a check switched off, as with --no-verify
