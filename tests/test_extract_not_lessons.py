@@ -258,3 +258,39 @@ def test_the_path_set_for_the_session_and_saved_for_good_is_one_change():
     ]
     same = next(c for c in fix.commands if c.program == "get-command")
     assert _changes(failed, fix, same, between) == 1
+
+
+# --- installing the project's declared dependencies is an install too ---------------------------------
+
+
+@pytest.mark.parametrize(
+    "run, error, install",
+    [
+        ("node server.js", "Error: Cannot find module 'express'", "npm ci"),
+        ("node server.js", "Error: Cannot find module 'express'", "pnpm install"),
+        ("node server.js", "Error: Cannot find module 'express'", "yarn install --frozen-lockfile"),
+        ("python -m shop", "ModuleNotFoundError: No module named 'httpx'", "uv sync"),
+        ("python -m shop", "ModuleNotFoundError: No module named 'httpx'", "pip install -e ."),
+        ("python -m shop", "ModuleNotFoundError: No module named 'httpx'", "pip install -r requirements.txt"),
+        ("python -m shop", "ModuleNotFoundError: No module named 'httpx'", "poetry install"),
+        ("python -m shop", "ModuleNotFoundError: No module named 'httpx'", "pipenv install"),
+    ],
+)
+def test_installing_the_projects_dependencies_is_the_install_that_fixed_a_missing_module(run, error, install):
+    from automem.extract.intent import intent_of, is_install
+
+    assert all(is_install(c) for c in intent_of("shell", install).commands)
+    found = find_candidates(Session([_fail(run, error), _ok(install), _ok(run)]))
+    [module] = [c for c in found if c.rule == "missing_module_rule"]
+    assert f"`{install}`" in module.summary and "importing it fails" not in module.summary
+    assert "dependencies" in module.summary and not module.promotion  # installed now: it waits to be met again
+
+
+@pytest.mark.parametrize("install", ["npm ci", "uv sync", "bundle install", "poetry install", "composer install"])
+def test_installing_the_projects_dependencies_before_a_rerun_is_named_as_the_step(install):
+    failed = _fail("make build", "Error: build tool failed to load its plugins")
+    found = find_candidates(Session([failed, _ok(install), _ok("make build")]))
+    assert [c.summary for c in found if c.rule == "fixed_error_rule"] == [
+        f"make build works only after `{install}`: build tool failed to load its plugins otherwise"
+    ]
+    assert not found[0].promotion  # the dependencies are there now: a state repaired, it waits

@@ -191,6 +191,11 @@ _INSTALLERS = {
     "pnpm": "add",
     "yarn": "add",
     "bun": "add",
+    "poetry": "add",
+    "pipenv": "install",
+    "pdm": "add",
+    "bundle": "install",
+    "composer": "require",
     "brew": "install",
     "apt": "install",
     "apt-get": "install",
@@ -865,13 +870,50 @@ def difference(
 
 
 def is_install(command: Command) -> bool:
-    verb = _INSTALLERS.get(command.program)
-    return bool(verb) and any(a == verb or a in _INSTALL_ALIASES.get(command.program, ()) for a in command.args[:3])
+    program, args = _installer(command)
+    verb = _INSTALLERS.get(program)
+    return bool(verb) and any(a == verb or a in _INSTALL_ALIASES.get(program, ()) for a in args[:3])
 
 
-# installers that put a program on the machine, not a dependency in the project
-# the other words a package manager takes for its install verb
-_INSTALL_ALIASES = {"npm": ("i", "add"), "pnpm": ("install", "i"), "bun": ("install", "i"), "yarn": ("install",)}
+def _installer(command: Command) -> tuple[str, list[str]]:
+    """The package manager a command runs and its arguments: ``python -m pip install x`` runs pip."""
+    args = command.args
+    if re.fullmatch(r"python[\d.]*|py", command.program) and args[:1] == ["-m"] and args[1:2] in (["pip"], ["pip3"]):
+        return "pip", args[2:]
+    return command.program, args
+
+
+# the other words a package manager takes for its install verb: the packages it names, or (none named) the ones the
+# project declares: `npm ci`, `uv sync`, `poetry install`, `bundle install`
+_INSTALL_ALIASES = {
+    "npm": ("i", "add", "ci"),
+    "pnpm": ("install", "i"),
+    "bun": ("install", "i"),
+    "yarn": ("install",),
+    "uv": ("sync", "install"),
+    "poetry": ("install",),
+    "pdm": ("install", "sync"),
+    "bundle": ("add",),
+    "composer": ("install",),
+}
+_REQUIREMENTS_FILE = rx.compile(r"(?:^|/)(?:requirements|constraints)[\w.-]*\.(?:txt|in)$|^\.(?:\[[\w,.-]+\])?$")
+
+
+def installs_dependencies(command: Command) -> bool:
+    """An install of the packages the project declares (``npm ci``, ``uv sync``, ``pip install -e .`` or ``-r
+    requirements.txt``, ``poetry install``, ``bundle install``), naming no package of its own."""
+    if not is_install(command):
+        return False
+    program, args = _installer(command)
+    if program in _SYSTEM_INSTALLERS:
+        return False
+    names = installed_names(command)
+    if any(a in ("-r", "--requirement") for a in args):
+        return len(names) == 1  # the file of requirements
+    if any(a in ("-e", "--editable") for a in args):
+        return all(_REQUIREMENTS_FILE.search(n) or n.startswith(("./", "../")) for n in names)
+    return all(_REQUIREMENTS_FILE.search(n) for n in names)
+
 
 _SYSTEM_INSTALLERS = frozenset(
     {"brew", "apt", "apt-get", "pkg", "dnf", "yum", "pacman", "zypper", "apk", "winget", "choco", "scoop", "pipx"}
@@ -914,4 +956,8 @@ def installed_names(command: Command) -> list[str]:
     """The packages an install command names (``pkg install openssh`` -> ["openssh"])."""
     if not is_install(command):
         return []
-    return [a for a in command.positional if a not in ("install", "add", "i", "global", "-S")]
+    program, _args = _installer(command)
+    verbs = {_INSTALLERS[program], *_INSTALL_ALIASES.get(program, ()), "install", "add", "i", "global", "-S"}
+    if program == "uv":
+        verbs.add("pip")  # `uv pip install x`
+    return [a for a in command.positional[2 if program != command.program else 0 :] if a not in verbs]

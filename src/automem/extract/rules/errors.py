@@ -21,6 +21,7 @@ from automem.extract.intent import (
     difference,
     edited_files,
     installed_names,
+    installs_dependencies,
     is_install,
     same_intent,
 )
@@ -1391,10 +1392,16 @@ def missing_module_rule(session: Session) -> list[Candidate]:
             for c in i.commands
             if is_install(c) and any(module.split("/")[0] in n for n in installed_names(c))
         ]
+        declared = [c.text for i in between for c in i.commands if installs_dependencies(c)]
         name = _name(session, index)
         gist = phrasing.error_name(_line(step))
         if installed:
             summary = phrasing.fit(f"{module} was not installed in this project; `{installed[-1][:60]}` installed it")
+        elif declared:  # `npm ci`, `uv sync`, `pip install -e .`: the project declares it, its install had not run
+            summary = phrasing.fit(
+                f"{module} was missing until `{declared[-1][:60]}` installed the project's dependencies"
+            )
+            installed = declared
         else:
             summary = phrasing.fit(
                 f"{module} is not installed in this project: importing it fails" + (f" ({gist})" if gist else "")
@@ -1407,7 +1414,9 @@ def missing_module_rule(session: Session) -> list[Candidate]:
                 f"`{_command_text(session.steps[fix_index])}`",
                 why=f"{module} is missing here; {name} passed once the session "
                 + ("installed it." if installed else "worked around it."),
-                how_to_apply=f"Install {module} before importing it, or do without it as the session did.",
+                how_to_apply=f"Run `{declared[-1][:60]}` first on a fresh checkout or environment."
+                if declared
+                else f"Install {module} before importing it, or do without it as the session did.",
                 signals=["error"],
                 scope="project",
                 weight=1.8,
