@@ -294,3 +294,59 @@ def test_installing_the_projects_dependencies_before_a_rerun_is_named_as_the_ste
         f"make build works only after `{install}`: build tool failed to load its plugins otherwise"
     ]
     assert not found[0].promotion  # the dependencies are there now: a state repaired, it waits
+
+
+# --- an unwritable folder of one machine is no lesson for another -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "failed, error, retry",
+    [
+        (
+            "python3 gen.py --out /home/bob/shared/report.csv",
+            "Error: open /home/bob/shared/report.csv: permission denied",
+            "python3 gen.py --out ./report.csv",
+        ),
+        (
+            "tar -xzf pkg.tgz -C /mnt/disk7/ana-build-12/x",
+            "tar: /mnt/disk7/ana-build-12/x: Cannot open: Permission denied",
+            "tar -xzf pkg.tgz -C ./x",
+        ),
+        (
+            "python3 gen.py > /home/ana/Desktop/out.txt",
+            "bash: /home/ana/Desktop/out.txt: Permission denied",
+            "python3 gen.py > out.txt",
+        ),
+        (
+            "python3 gen.py > /tmp/ana-x8k2/out.txt",
+            "bash: /tmp/ana-x8k2/out.txt: Permission denied",
+            "python3 gen.py > out.txt",
+        ),
+        (
+            "cp dist/app.js /opt/ana-tools/bin/app.js",
+            "cp: cannot create regular file '/opt/ana-tools/bin/app.js': Permission denied",
+            "cp dist/app.js bin/app.js",
+        ),
+    ],
+)
+def test_a_write_refused_in_a_folder_of_this_machine_names_no_machine_path(failed, error, retry):
+    steps = [_fail(failed, error), _ok(retry), _fail(failed, error), _ok(retry)]
+    for session in (steps[:2], steps):
+        for cand in find_candidates(Session(session, root="/home/ana/work/shop")):
+            text = "\n".join((cand.summary, cand.content, cand.why, cand.how_to_apply))
+            for machine_part in ("bob", "shared", "disk7", "ana-", "Desktop", "x8k2", "ana-tools"):
+                assert machine_part not in text, (machine_part, cand.summary)
+
+
+def test_a_write_refused_in_a_folder_every_machine_has_is_said_of_that_folder():
+    refused = _fail("python3 gen.py > /tmp/out.txt", "bash: /tmp/out.txt: Permission denied")
+    found = find_candidates(Session([refused, _ok("python3 gen.py > out.txt")], root="/home/ana/work/shop"))
+    assert any(c.summary.startswith("/tmp is not writable") for c in found), [c.summary for c in found]
+    cache = _fail(
+        "tool build --cache /home/ana/.cache/tool/x1", "Error: mkdir /home/ana/.cache/tool/x1: permission denied"
+    )
+    found = find_candidates(Session([cache, _ok("tool build --cache ./.cache")], root="/home/ana/work/shop"))
+    assert [c.summary for c in found] == [
+        "~/.cache is not writable here (permission denied); tool worked writing elsewhere"
+    ]
+    assert "Run tool" not in found[0].how_to_apply and "~/.cache" in found[0].how_to_apply

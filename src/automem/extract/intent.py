@@ -608,6 +608,30 @@ _PERMISSION = rx.compile(r"Permission denied|Operation not permitted|EACCES|EPER
 _ERROR_PATH = rx.compile(r"(?:^|[\s'\"`(])((?:~|\.{1,2})?/[\w.@+-]+(?:/[\w.@+-]+)*)")
 
 
+# folders every machine of the kind has, where a refused write says something about the machine
+SYSTEM_DIRS = ("/tmp", "/var/tmp", "/var", "/opt", "/usr", "/usr/local", "/etc", "/srv", "/mnt", "/run")
+_TOOL_HOME = rx.compile(r"^(~/(?:\.[\w.-]+|Library/(?:Caches|Application Support|Preferences)))(?:/|$)")
+
+
+def portable_folder(path: str) -> str:
+    """The folder a refused write went to, said so that it holds on another machine of the user: a system folder
+    the file was right in (/tmp), a tool's folder in the home (~/.npm, ~/.cache, ~/Library/Caches), or a folder of
+    the project (./build); "" for a folder of this machine only (another home's folder, ~/Desktop/x, a random temp
+    folder such as /tmp/ana-x8k2, a mounted disk's folder)."""
+    from automem.extract.usable import generalize
+
+    text = generalize(path).rstrip("/")
+    parent = text.rsplit("/", 1)[0] if text.count("/") > 1 else text
+    if parent in SYSTEM_DIRS:
+        return parent
+    tool = _TOOL_HOME.match(text)
+    if tool:
+        return tool.group(1)
+    if text.startswith("./") and "<tmp>" not in text:
+        return parent if parent != "." else "./"
+    return ""
+
+
 def _reads(intent: Intent, targets: list[str]) -> bool:
     """Did this successful call look at one of ``targets`` (a Read, or ``cat``/``sed -n`` of the file)?"""
     if intent.kind == "read":
@@ -845,7 +869,9 @@ def difference(
     if _PERMISSION.search(error):
         gone = [p for p in _ERROR_PATH.findall(error) if p in main.text and p not in same.text]
         if gone:
-            return Difference("path", gone[0])
+            folder = portable_folder(gone[0])
+            # a folder of this machine only (another user's home, a random temp folder, a disk's mount): no lesson
+            return Difference("path", folder) if folder else Difference("", "")
     before = [
         c.text for c in fix.commands[:index] if not is_look(c) and c.text not in {x.text for x in failed.commands}
     ]

@@ -371,6 +371,15 @@ def _fixed_summary(name: str, diff: Difference, line: str) -> str:
     return phrasing.needs_summary(name, diff.text.removeprefix("with "), line)
 
 
+def _done(diff: Difference) -> str:
+    """What the call that worked did differently, as words after "ran": "--jobs=1", "writing outside /tmp"."""
+    return f"writing outside {diff.text}" if diff.kind == "path" else diff.text
+
+
+def _unwritable_how(name: str, diff: Difference) -> str:
+    return f"Have {name} write outside {diff.text} here; another folder worked." if diff.kind == "path" else ""
+
+
 _HEREDOC = rx.compile(r"<<-?\s*(['\"]?)(\w+)\1")
 _LONG_QUOTED = rx.compile(
     r"(?<![^\s=])(\")([^\"]{48,})(?:\"|$)|(?<![^\s=])(')([^']{48,})(?:'|$)"
@@ -569,9 +578,9 @@ def repeated_error_rule(session: Session) -> list[Candidate]:
             summary = _fixed_summary(name, diff, line)
             content = (
                 f"{first.tool} failed {count} times{earlier} with: {line}\n"
-                f"What worked: `{_command_text(fix_step)}` ({diff.text})."
+                f"What worked: `{_command_text(fix_step)}` ({_done(diff)})."
             )
-            how = f"Do it that way from the start: {diff.text}."
+            how = _unwritable_how(name, diff) or f"Do it that way from the start: {diff.text}."
         elif passed_later and not earlier:
             continue  # it went away for a reason the session never named: nothing a later session can act on
         elif passed_later:
@@ -591,7 +600,7 @@ def repeated_error_rule(session: Session) -> list[Candidate]:
                 summary=summary,
                 content=content,
                 why=f"The same error came back {count} times"
-                + (f"; it stopped once the call ran {diff.text}" if diff else "")
+                + (f"; it stopped once the call ran {_done(diff)}" if diff else "")
                 + ".",
                 how_to_apply=how,
                 signals=["error"] + (["confirmation"] if explained and confirmed_after(session, explained[1]) else []),
@@ -653,9 +662,10 @@ def fixed_error_rule(session: Session) -> list[Candidate]:
             Candidate(
                 kind="observation",
                 summary=_fixed_summary(name, diff, line),
-                content=f"`{_command_text(step)}` failed: {line}\nWhat worked: `{_command_text(fix)}` ({diff.text}).",
-                why="The same call failed, then worked once it ran " + diff.text + ".",
-                how_to_apply=f"Run {name} {_without_pid(diff.text)} from the start here.",
+                content=f"`{_command_text(step)}` failed: {line}\nWhat worked: `{_command_text(fix)}` ({_done(diff)}).",
+                why="The same call failed, then worked once it ran " + _done(diff) + ".",
+                how_to_apply=_unwritable_how(name, diff)
+                or f"Run {name} {_without_pid(diff.text)} from the start here.",
                 signals=["error"] + (["confirmation"] if confirmed_after(session, fix_index) else []),
                 scope=_scope(step, session.intent(index)),
                 weight=2.2,
