@@ -350,3 +350,9 @@ def test_a_write_refused_in_a_folder_every_machine_has_is_said_of_that_folder():
         "~/.cache is not writable here (permission denied); tool worked writing elsewhere"
     ]
     assert "Run tool" not in found[0].how_to_apply and "~/.cache" in found[0].how_to_apply
+
+
+def test_a_note_label_opens_the_users_own_rule():
+    for text in ("Note: always use pnpm in this repo", "NOTE: never force push to main"):
+        found = find_candidates(Session([_prompt(text)]))
+        assert [c.promotion for c in found] == ["instruction"], text

@@ -586,11 +586,11 @@ def without_terminal_output(body: str) -> str:
 
 
 # where a pasted error starts on a line: an exception's name and its colon, a compiler's "error:", npm's "ERR!"; a
-# "warning:" or "note:" label only at the line's start (mid-line the words are the user's)
+# compiler's lowercase "warning:" only at the line's start (a person's "Note:" or "Warning:" opens their own words)
 _PASTED_ERROR = rx.compile(
     r"(?:\bUncaught\s+)?(?-i:\b[A-Z]\w*(?:Error|Exception)\b)(?:\s*\[[^\]]*\])?\s*:"
     r"|\b(?:error|fatal|panic)(?:\[\w+\]| TS\d+)?:\s|\bnpm ERR!|\bTraceback\b"
-    r"|^(?:warning|warn|note|hint|E)(?:\[\w+\])?:\s",
+    r"|(?-i:^(?:warning|warn)(?:\[\w+\])?:\s)",
     re.I,
 )
 
