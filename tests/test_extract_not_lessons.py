@@ -356,3 +356,13 @@ def test_a_note_label_opens_the_users_own_rule():
     for text in ("Note: always use pnpm in this repo", "NOTE: never force push to main"):
         found = find_candidates(Session([_prompt(text)]))
         assert [c.promotion for c in found] == ["instruction"], text
+
+
+def test_a_health_check_between_is_no_second_change_and_for_now_on_is_from_now_on():
+    failed = _fail("./scripts/run.sh", "Error: connection refused while loading fixtures")
+    steps = [failed, _ok("docker compose up -d db"), _ok("curl -s localhost:5432/health"), _ok("./scripts/run.sh")]
+    [cand] = find_candidates(Session(steps))
+    assert "docker compose up -d db" in cand.summary
+    from automem.extract.directives import temporary
+
+    assert temporary("use pnpm for now") and not temporary("for now on, always use pnpm")

@@ -52,9 +52,9 @@ REMEMBER = (
     r"(?:your |the )?memory"
 )
 # words that make what is asked a stopgap by the user's own account: "skip that test for now", "use sqlite for the
-# time being"
+# time being" (not "for now on", a slip for "from now on")
 TEMPORARY = (
-    r"for now|for the (?:time being|moment)|temporarily|as a stopgap|until we (?:fix|sort|figure)"
+    r"for now(?! on\b)|for the (?:time being|moment)|temporarily|as a stopgap|until we (?:fix|sort|figure)"
     r"|暂时|暫時|目前先|とりあえず|一旦|일단|пока что|на время|por ahora|de momento|pour l'instant|vorerst|fürs erste"
     r"|por enquanto"
 )

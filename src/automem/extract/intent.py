@@ -742,6 +742,20 @@ _SETS_PATH = rx.compile(
 )
 
 
+_NETWORK_PROBES = frozenset({"ping", "dig", "nslookup", "host", "traceroute"})
+_CURL_SENDS = frozenset(
+    {"-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "-X", "--request", "-T", "--upload-file", "-F"}
+    | {"--form", "-o", "-O", "--output", "--remote-name"}
+)
+
+
+def _probe(command: Command) -> bool:
+    """A call that only asks a server something: a plain ``curl`` GET (a health check), ``ping``, ``dig``."""
+    if command.program in _NETWORK_PROBES:
+        return True
+    return command.program == "curl" and not any(o.split("=", 1)[0] in _CURL_SENDS for o in command.options)
+
+
 def _changes(failed: Intent, fix: Intent, same: Command, between: list[Intent]) -> int:
     """How many different changes came between the failed call and the one that worked: each other command run in
     between or in front of the retry (not a look, nor another try of the same call), and in the retry itself its
@@ -755,6 +769,7 @@ def _changes(failed: Intent, fix: Intent, same: Command, between: list[Intent]) 
         return (
             not is_look(c)
             and not _POWERSHELL_LOOK.match(c.program)
+            and not _probe(c)
             and c.text not in ran
             and (c.program, c.subcommand) != (main.program, main.subcommand)
         )
@@ -880,7 +895,8 @@ def difference(
     installs = [c for i in between for c in i.commands if is_install(c)]
     if installs:
         return Difference("before", f"after `{installs[-1].text[:80]}`")
-    last = between[-1] if between else None
+    asked = [i for i in between if i.kind == "shell" and i.commands and all(_probe(c) for c in i.commands)]
+    last = next((i for i in reversed(between) if i not in asked), None)  # a health check asks, changes nothing
     if (
         last is not None
         and last.kind == "shell"

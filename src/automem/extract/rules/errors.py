@@ -343,7 +343,8 @@ _REPAIRS_STATE = rx.compile(
     r"|(?:npm|pnpm|yarn) cache|ssh-keygen|ssh-add"
     # a dependency installed or added: the project has it from now on
     r"|(?:npm|pnpm|yarn|bun) (?:install|i|add|ci)|(?:python3? -m )?pip3? install|uv (?:add|sync|pip install)"
-    r"|poetry (?:add|install)|cargo (?:add|fetch)|go (?:get|mod download|mod tidy)|bundle (?:add|install)"
+    r"|poetry (?:add|install)|pipenv (?:install|sync)|pdm (?:add|install|sync)"
+    r"|cargo (?:add|fetch)|go (?:get|mod download|mod tidy)|bundle (?:add|install)"
     r"|gem install|composer (?:require|install))\b",
     re.I,
 )
