@@ -166,9 +166,27 @@ def _classify(sentence: str) -> tuple[str, str] | None:
     return None
 
 
+# what a harness records in the user's place when a hook speaks: Claude Code's "Stop hook feedback:\n[cmd]: ...",
+# "PostToolUse:Edit hook blocking error from command: ...", a prompt hook's verdict, a hook script's "[Hook] ..."
+HOOK_MESSAGE = regex_cache.compile(
+    r"^\s*(?:(?:Stop|SubagentStop|PreToolUse|PostToolUse|PostToolUseFailure|UserPromptSubmit|SessionStart|SessionEnd"
+    r"|Notification|PreCompact|PermissionRequest)(?::\S*)?\s+hook\s+(?:feedback|blocking error|error"
+    r"|additional context|stopped continuation)\b"
+    r"|(?:prompt|agent) hook condition was not met\b"
+    r"|\w+ operation blocked by (?:a )?hook\b"
+    r"|\[[^\]\n]{0,200}(?<![a-z0-9])hooks?(?![a-z0-9])[^\]\n]{0,200}\](?::|\s))",
+    re.I,
+)
+
+
+def is_hook_message(text: str) -> bool:
+    """True when a "user" message is a hook's output the harness recorded as one: not the user's words."""
+    return bool(HOOK_MESSAGE.match(text or ""))
+
+
 def detect_feedback(prompt: str) -> list[dict]:
-    """[{feedback, text, phrase}] for the sentences of a prompt that carry feedback."""
-    if not isinstance(prompt, str) or not prompt.strip():
+    """[{feedback, text, phrase}] for the sentences of a prompt that carry feedback (none in a hook's message)."""
+    if not isinstance(prompt, str) or not prompt.strip() or is_hook_message(prompt):
         return []
     items: list[dict] = []
     for sentence in _sentences(prompt):

@@ -51,6 +51,21 @@ REMEMBER = (
     r"|commit (?:this |that |it )?to memory|(?:save|store|add|put|write|keep) (?:this |that |it )?(?:in|to|into) "
     r"(?:your |the )?memory"
 )
+# words that make what is asked a stopgap by the user's own account: "skip that test for now", "use sqlite for the
+# time being" (not "for now on", a slip for "from now on")
+TEMPORARY = (
+    r"for now(?! on\b)|for the (?:time being|moment)|temporarily|as a stopgap|until we (?:fix|sort|figure)"
+    r"|暂时|暫時|目前先|とりあえず|一旦|일단|пока что|на время|por ahora|de momento|pour l'instant|vorerst|fürs erste"
+    r"|por enquanto"
+)
+_TEMPORARY = rx.compile(r"(?<!\w)(?:" + TEMPORARY + r"|" + more.THIS_STAGE + r")(?!\w)", re.I)
+
+
+def temporary(text: str) -> bool:
+    """Does the user call what they ask a stopgap ("for now", "for the time being", "暂时")?"""
+    return bool(_TEMPORARY.search(text or ""))
+
+
 # verbs of a team's way of working: "we use pnpm", "we never push to main" state how the project is run
 PRACTICE_VERBS = (
     r"use|prefer|deploy|run|keep|follow|name|write|store|build|test|host|ship|release|target|support"
@@ -550,6 +565,11 @@ def prose_lines(prompt: str) -> list[str]:
     for stripped in written_lines(body):
         if stripped.startswith(("#", "|", "//", "<!--")) or _MORE_DATA.search(stripped):
             continue
+        error = _PASTED_ERROR.search(stripped)
+        if error:  # "I get this: TypeError: x must be str, not int": from the error on, the program speaks
+            stripped = stripped[: error.start()].rstrip()
+            if not stripped:
+                continue
         if long_prompt and (len(stripped) > 200 or not _SPOKEN.match(stripped)):
             continue  # a pasted document: only short lines spoken to the agent count
         out.append(_LIST_MARK.sub("", stripped))
@@ -572,6 +592,16 @@ def without_terminal_output(body: str) -> str:
         if not in_terminal:
             kept.append(line)
     return "\n".join(kept)
+
+
+# where a pasted error starts on a line: an exception's name and its colon, a compiler's "error:", npm's "ERR!"; a
+# compiler's lowercase "warning:" only at the line's start (a person's "Note:" or "Warning:" opens their own words)
+_PASTED_ERROR = rx.compile(
+    r"(?:\bUncaught\s+)?(?-i:\b[A-Z]\w*(?:Error|Exception)\b)(?:\s*\[[^\]]*\])?\s*:"
+    r"|\b(?:error|fatal|panic)(?:\[\w+\]| TS\d+)?:\s|\bnpm ERR!|\bTraceback\b"
+    r"|(?-i:^(?:warning|warn)(?:\[\w+\])?:\s)",
+    re.I,
+)
 
 
 _SPOKEN = rx.compile(r"^[-*+]?\s*(?:please |you |never |don'?t |always |use |do not )", re.I)

@@ -191,6 +191,11 @@ _INSTALLERS = {
     "pnpm": "add",
     "yarn": "add",
     "bun": "add",
+    "poetry": "add",
+    "pipenv": "install",
+    "pdm": "add",
+    "bundle": "install",
+    "composer": "require",
     "brew": "install",
     "apt": "install",
     "apt-get": "install",
@@ -603,6 +608,30 @@ _PERMISSION = rx.compile(r"Permission denied|Operation not permitted|EACCES|EPER
 _ERROR_PATH = rx.compile(r"(?:^|[\s'\"`(])((?:~|\.{1,2})?/[\w.@+-]+(?:/[\w.@+-]+)*)")
 
 
+# folders every machine of the kind has, where a refused write says something about the machine
+SYSTEM_DIRS = ("/tmp", "/var/tmp", "/var", "/opt", "/usr", "/usr/local", "/etc", "/srv", "/mnt", "/run")
+_TOOL_HOME = rx.compile(r"^(~/(?:\.[\w.-]+|Library/(?:Caches|Application Support|Preferences)))(?:/|$)")
+
+
+def portable_folder(path: str) -> str:
+    """The folder a refused write went to, said so that it holds on another machine of the user: a system folder
+    the file was right in (/tmp), a tool's folder in the home (~/.npm, ~/.cache, ~/Library/Caches), or a folder of
+    the project (./build); "" for a folder of this machine only (another home's folder, ~/Desktop/x, a random temp
+    folder such as /tmp/ana-x8k2, a mounted disk's folder)."""
+    from automem.extract.usable import generalize
+
+    text = generalize(path).rstrip("/")
+    parent = text.rsplit("/", 1)[0] if text.count("/") > 1 else text
+    if parent in SYSTEM_DIRS:
+        return parent
+    tool = _TOOL_HOME.match(text)
+    if tool:
+        return tool.group(1)
+    if text.startswith("./") and "<tmp>" not in text:
+        return parent if parent != "." else "./"
+    return ""
+
+
 def _reads(intent: Intent, targets: list[str]) -> bool:
     """Did this successful call look at one of ``targets`` (a Read, or ``cat``/``sed -n`` of the file)?"""
     if intent.kind == "read":
@@ -704,6 +733,61 @@ def _set_up_first(failed: Intent, fix: Intent, index: int) -> bool:
     )
 
 
+# PowerShell's reading verbs and .NET getters: Get-*, Select-*, Format-*, [Environment]::GetEnvironmentVariable
+_POWERSHELL_LOOK = rx.compile(r"^(?:(?:get|select|format|measure|test|write|out)-\w|\[[\w.]+\]::get)", re.I)
+_SETS_PATH = rx.compile(
+    r"\$env:path\b|\bPATH=|SetEnvironmentVariable\(\s*['\"]path['\"]|\bsetx\s+path\b|\bfish_add_path\b"
+    r"|\bset\s+-\w*x\w*\s+PATH\b",
+    re.I,
+)
+
+
+_NETWORK_PROBES = frozenset({"ping", "dig", "nslookup", "host", "traceroute"})
+_CURL_SENDS = frozenset(
+    {"-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "-X", "--request", "-T", "--upload-file", "-F"}
+    | {"--form", "-o", "-O", "--output", "--remote-name"}
+)
+
+
+def _probe(command: Command) -> bool:
+    """A call that only asks a server something: a plain ``curl`` GET (a health check), ``ping``, ``dig``."""
+    if command.program in _NETWORK_PROBES:
+        return True
+    return command.program == "curl" and not any(o.split("=", 1)[0] in _CURL_SENDS for o in command.options)
+
+
+def _changes(failed: Intent, fix: Intent, same: Command, between: list[Intent]) -> int:
+    """How many different changes came between the failed call and the one that worked: each other command run in
+    between or in front of the retry (not a look, nor another try of the same call), and in the retry itself its
+    added settings, its added options and another folder, each counted once."""
+    main = failed.main
+    if main is None:
+        return 0
+    ran = {c.text for c in failed.commands}
+
+    def other(c: Command) -> bool:
+        return (
+            not is_look(c)
+            and not _POWERSHELL_LOOK.match(c.program)
+            and not _probe(c)
+            and c.text not in ran
+            and (c.program, c.subcommand) != (main.program, main.subcommand)
+        )
+
+    def change(text: str) -> str:
+        return "PATH" if _SETS_PATH.search(text) else text  # the PATH set for the session and saved: one change
+
+    done = {change(c.text) for i in between if i.kind == "shell" for c in i.commands if other(c)}
+    done |= {change(s) for i in between if i.kind == "shell" for s in i.setup if s not in failed.setup}
+    done |= {change(c.text) for c in fix.commands[: fix.commands.index(same)] if other(c)}
+    done |= {change(s) for s in set(fix.setup) - set(failed.setup)}
+    count = len(done)
+    count += any(e not in main.env for e in same.env)
+    count += any(o not in main.options and o != "--" for o in same.options)
+    count += bool(fix.cwd and fix.cwd != failed.cwd)
+    return count
+
+
 def difference(
     failed: Intent,
     fix: Intent,
@@ -764,10 +848,18 @@ def difference(
         return Difference("", "")
     if _avoided(failed, fix, error):
         return Difference("", "")  # the retry left out what the error named: that is the work, not a way to run it
+    if _changes(failed, fix, same, between) >= 2:
+        return Difference("", "")  # two different changes before it worked: which one fixed it is not known
     added_env = [e for e in same.env if e not in main.env]
     if any(_OVERRIDING_ENV.match(e) for e in added_env):
         return Difference("", "")  # HUSKY=0, NODE_TLS_REJECT_UNAUTHORIZED=0: a check switched off, as with --no-verify
     if added_env:
+        from automem.extract.usable import secret_setting
+
+        secret = [e.split("=", 1)[0] for e in added_env[:2] if secret_setting(e)]
+        if secret:  # a credential: the lesson names the setting, never its value
+            plain = [e for e in added_env[:2] if e.split("=", 1)[0] not in secret]
+            return Difference("env", "with " + " and ".join(plain + [" and ".join(secret) + " set"]))
         return Difference("env", " ".join(added_env[:2]))
     added = [o for o in dict.fromkeys(same.options) if o not in main.options and o != "--"]
     lists_refs = main.program == "git" and main.subcommand in ("branch", "tag")
@@ -792,7 +884,9 @@ def difference(
     if _PERMISSION.search(error):
         gone = [p for p in _ERROR_PATH.findall(error) if p in main.text and p not in same.text]
         if gone:
-            return Difference("path", gone[0])
+            folder = portable_folder(gone[0])
+            # a folder of this machine only (another user's home, a random temp folder, a disk's mount): no lesson
+            return Difference("path", folder) if folder else Difference("", "")
     before = [
         c.text for c in fix.commands[:index] if not is_look(c) and c.text not in {x.text for x in failed.commands}
     ]
@@ -801,7 +895,8 @@ def difference(
     installs = [c for i in between for c in i.commands if is_install(c)]
     if installs:
         return Difference("before", f"after `{installs[-1].text[:80]}`")
-    last = between[-1] if between else None
+    asked = [i for i in between if i.kind == "shell" and i.commands and all(_probe(c) for c in i.commands)]
+    last = next((i for i in reversed(between) if i not in asked), None)  # a health check asks, changes nothing
     if (
         last is not None
         and last.kind == "shell"
@@ -817,13 +912,50 @@ def difference(
 
 
 def is_install(command: Command) -> bool:
-    verb = _INSTALLERS.get(command.program)
-    return bool(verb) and any(a == verb or a in _INSTALL_ALIASES.get(command.program, ()) for a in command.args[:3])
+    program, args = _installer(command)
+    verb = _INSTALLERS.get(program)
+    return bool(verb) and any(a == verb or a in _INSTALL_ALIASES.get(program, ()) for a in args[:3])
 
 
-# installers that put a program on the machine, not a dependency in the project
-# the other words a package manager takes for its install verb
-_INSTALL_ALIASES = {"npm": ("i", "add"), "pnpm": ("install", "i"), "bun": ("install", "i"), "yarn": ("install",)}
+def _installer(command: Command) -> tuple[str, list[str]]:
+    """The package manager a command runs and its arguments: ``python -m pip install x`` runs pip."""
+    args = command.args
+    if re.fullmatch(r"python[\d.]*|py", command.program) and args[:1] == ["-m"] and args[1:2] in (["pip"], ["pip3"]):
+        return "pip", args[2:]
+    return command.program, args
+
+
+# the other words a package manager takes for its install verb: the packages it names, or (none named) the ones the
+# project declares: `npm ci`, `uv sync`, `poetry install`, `bundle install`
+_INSTALL_ALIASES = {
+    "npm": ("i", "add", "ci"),
+    "pnpm": ("install", "i"),
+    "bun": ("install", "i"),
+    "yarn": ("install",),
+    "uv": ("sync", "install"),
+    "poetry": ("install",),
+    "pdm": ("install", "sync"),
+    "bundle": ("add",),
+    "composer": ("install",),
+}
+_REQUIREMENTS_FILE = rx.compile(r"(?:^|/)(?:requirements|constraints)[\w.-]*\.(?:txt|in)$|^\.(?:\[[\w,.-]+\])?$")
+
+
+def installs_dependencies(command: Command) -> bool:
+    """An install of the packages the project declares (``npm ci``, ``uv sync``, ``pip install -e .`` or ``-r
+    requirements.txt``, ``poetry install``, ``bundle install``), naming no package of its own."""
+    if not is_install(command):
+        return False
+    program, args = _installer(command)
+    if program in _SYSTEM_INSTALLERS:
+        return False
+    names = installed_names(command)
+    if any(a in ("-r", "--requirement") for a in args):
+        return len(names) == 1  # the file of requirements
+    if any(a in ("-e", "--editable") for a in args):
+        return all(_REQUIREMENTS_FILE.search(n) or n.startswith(("./", "../")) for n in names)
+    return all(_REQUIREMENTS_FILE.search(n) for n in names)
+
 
 _SYSTEM_INSTALLERS = frozenset(
     {"brew", "apt", "apt-get", "pkg", "dnf", "yum", "pacman", "zypper", "apk", "winget", "choco", "scoop", "pipx"}
@@ -866,4 +998,8 @@ def installed_names(command: Command) -> list[str]:
     """The packages an install command names (``pkg install openssh`` -> ["openssh"])."""
     if not is_install(command):
         return []
-    return [a for a in command.positional if a not in ("install", "add", "i", "global", "-S")]
+    program, _args = _installer(command)
+    verbs = {_INSTALLERS[program], *_INSTALL_ALIASES.get(program, ()), "install", "add", "i", "global", "-S"}
+    if program == "uv":
+        verbs.add("pip")  # `uv pip install x`
+    return [a for a in command.positional[2 if program != command.program else 0 :] if a not in verbs]

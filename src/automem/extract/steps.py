@@ -61,13 +61,15 @@ def named_flags(output: str) -> list[str]:
 
 
 def user_words(prompt: str) -> str:
-    """What the user typed, without command templates and injected context around it."""
+    """What the user typed, without command templates and injected context around it; "" for a hook's message that
+    the harness recorded in the user's place."""
     block = _USER_INPUT_BLOCK.search(prompt or "")
     if block:
         return block.group(1).strip()
-    from automem.capture.feedback import INJECTED
+    from automem.capture.feedback import INJECTED, is_hook_message
 
-    return INJECTED.sub(" ", prompt or "").strip()
+    words = INJECTED.sub(" ", prompt or "").strip()
+    return "" if is_hook_message(words) else words
 
 
 def _escalated(raw) -> bool:
@@ -271,7 +273,7 @@ def steps_from_turns(turns: list[Turn]) -> list[Step]:
                     offered=offered,
                 )
             )
-        for queued in turn.queued:
+        for queued in (q for q in turn.queued if user_words(q)):
             steps.append(Step("prompt", text=queued, feedback=detect_feedback(queued), turn=index, queued=True))
         offered = offered_options(turn.answer or "")
         stopped = False

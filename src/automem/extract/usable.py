@@ -153,3 +153,61 @@ def readable(summary: str) -> bool:
     ):
         return False  # a quote or parenthesis opened and never closed: a cut
     return True
+
+
+# --- secret values --------------------------------------------------------------------------------
+
+# a setting whose name says it holds a credential: OPENAI_API_KEY, GH_TOKEN, DB_PASSWORD, AWS_SECRET_ACCESS_KEY
+_SECRET_NAME = rx.compile(
+    r"(?:^|_)(?:API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PASSPHRASE|CREDENTIALS?|AUTH|PAT|COOKIE|PRIVATE_KEY"
+    r"|ACCESS_KEY(?:_ID)?|CLIENT_SECRET|DSN)(?:_|$)|APIKEY|AUTHTOKEN",
+    re.I,
+)
+# NAME=value as a shell, an env file or docker's -e writes it (quoted or bare)
+_SETTING = rx.compile(r"(?<![\w$.-])([A-Za-z_][A-Za-z0-9_]{1,63})=(\"[^\"\n]*\"|'[^'\n]*'|[^\s'\"`;&|()<>]+)")
+SECRET_VALUE = "<secret>"
+
+
+def secret_setting(assignment: str) -> bool:
+    """Does ``NAME=value`` set a credential: a name that says so with a value that could be one (not a flag, a number,
+    a path or a reference to another setting), or a value the redaction rules take for a secret (a token, a URL with
+    its password)?"""
+    name, _, value = assignment.partition("=")
+    value = value.strip("'\"")
+    if not value or value.startswith(("$", "%", "<", "[REDACTED")):
+        return False
+    if (
+        _SECRET_NAME.search(name)
+        and not _NOT_A_SECRET_NAME.search(name)
+        and len(value) >= 6
+        and not _PLAIN_VALUE.fullmatch(value)
+    ):
+        return True
+    return holds_secret(assignment)
+
+
+# a setting about a credential that holds none: where it is, how long it lives
+_NOT_A_SECRET_NAME = rx.compile(
+    r"_(?:FILE|PATH|DIR|URL|HOST|PORT|NAME|ID|LENGTH|LEN|TTL|TIMEOUT|EXPIRY|HEADER|TYPE|MODE|ENABLED|DISABLED"
+    r"|REQUIRED)$|^(?:SKIP|NO|DISABLE|ENABLE|USE)_",
+    re.I,
+)
+_PLAIN_VALUE = rx.compile(r"true|false|yes|no|on|off|none|null|\d+|[.~/].*|\w+\.(?:json|pem|key|txt|env|ya?ml)", re.I)
+
+
+def without_secret_values(text: str) -> str:
+    """``NAME=value`` settings that hold a credential written ``NAME=<secret>``: a lesson may name the setting, never
+    its value."""
+    if not text or "=" not in text:
+        return text
+    return _SETTING.sub(
+        lambda m: f"{m.group(1)}={SECRET_VALUE}" if secret_setting(m.group(0)) else m.group(0),
+        text,
+    )
+
+
+def holds_secret(text: str) -> bool:
+    """Does the text still carry something the redaction rules would hide?"""
+    from automem.redact.fast import redact_fast
+
+    return bool(text) and redact_fast(text) != text

@@ -100,22 +100,27 @@ def _readable_head(summary: str) -> str:
 
 def find_candidates(session: Session, limit: int = MAX_CANDIDATES) -> list[Candidate]:
     """Every rule's candidates, made portable and readable, strongest first, at most ``limit``."""
-    from automem.extract.usable import generalize, summary_text
+    from automem.extract.directives import temporary
+    from automem.extract.usable import generalize, holds_secret, summary_text, without_secret_values
 
     out: list[Candidate] = []
     seen: set[str] = set()
     for rule in _rules():
+        heard = rule.__module__.endswith((".said", ".requests"))
         for cand in rule(session):
+            if heard and temporary(f"{cand.summary}\n{cand.content}"):
+                continue  # what the user said or asked, called a stopgap in their own words ("for now")
             cand.rule = cand.rule or rule.__name__
-            cand.summary = _readable_head(summary_text(cand.summary, session.root))
-            if not cand.summary:
-                continue
+            cand.summary = _readable_head(summary_text(without_secret_values(cand.summary), session.root))
+            cand.how_to_apply = without_secret_values(cand.how_to_apply)
+            if not cand.summary or holds_secret(cand.summary) or holds_secret(cand.how_to_apply):
+                continue  # a lesson that cannot be said without a secret's value is not stored
             key = cand.summary.lower()
             if key in seen:
                 continue
             seen.add(key)
-            cand.content = generalize(cand.content, session.root)
-            cand.why = generalize(cand.why, session.root)
+            cand.content = generalize(without_secret_values(cand.content), session.root)
+            cand.why = generalize(without_secret_values(cand.why), session.root)
             cand.how_to_apply = generalize(cand.how_to_apply, session.root)
             out.append(cand)
     out = merge_escalations(out)

@@ -21,6 +21,7 @@ from automem.extract.intent import (
     difference,
     edited_files,
     installed_names,
+    installs_dependencies,
     is_install,
     same_intent,
 )
@@ -342,7 +343,8 @@ _REPAIRS_STATE = rx.compile(
     r"|(?:npm|pnpm|yarn) cache|ssh-keygen|ssh-add"
     # a dependency installed or added: the project has it from now on
     r"|(?:npm|pnpm|yarn|bun) (?:install|i|add|ci)|(?:python3? -m )?pip3? install|uv (?:add|sync|pip install)"
-    r"|poetry (?:add|install)|cargo (?:add|fetch)|go (?:get|mod download|mod tidy)|bundle (?:add|install)"
+    r"|poetry (?:add|install)|pipenv (?:install|sync)|pdm (?:add|install|sync)"
+    r"|cargo (?:add|fetch)|go (?:get|mod download|mod tidy)|bundle (?:add|install)"
     r"|gem install|composer (?:require|install))\b",
     re.I,
 )
@@ -368,6 +370,15 @@ def _fixed_summary(name: str, diff: Difference, line: str) -> str:
     if diff.kind == "path":
         return phrasing.fit(f"{diff.text} is not writable here ({gist}); {name} worked writing elsewhere")
     return phrasing.needs_summary(name, diff.text.removeprefix("with "), line)
+
+
+def _done(diff: Difference) -> str:
+    """What the call that worked did differently, as words after "ran": "--jobs=1", "writing outside /tmp"."""
+    return f"writing outside {diff.text}" if diff.kind == "path" else diff.text
+
+
+def _unwritable_how(name: str, diff: Difference) -> str:
+    return f"Have {name} write outside {diff.text} here; another folder worked." if diff.kind == "path" else ""
 
 
 _HEREDOC = rx.compile(r"<<-?\s*(['\"]?)(\w+)\1")
@@ -568,9 +579,9 @@ def repeated_error_rule(session: Session) -> list[Candidate]:
             summary = _fixed_summary(name, diff, line)
             content = (
                 f"{first.tool} failed {count} times{earlier} with: {line}\n"
-                f"What worked: `{_command_text(fix_step)}` ({diff.text})."
+                f"What worked: `{_command_text(fix_step)}` ({_done(diff)})."
             )
-            how = f"Do it that way from the start: {diff.text}."
+            how = _unwritable_how(name, diff) or f"Do it that way from the start: {diff.text}."
         elif passed_later and not earlier:
             continue  # it went away for a reason the session never named: nothing a later session can act on
         elif passed_later:
@@ -590,7 +601,7 @@ def repeated_error_rule(session: Session) -> list[Candidate]:
                 summary=summary,
                 content=content,
                 why=f"The same error came back {count} times"
-                + (f"; it stopped once the call ran {diff.text}" if diff else "")
+                + (f"; it stopped once the call ran {_done(diff)}" if diff else "")
                 + ".",
                 how_to_apply=how,
                 signals=["error"] + (["confirmation"] if explained and confirmed_after(session, explained[1]) else []),
@@ -652,9 +663,10 @@ def fixed_error_rule(session: Session) -> list[Candidate]:
             Candidate(
                 kind="observation",
                 summary=_fixed_summary(name, diff, line),
-                content=f"`{_command_text(step)}` failed: {line}\nWhat worked: `{_command_text(fix)}` ({diff.text}).",
-                why="The same call failed, then worked once it ran " + diff.text + ".",
-                how_to_apply=f"Run {name} {_without_pid(diff.text)} from the start here.",
+                content=f"`{_command_text(step)}` failed: {line}\nWhat worked: `{_command_text(fix)}` ({_done(diff)}).",
+                why="The same call failed, then worked once it ran " + _done(diff) + ".",
+                how_to_apply=_unwritable_how(name, diff)
+                or f"Run {name} {_without_pid(diff.text)} from the start here.",
                 signals=["error"] + (["confirmation"] if confirmed_after(session, fix_index) else []),
                 scope=_scope(step, session.intent(index)),
                 weight=2.2,
@@ -1391,10 +1403,16 @@ def missing_module_rule(session: Session) -> list[Candidate]:
             for c in i.commands
             if is_install(c) and any(module.split("/")[0] in n for n in installed_names(c))
         ]
+        declared = [c.text for i in between for c in i.commands if installs_dependencies(c)]
         name = _name(session, index)
         gist = phrasing.error_name(_line(step))
         if installed:
             summary = phrasing.fit(f"{module} was not installed in this project; `{installed[-1][:60]}` installed it")
+        elif declared:  # `npm ci`, `uv sync`, `pip install -e .`: the project declares it, its install had not run
+            summary = phrasing.fit(
+                f"{module} was missing until `{declared[-1][:60]}` installed the project's dependencies"
+            )
+            installed = declared
         else:
             summary = phrasing.fit(
                 f"{module} is not installed in this project: importing it fails" + (f" ({gist})" if gist else "")
@@ -1407,7 +1425,9 @@ def missing_module_rule(session: Session) -> list[Candidate]:
                 f"`{_command_text(session.steps[fix_index])}`",
                 why=f"{module} is missing here; {name} passed once the session "
                 + ("installed it." if installed else "worked around it."),
-                how_to_apply=f"Install {module} before importing it, or do without it as the session did.",
+                how_to_apply=f"Run `{declared[-1][:60]}` first on a fresh checkout or environment."
+                if declared
+                else f"Install {module} before importing it, or do without it as the session did.",
                 signals=["error"],
                 scope="project",
                 weight=1.8,
@@ -1488,6 +1508,14 @@ _REQUIREMENT = rx.compile(
 
 
 _MID_SENTENCE = rx.compile(r"^[a-z][\w-]*[.,;]\s")
+# a bug in the code that a call ran, not a condition of its setting: "TypeError: f() argument must be str, not int",
+# "x is not a function", "expected a string, got number"
+_CODE_BUG = rx.compile(
+    r"\b(?:Type|Value|Attribute|Key|Index|Name|Assertion|Reference|Syntax|ZeroDivision|Argument|Range)Error\b"
+    r"|\bmust be (?:an? )?[\w.`'\"]+, not\b|\bis not a (?:function|constructor|callable|valid \w+ literal)\b"
+    r"|\b(?:must be|expected) (?:an? |of type )?[`'\"]?(?:str|string|int|integer|number|bool|boolean|float|list"
+    r"|dict|tuple|bytes|object|array|iterable|callable|none|null|undefined)\b[`'\"]?(?:,| but| got| found|$)"
+)
 
 
 def stated_requirement_rule(session: Session) -> list[Candidate]:
@@ -1499,7 +1527,9 @@ def stated_requirement_rule(session: Session) -> list[Candidate]:
         if is_slip(step) or missing_name(session, index):
             continue
         lines = [e.get("line", "") for e in step.errors] + step.result_head.splitlines()[:4]
-        stated = next((" ".join(line.split()) for line in lines if _REQUIREMENT.search(line)), "")
+        stated = next(
+            (" ".join(line.split()) for line in lines if _REQUIREMENT.search(line) and not _CODE_BUG.search(line)), ""
+        )
         if not stated or len(stated) > 240 or _MID_SENTENCE.match(stated):
             continue  # "available. On Debian/Ubuntu systems ...": a wrapped line begun mid-sentence reads as nothing
         found = verified_fix(session, indexes[-1])

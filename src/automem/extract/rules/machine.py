@@ -11,6 +11,7 @@ import re
 
 from automem import lazy_re as rx  # module-level patterns compile on first use
 from automem.extract import phrasing
+from automem.extract.intent import SYSTEM_DIRS
 from automem.extract.rules import Session
 from automem.extract.steps import Step
 from automem.schema import VERIFIED_FIX, Candidate
@@ -104,7 +105,6 @@ _REFUSED = rx.compile(
     r"|cannot (?:create|open|touch|write)[^/\n]{0,30}(?P<path2>/(?:[\w.@+-]+/)*[\w.@+-]+)[^\n]*?"
     r"(?:Permission denied|Read-only file system)"
 )
-_SYSTEM_DIRS = ("/tmp", "/var/tmp", "/var", "/opt", "/usr", "/etc", "/srv", "/mnt", "/run")
 
 
 def _refused_place(step: Step, root: str) -> tuple[str, str] | None:
@@ -116,9 +116,9 @@ def _refused_place(step: Step, root: str) -> tuple[str, str] | None:
         path = match.group("path") or match.group("path2")
         if root and path.startswith(root.rstrip("/") + "/"):
             return None  # a file of the project itself: a permissions problem of that file, not of the machine
-        folder = next((d for d in _SYSTEM_DIRS if path == d or path.startswith(d + "/")), "")
-        if folder and path != folder:
-            return folder, path.rsplit("/", 1)[-1]
+        folder, _, name = path.rpartition("/")
+        if folder in SYSTEM_DIRS and name:  # right in it: /tmp/ana-x8k2/out.txt says nothing of /tmp itself
+            return folder, name
     return None
 
 
