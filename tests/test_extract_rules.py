@@ -544,6 +544,16 @@ def test_a_dependency_the_session_installed_is_a_fix_that_waits():
     assert kept.promotion == VERIFIED_FIX  # a setting the next call needs again, not a dependency added
 
 
+def test_an_install_run_by_the_path_of_an_environments_pip_is_a_fix_that_waits():
+    missing = _fail(".env/bin/jupyter nbconvert --execute demo.ipynb", ".env/bin/jupyter: No such file or directory")
+    steps = [missing, _ok(".env/bin/pip install -q jupyter"), _ok(".env/bin/jupyter nbconvert --execute demo.ipynb")]
+    [cand] = _run(errors.fixed_error_rule, steps)
+    assert "after `.env/bin/pip install -q jupyter`" in cand.summary and not cand.promotion
+    steps[1] = _ok("/opt/venv/bin/python -m pip install jupyter")
+    [also] = _run(errors.fixed_error_rule, steps)
+    assert not also.promotion
+
+
 def test_the_agents_own_inline_script_bug_is_a_slip():
     steps = [_fail("node -e \"eval(fs.readFileSync('data.js'))\"", "ReferenceError: window is not defined")] * 2
     assert _run(errors.repeated_error_rule, steps) == []
@@ -3242,6 +3252,17 @@ def test_never_do_that_again_after_one_destructive_command_names_the_command():
     complaint = [_prompt("tidy up"), _ok("git clean -fdx"), _prompt("You just deleted my .env!")]
     [waits] = _run(destructive.destructive_rule, complaint)
     assert waits.summary.endswith("`git clean -f`") and not waits.promotion  # a candidate: nothing forbidden yet
+
+
+def test_a_complaint_in_chinese_or_japanese_about_deleted_work_gives_a_candidate():
+    from automem.extract.rules import destructive
+
+    for said_after in ("你刚才误删了我的配置目录，还能恢复吗？", "刪了我的專案資料夾！", "作業フォルダが消された…"):
+        steps = [_prompt("clean up the temp folder"), _ok("rm -rf ~/tmpdir 2>/dev/null; ls"), _prompt(said_after)]
+        [waits] = _run(destructive.destructive_rule, steps)
+        assert waits.summary == "Ask the user before running `rm -rf`" and not waits.promotion, said_after
+    calm = [_prompt("clean up"), _ok("rm -rf build"), _prompt("删除了构建目录吗？好的，继续")]  # no complaint
+    assert _run(destructive.destructive_rule, calm) == []
 
 
 def test_that_stays_unresolved_with_no_or_several_destructive_commands_or_a_rule_said_in_full():

@@ -30,7 +30,10 @@ _COMPLAINS = rx.compile(
     r"|force[- ]pushed)\b"
     r"|\bwhy\s+(?:did|would)\s+you\s+(?:delete|wipe|erase|destroy|nuke|reset|discard|force)\b"
     r"|\b(?:my|all (?:my|the|of my))\s+(?:\w+\s+)?(?:changes|work|files|edits|commits|data)\s+(?:are|is)\s+"
-    r"(?:gone|lost)\b",
+    r"(?:gone|lost)\b"
+    # in Chinese and Japanese: "误删了" (deleted by mistake), "删了我的" (deleted my ...), "覆盖了我的" (overwrote
+    # my ...), "消された" / "削除された" (got deleted on me)
+    r"|误删|誤刪|[删刪](?:掉|除)?了我的|覆[盖蓋]了我的|(?:消|削除|上書き)され(?:た|ました|てしまった)",
     re.I,
 )
 _RECURSIVE = re.compile(r"^-[a-zA-Z]*[rR]")

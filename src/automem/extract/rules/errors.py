@@ -332,10 +332,11 @@ def _without_pid(text: str) -> str:
 
 
 # a step that repaired the state that failed, once: a stale process stopped, a file made executable or removed, a
-# folder made, the branch pulled, stashed or pushed, git configured. The next call finds the state repaired; what
+# folder made, the branch pulled, stashed or pushed, git configured (the program also named by its path, as a
+# virtual environment's `.venv/bin/pip install`). The next call finds the state repaired; what
 # was learned is a state of that moment, not something to do every time (unlike `nvm use 20` or starting a service)
 _REPAIRS_STATE = rx.compile(
-    r"^(?:after )?`?(?:sudo\s+)?(?:kill|pkill|killall|taskkill|stop-process|fuser -k"
+    r"^(?:after )?`?(?:sudo\s+)?(?:[\w.~-]*/)*(?:kill|pkill|killall|taskkill|stop-process|fuser -k"
     r"|chmod|chown|rm|rmdir|del|remove-item|mkdir|md|new-item|touch|mv|ln|unlink"
     r"|git (?:stash|pull|fetch|config|push|add|commit|checkout|switch|reset|restore|rebase|merge|init|remote|clean"
     r"|rm|branch|tag|worktree|submodule)"
