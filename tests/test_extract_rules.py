@@ -554,6 +554,30 @@ def test_an_install_run_by_the_path_of_an_environments_pip_is_a_fix_that_waits()
     assert not also.promotion
 
 
+def test_an_import_that_works_from_the_projects_environment_is_no_missing_package():
+    missing = _fail("python3 tools/report.py", "ModuleNotFoundError: No module named 'yaml'")
+    for fix, how in (
+        ("source venv/bin/activate && python3 tools/report.py", "source venv/bin/activate && python3"),
+        ("uv run python3 tools/report.py", "uv run python3"),
+    ):
+        [cand] = _run(errors.missing_module_rule, [missing, _ok(fix)])
+        assert cand.summary == f"yaml is installed in the project's environment only; run python3 as `{how}`"
+        assert "not installed" not in cand.summary
+    installed = [missing, _ok("pip install pyyaml"), _ok("source venv/bin/activate && python3 tools/report.py")]
+    [cand] = _run(errors.missing_module_rule, installed)
+    assert "environment only" not in cand.summary  # an install came between: the install is the news
+
+
+def test_a_probe_refused_until_the_session_started_its_server_is_no_lesson():
+    refused = _fail("curl -s localhost:8080/health", "curl: (7) Failed to connect to localhost port 8080: refused")
+    started = [refused, _ok("npm run serve > /tmp/serve.log 2>&1 &"), _ok("curl -s localhost:8080/health")]
+    assert _run(errors.fixed_error_rule, started) == []
+    needs_db = _fail("pytest -q tests/integration", "psycopg.OperationalError: connection refused")
+    steps = [needs_db, _ok("docker compose up -d db"), _ok("pytest -q tests/integration")]
+    [kept] = _run(errors.fixed_error_rule, steps)
+    assert "after `docker compose up -d db`" in kept.summary  # the tests need the service: a lesson
+
+
 def test_the_agents_own_inline_script_bug_is_a_slip():
     steps = [_fail("node -e \"eval(fs.readFileSync('data.js'))\"", "ReferenceError: window is not defined")] * 2
     assert _run(errors.repeated_error_rule, steps) == []

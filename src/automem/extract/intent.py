@@ -756,6 +756,11 @@ def _probe(command: Command) -> bool:
     return command.program == "curl" and not any(o.split("=", 1)[0] in _CURL_SENDS for o in command.options)
 
 
+def is_probe(intent: Intent) -> bool:
+    """Is the call's main command one that only asks a server something (a plain curl GET, ping, dig)?"""
+    return intent.main is not None and _probe(intent.main)
+
+
 def _changes(failed: Intent, fix: Intent, same: Command, between: list[Intent]) -> int:
     """How many different changes came between the failed call and the one that worked: each other command run in
     between or in front of the retry (not a look, nor another try of the same call), and in the retry itself its

@@ -23,6 +23,7 @@ from automem.extract.intent import (
     installed_names,
     installs_dependencies,
     is_install,
+    is_probe,
     same_intent,
 )
 from automem.extract.rules import Session, machine
@@ -655,8 +656,10 @@ def fixed_error_rule(session: Session) -> list[Candidate]:
         _at, fix_index, diff = explained
         if diff.kind == "edit" and repairs_own_edit(session, index, fix_index):
             continue  # the file the fix edited is one the agent had just changed: its own slip, mended
-        fix = session.steps[fix_index]
         line = _line(step)
+        if diff.kind == "before" and _REFUSED.search(line) and is_probe(session.intent(index)):
+            continue  # `curl localhost:3000` refused until the session started its server: the work, no lesson
+        fix = session.steps[fix_index]
         name = _name(session, index)
         if not name:
             continue
@@ -675,6 +678,12 @@ def fixed_error_rule(session: Session) -> list[Candidate]:
             )
         )
     return out
+
+
+# nothing listens there yet: the server the call asks was not started
+_REFUSED = rx.compile(
+    r"connection refused|couldn'?t connect to server|failed to connect to|ECONNREFUSED|no route to host", re.I
+)
 
 
 def lasting_fix(diff: Difference) -> bool:
@@ -1407,7 +1416,15 @@ def missing_module_rule(session: Session) -> list[Candidate]:
         declared = [c.text for i in between for c in i.commands if installs_dependencies(c)]
         name = _name(session, index)
         gist = phrasing.error_name(_line(step))
-        if installed:
+        main = session.intent(index).main
+        program = main.program if main else ""
+        # `python x.py` failed, `source .venv/bin/activate && python x.py` worked: the package is there, in the
+        # project's environment, which the failed call did not use
+        via = "" if installed or declared or not program else _project_runner(session, index, fix_index, program)
+        if via:
+            how = f"{via}{program}" if via.endswith("/") else f"{via} {program}"
+            summary = phrasing.fit(f"{module} is installed in the project's environment only; run {program} as `{how}`")
+        elif installed:
             summary = phrasing.fit(f"{module} was not installed in this project; `{installed[-1][:60]}` installed it")
         elif declared:  # `npm ci`, `uv sync`, `pip install -e .`: the project declares it, its install had not run
             summary = phrasing.fit(
@@ -1424,9 +1441,13 @@ def missing_module_rule(session: Session) -> list[Candidate]:
                 summary=summary,
                 content=f"`{_command_text(step)}` failed: {_line(step)}\n{name} passed later: "
                 f"`{_command_text(session.steps[fix_index])}`",
-                why=f"{module} is missing here; {name} passed once the session "
+                why=f"{name} found {module} only when run from the project's environment."
+                if via
+                else f"{module} is missing here; {name} passed once the session "
                 + ("installed it." if installed else "worked around it."),
-                how_to_apply=f"Run `{declared[-1][:60]}` first on a fresh checkout or environment."
+                how_to_apply=f"Run {program} as `{how}` in this project."
+                if via
+                else f"Run `{declared[-1][:60]}` first on a fresh checkout or environment."
                 if declared
                 else f"Install {module} before importing it, or do without it as the session did.",
                 signals=["error"],
