@@ -63,6 +63,18 @@ def test_a_look_is_never_the_fix_of_a_call_that_did_something_else():
     assert not same_intent(intent_of("Bash", "git status"), intent_of("Bash", "git status"))  # a failed look: exploring
 
 
+def test_a_status_asked_of_a_tool_is_a_look_and_never_the_fix():
+    from automem.extract.intent import is_look
+
+    for line in ("gh auth status", "supabase status", "systemctl status nginx"):
+        [command] = intent_of("Bash", line).commands
+        assert is_look(command), line
+    [script] = intent_of("Bash", "npm run status").commands
+    assert not is_look(script)  # a script of the project's, whatever it does
+    login = _fail("gh pr create --fill", "To get started with GitHub CLI, please run:  gh auth login")
+    assert _run(errors.fixed_error_rule, [login, _ok("gh auth status"), _ok("gh pr create --fill")]) == []
+
+
 def test_a_quoted_separator_does_not_split_a_command_line():
     commands, _ = __import__("automem.extract.intent", fromlist=["x"]).parse_command_line(
         "$env:Path += ';C:\\Git\\bin'; Get-Command bash"
@@ -576,6 +588,13 @@ def test_a_probe_refused_until_the_session_started_its_server_is_no_lesson():
     steps = [needs_db, _ok("docker compose up -d db"), _ok("pytest -q tests/integration")]
     [kept] = _run(errors.fixed_error_rule, steps)
     assert "after `docker compose up -d db`" in kept.summary  # the tests need the service: a lesson
+
+
+def test_a_commit_with_nothing_staged_is_a_slip_not_a_fix_by_git_add():
+    empty = _fail('git commit -m "docs: notes"', "nothing added to commit but untracked files present (use git add)")
+    assert _run(errors.fixed_error_rule, [empty, _ok("git add docs && git commit -m 'docs: notes'")]) == []
+    unstaged = _fail("git commit -m fix", 'no changes added to commit (use "git add" and/or "git commit -a")')
+    assert _run(errors.fixed_error_rule, [unstaged, _ok("git add -A"), _ok("git commit -m fix")]) == []
 
 
 def test_the_agents_own_inline_script_bug_is_a_slip():

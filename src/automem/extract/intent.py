@@ -302,7 +302,8 @@ def is_look(command: Command) -> bool:
         return True
     if command.program == "git" and command.subcommand == "tag":
         return len(command.positional) == 1 or "-l" in command.args or "--list" in command.args  # lists tags
-    return False
+    # a status asked of any tool (`gh auth status`, `supabase status`, `systemctl status app`): it changes nothing
+    return "status" in command.positional[:2] and command.program not in ("npm", "pnpm", "yarn", "bun", "make")
 
 
 # programs that rewrite the files they are given when run with an in-place option: `sed -i`, `perl -pi -e`; perl's and

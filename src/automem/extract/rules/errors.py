@@ -40,7 +40,9 @@ _SLIP = rx.compile(
     r"|Too Many Requests|\b429\b|rate.?limit|Request interrupted|hit your (?:usage )?limit|unexpected EOF|unterminated"
     r"|here-document|literal \"\\\\n\" is not allowed|syntax error near unexpected|File has not been read yet"
     r"|Failed to find expected lines|patch (?:does not apply|failed)|Invalid patch|tool_use_error"
-    r"|File content \(\d+ tokens\) exceeds|exceeds maximum allowed (?:tokens|size)",
+    r"|File content \(\d+ tokens\) exceeds|exceeds maximum allowed (?:tokens|size)"
+    # git with nothing staged: the commit came before its `git add`, the order of the work
+    r"|nothing (?:added )?to commit|no changes added to commit",
     re.I,
 )
 _INLINE_CODE = rx.compile(r"\b(?:node|deno|bun)\s+(?:-e|--eval|-p)\b|\bpython[\d.]*\s+(?:-c\b|-\s*<<)|<<\s*['\"]?\w+")
