@@ -597,6 +597,24 @@ def test_a_commit_with_nothing_staged_is_a_slip_not_a_fix_by_git_add():
     assert _run(errors.fixed_error_rule, [unstaged, _ok("git add -A"), _ok("git commit -m fix")]) == []
 
 
+def test_a_way_round_a_busy_port_waits_as_a_candidate():
+    busy = _fail("npm run dev", "Error: listen EADDRINUSE: address already in use :::5173")
+    [cand] = _run(errors.fixed_error_rule, [busy, _ok("PORT=5174 npm run dev")])
+    assert "PORT=5174" in cand.summary and not cand.promotion  # the port was taken then, maybe not next time
+    heap = _fail("npm run build", "FATAL ERROR: Reached heap limit Allocation failed")
+    [kept] = _run(errors.fixed_error_rule, [heap, _ok("NODE_OPTIONS=--max-old-space-size=4096 npm run build")])
+    assert kept.promotion == VERIFIED_FIX
+
+
+def test_and_and_refused_by_windows_powershell_teaches_how_to_chain_commands():
+    refused = _fail("cd api && dotnet build", "The token '&&' is not a valid statement separator in this version.")
+    steps = [_prompt("build the api"), refused, _ok("cd api; dotnet build")]
+    [cand] = find_candidates(Session(steps, root="C:/work/shop"))
+    assert cand.summary.startswith("The shell on this Windows machine is Windows PowerShell: it does not take `&&`")
+    assert cand.scope == "global" and cand.promotion == VERIFIED_FIX
+    assert find_candidates(Session([_prompt("build the api"), refused])) == []  # never chained otherwise
+
+
 def test_the_agents_own_inline_script_bug_is_a_slip():
     steps = [_fail("node -e \"eval(fs.readFileSync('data.js'))\"", "ReferenceError: window is not defined")] * 2
     assert _run(errors.repeated_error_rule, steps) == []

@@ -69,6 +69,7 @@ def _rules() -> list[Rule]:
         errors.fixed_error_rule,
         errors.missing_module_rule,
         errors.stated_requirement_rule,
+        errors.shell_separator_rule,
         errors.interactive_rule,
         errors.offline_sandbox_rule,
         errors.old_python_rule,

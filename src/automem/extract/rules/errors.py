@@ -676,10 +676,21 @@ def fixed_error_rule(session: Session) -> list[Candidate]:
                 signals=["error"] + (["confirmation"] if confirmed_after(session, fix_index) else []),
                 scope=_scope(step, session.intent(index)),
                 weight=2.2,
-                promotion="" if self_taught(line, step, diff) or not lasting_fix(diff) else VERIFIED_FIX,
+                promotion=""
+                if self_taught(line, step, diff) or not lasting_fix(diff) or _BUSY.search(line)
+                else VERIFIED_FIX,
             )
         )
     return out
+
+
+# something else held the port or the lock at that moment: the way round it (another port, waiting) is of that
+# moment too, stored but not promoted until another session meets it again
+_BUSY = rx.compile(
+    r"EADDRINUSE|address already in use|port \d+ is (?:already )?in use|Could not get lock|is locked by another"
+    r"|Another (?:git|instance|process)\b[^\n]{0,40}(?:running|in progress)",
+    re.I,
+)
 
 
 # nothing listens there yet: the server the call asks was not started
@@ -1542,14 +1553,58 @@ _CODE_BUG = rx.compile(
 )
 
 
+# Windows PowerShell 5 has no `&&` or `||` between commands (PowerShell 7 has): the shell's, not the program's
+_NO_AND_AND = rx.compile(r"The token '(&&|\|\|)' is not a valid statement separator")
+
+
+def shell_separator_rule(session: Session) -> list[Candidate]:
+    """`a && b` refused by Windows PowerShell, then the same work chained with `;`: how to chain commands here."""
+    for index in failures(session):
+        refused = _NO_AND_AND.search(_error_text(session.steps[index]))
+        if not refused:
+            continue
+        later = next(
+            (
+                j
+                for j in range(index + 1, min(len(session.steps), index + WINDOW))
+                if session.steps[j].kind == "action"
+                and session.steps[j].ok
+                and ";" in session.steps[j].input
+                and refused.group(1) not in session.steps[j].input
+            ),
+            None,
+        )
+        if later is None:
+            continue
+        token = refused.group(1)
+        return [
+            Candidate(
+                kind="observation",
+                summary=phrasing.fit(
+                    f"The shell on {machine.this_machine(session)} is Windows PowerShell: it does not take `{token}`"
+                    " between commands; chain them with `;`"
+                ),
+                content=f"`{_command_text(session.steps[index])}` failed: {_line(session.steps[index])}\n"
+                f"What worked: `{_command_text(session.steps[later])}`",
+                why=f"The shell refused `{token}` as a separator, and the same work chained with `;` ran.",
+                how_to_apply=f"Chain commands with `;` (or `if ($?) {{ ... }}`), never `{token}`, in this shell.",
+                signals=["error"],
+                scope="global",
+                weight=2.2,
+                promotion=VERIFIED_FIX,
+            )
+        ]
+    return []
+
+
 def stated_requirement_rule(session: Session) -> list[Candidate]:
     """An error that states its own requirement ("Not on a feature branch", "must be run from ..."), met later."""
     out: list[Candidate] = []
     for indexes in _clusters(session).values():
         index = indexes[0]
         step = session.steps[index]
-        if is_slip(step) or missing_name(session, index):
-            continue
+        if is_slip(step) or missing_name(session, index) or _NO_AND_AND.search(_error_text(step)):
+            continue  # `&&` refused is the shell's rule, not the program's (shell_separator_rule)
         lines = [e.get("line", "") for e in step.errors] + step.result_head.splitlines()[:4]
         stated = next(
             (" ".join(line.split()) for line in lines if _REQUIREMENT.search(line) and not _CODE_BUG.search(line)), ""
