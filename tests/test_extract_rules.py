@@ -615,6 +615,14 @@ def test_and_and_refused_by_windows_powershell_teaches_how_to_chain_commands():
     assert find_candidates(Session([_prompt("build the api"), refused])) == []  # never chained otherwise
 
 
+def test_the_windows_python_launcher_is_another_spelling_of_python():
+    missing = _not_found("python3 manage.py check", "python3 : The term 'python3' is not recognized as a cmdlet")
+    [cand] = _run(errors.missing_command_rule, [missing, _ok("py -3 manage.py check")])
+    assert cand.summary.endswith("use py instead") and cand.promotion == VERIFIED_FIX
+    other = [missing, _ok("py -3 tools/other.py")]  # py ran something else: no respelling shown
+    assert all("use py instead" not in c.summary for c in _run(errors.missing_command_rule, other))
+
+
 def test_the_agents_own_inline_script_bug_is_a_slip():
     steps = [_fail("node -e \"eval(fs.readFileSync('data.js'))\"", "ReferenceError: window is not defined")] * 2
     assert _run(errors.repeated_error_rule, steps) == []

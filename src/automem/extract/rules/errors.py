@@ -780,7 +780,8 @@ def _respelled(other: Command, name: str) -> tuple[str, list[str]]:
     """How ``other`` runs the program ``name`` under another spelling, and its arguments after that spelling:
     python3 for python and pip3 for pip (a version suffix; pipx is another program), gtimeout for timeout (the GNU
     build on macOS), gradle.bat for gradle (the Windows launcher), ``docker compose`` for
-    docker-compose (the plugin form of a hyphenated tool), ``python3 -m pip`` for pip (the module form)."""
+    docker-compose (the plugin form of a hyphenated tool), ``python3 -m pip`` for pip (the module form), ``py`` for
+    python (the launcher of Windows)."""
     if other.program == name:
         return "", []
     shorter, longer = sorted((name, other.program), key=len)
@@ -795,6 +796,11 @@ def _respelled(other: Command, name: str) -> tuple[str, list[str]]:
         return f"{head} {tail}", other.positional[1:]
     if _PYTHON.fullmatch(other.program) and other.args[:2] == ["-m", name]:
         return f"{other.program} -m {name}", other.positional[1:]
+    if other.program.lower() == "py" and _PYTHON.fullmatch(name):
+        rest = list(other.positional)
+        while rest and re.fullmatch(r"-\d+(?:\.\d+)?(?:-\d+)?", rest[0]):
+            rest = rest[1:]  # `py -3`, `py -3.12`: the version the launcher picks
+        return "py", rest  # the Python launcher of Windows
     return "", []
 
 
