@@ -110,6 +110,20 @@ def test_a_grown_set_keeps_finding_what_it_found_and_leaves_no_file(binding, mon
     os.rmdir(scratch)
 
 
+def test_configs_a_killed_process_left_are_swept_once_an_hour_old(tmp_path, monkeypatch):
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    orphan = tmp_path / "automem-betterleaks-0123abcd-5f5f5f.toml"
+    fresh = tmp_path / "automem-betterleaks-4567cdef-6e6e6e.toml"
+    other = tmp_path / "someone-else.toml"
+    for path in (orphan, fresh, other):
+        path.write_text("[[rules]]\n")
+    old = os.path.getmtime(fresh) - 2 * 3600
+    os.utime(orphan, (old, old))
+    os.utime(other, (old, old))
+    assert betterleaks_rules.sweep_orphan_configs() == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([fresh.name, other.name])
+
+
 def test_a_process_that_meets_every_kind_ends_with_the_whole_set(binding):
     by_need = betterleaks_rules.ByNeed(binding)
     total = len(by_need.rules.blocks)

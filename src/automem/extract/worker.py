@@ -252,6 +252,9 @@ def _main(args) -> int:
             from automem.store import sweep_temp_files
 
             sweep_temp_files(Home.current())  # what a killed writer left between its write and its rename
+            from automem.redact.betterleaks_rules import sweep_orphan_configs
+
+            sweep_orphan_configs()  # and the secret scanner's configs a killed worker left in the temp folder
         except Exception as exc:  # noqa: BLE001 - SystemExit (the time limit) goes through
             log_error("extract-worker", f"pruning: {type(exc).__name__}: {exc}")
         return 0  # the claim goes last (in main): nothing of this worker runs beside the next one

@@ -161,7 +161,7 @@ class ByNeed:
 
         raw = text.encode("utf-8")
         digest = sha256_hex(raw)[:32]
-        fd, path = new_temp_file(temp_folder(), f"automem-betterleaks-{digest}-", ".toml")
+        fd, path = new_temp_file(temp_folder(), f"{_TEMP_PREFIX}{digest}-", ".toml")
         try:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(raw)
@@ -169,6 +169,38 @@ class ByNeed:
         finally:
             os.unlink(path)
         return path
+
+
+_TEMP_PREFIX = "automem-betterleaks-"
+
+
+def sweep_orphan_configs(now: float | None = None) -> int:
+    """Remove the configs a process killed mid-compile left in the temp folder (each lives for one scan, so one an
+    hour old is an orphan); only this user's. Returns how many went."""
+    import time
+
+    from automem.atomic import ORPHAN_SECONDS, temp_folder
+
+    now = time.time() if now is None else now
+    uid = getattr(os, "getuid", lambda: None)()
+    removed = 0
+    try:
+        entries = list(os.scandir(temp_folder()))
+    except OSError:
+        return 0
+    for entry in entries:
+        if not (entry.name.startswith(_TEMP_PREFIX) and entry.name.endswith(".toml")):
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+            if not entry.is_file(follow_symlinks=False) or (uid is not None and st.st_uid != uid):
+                continue
+            if now - st.st_mtime >= ORPHAN_SECONDS:
+                os.unlink(entry.path)
+                removed += 1
+        except OSError:
+            continue
+    return removed
 
 
 # ---------------------------------------------------------------- generating the rule files
