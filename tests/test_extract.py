@@ -646,7 +646,7 @@ def test_a_rule_the_user_turns_away_from_in_a_later_session_is_retired_not_reinf
     (project / ".git").mkdir(parents=True)
     env = _env(automem_home, tmp_path)
     home = Home(automem_home)
-    stored = []
+    stored, retired = [], []
     said = (("first", "Use npm, not yarn, in this repo."), ("second", "Use pnpm, not npm, in this repo."))
     for session, prompt in said:
         payload = {"session_id": session, "cwd": str(project), "hook_event_name": "UserPromptSubmit", "prompt": prompt}
@@ -654,8 +654,10 @@ def test_a_rule_the_user_turns_away_from_in_a_later_session_is_retired_not_reinf
         result = extract(home, session_id=session, cwd=str(project))
         assert result.reinforced == []
         stored += result.stored
+        retired += result.retired
     old, new = stored
     assert new.summary == "Use pnpm, not npm, in this repo"
+    assert [m.id for m in retired] == [old.id] and "retired: Use npm, not yarn" in result.message()
     retired = parse(next(home.project_for_cwd(str(project)).trash_dir.glob("*.md")))
     assert retired.id == old.id and retired.state == "expired" and new.id in retired.content
     conn = open_index(str(home.root))
@@ -672,6 +674,30 @@ def test_a_rule_the_user_turns_away_from_in_a_later_session_is_retired_not_reinf
     [back] = extract(home, session_id="third", cwd=str(project)).stored
     memories = home.project_for_cwd(str(project)).memories_dir
     assert [parse(p).id for p in memories.glob("*.md")] == [back.id]  # learned again; the pnpm rule retired
+
+
+@pytest.mark.parametrize(
+    ("first", "later"),
+    [
+        ("Always run the tests before committing.", "Don't use tests in parallel, it breaks the db."),
+        ("Always use npm for this project.", "Never use npm audit fix --force."),
+        ("Always use spaces in YAML files.", "Prefer tabs over spaces in Go code."),
+        ("Use Docker for local dev.", "Never use Docker in CI."),
+    ],
+)
+def test_a_later_rule_about_another_thing_retires_nothing(tmp_path, automem_home, run_hook, first, later):
+    """Only a rule that takes back the same tool choice, for everything or for the same scope, retires one."""
+    automem_home.mkdir(parents=True)
+    consent.write(automem_home, "yes")
+    project = tmp_path / "repo"
+    (project / ".git").mkdir(parents=True)
+    home = Home(automem_home)
+    env = _env(automem_home, tmp_path)
+    for session, prompt in (("one", first), ("two", later)):
+        payload = {"session_id": session, "cwd": str(project), "hook_event_name": "UserPromptSubmit", "prompt": prompt}
+        run_hook("UserPromptSubmit", payload, env)
+        assert extract(home, session_id=session, cwd=str(project)).retired == []
+    assert not list(home.project_for_cwd(str(project)).trash_dir.glob("*.md"))
 
 
 def test_the_users_own_rule_is_never_retired_by_a_later_one(tmp_path, automem_home, run_hook):

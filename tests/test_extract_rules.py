@@ -3439,3 +3439,29 @@ def test_one_long_task_sentence_sent_again_is_no_habit():
     template = "Each question must use the file exams/templates/{}.tex as its template and have five choices"
     asks = [_prompt(template.format(name)) for name in ("single-a", "single-b", "single-c")]
     assert _run(said.repeated_request_rule, asks) == []
+
+
+@pytest.mark.parametrize(
+    ("later", "earlier", "taken_back"),
+    [
+        ("Use pnpm, not npm, in this repo", "Use npm, not yarn, in this repo", True),
+        ("Use npm, not yarn, in this repo", "Use pnpm, not npm, in this repo", True),  # back to npm
+        ("Use pnpm instead of npm", "Always use npm", True),
+        ("Never use npm", "Use npm for the frontend", True),
+        ("Don't use npm; use pnpm", "Use npm", True),
+        ("Use uv, not pip, for the backend", "Use pip for the backend", True),
+        ("Don't run tests in parallel, it breaks the db.", "Always run the tests before committing", False),
+        ("Never run git push --force.", "Always use git worktrees for parallel work", False),
+        ("Never use npm audit fix --force.", "Always use npm for this project", False),  # one command of npm
+        ("Prefer tabs over spaces in Go code.", "Always use spaces in YAML files", False),  # another scope
+        ("Always use npm for publishing the package.", "Use pnpm, not npm, in this repo", False),
+        ("Use rebase, not merge", "Use merge commits for release branches", False),
+        ("Never use Docker in CI", "Use Docker for local dev", False),
+        ("Use pnpm instead of npm", "Use npm scripts for builds", False),
+        ("Use pnpm, not npm, for the frontend", "Use npm", False),  # narrower: npm still holds elsewhere
+    ],
+)
+def test_a_rule_takes_back_only_the_same_tool_choice(later, earlier, taken_back):
+    from automem.extract.rules.said import contradicts
+
+    assert contradicts(later, earlier) is taken_back

@@ -32,6 +32,7 @@ class Result:
 
     stored: list[Memory] = field(default_factory=list)
     reinforced: list[Memory] = field(default_factory=list)
+    retired: list[Memory] = field(default_factory=list)  # earlier automatic rules a stored one took back
     skipped: str = ""  # why nothing ran (no consent, switched off, nothing to read)
     candidates: int = 0
     model: str = "off"
@@ -43,12 +44,14 @@ class Result:
         names = ", ".join(_short(m.summary) for m in self.stored[:3])
         more = f" (+{len(self.stored) - 3} more)" if len(self.stored) > 3 else ""
         n = len(self.stored)
-        return f"automem: stored {n} new memor{'y' if n == 1 else 'ies'}: {names}{more}"
+        gone = f"; retired: {', '.join(_short(m.summary) for m in self.retired[:3])}" if self.retired else ""
+        return f"automem: stored {n} new memor{'y' if n == 1 else 'ies'}: {names}{more}{gone}"
 
     def as_dict(self) -> dict:
         return {
             "stored": [m.as_dict() for m in self.stored],
             "reinforced": [m.as_dict() for m in self.reinforced],
+            "retired": [m.as_dict() for m in self.retired],
             "skipped": self.skipped,
             "candidates": self.candidates,
             "model": self.model,
@@ -246,7 +249,7 @@ def _store(
         save(target, memory)
         _index(memory, home)
         if cand.promotion == INSTRUCTION:
-            _retire_overturned(memory, existing, target, home)
+            result.retired += _retire_overturned(memory, existing, target, home)
         existing.append(memory)
         deduper.add(_compared(memory))
         result.stored.append(memory)
@@ -373,16 +376,18 @@ def _opposed(one: str, other: str) -> bool:
     return overturns(one, other) or overturns(other, one)
 
 
-def _retire_overturned(rule: Memory, existing: list[Memory], owner: Project, home: Home) -> None:
+def _retire_overturned(rule: Memory, existing: list[Memory], owner: Project, home: Home) -> list[Memory]:
     """A rule the user states now against an automatic one of an earlier session in the same folder ("Use pnpm, not
     npm" after "Use npm", "Use npm" after "Use pnpm, not npm") retires the earlier one: to trash, marked expired, so
     it is never injected beside the new one and may be learned again if the user goes back to it. The user's own
-    memories are never touched."""
+    memories are never touched. Returns those retired."""
+    from automem.extract.rules.said import contradicts
     from automem.index.upsert import remove_file
     from automem.schema import CANDIDATE, PROMOTED
     from automem.store import write_markdown
     from automem.store.memories import move_to_trash
 
+    retired = []
     for old in existing:
         path = old.path
         if (
@@ -391,19 +396,21 @@ def _retire_overturned(rule: Memory, existing: list[Memory], owner: Project, hom
             or not old.is_automatic
             or old.status not in (CANDIDATE, PROMOTED)
             or old.type not in ("decision", "preference")
-            or not _opposed(rule.summary, old.summary)
+            or not contradicts(rule.summary, old.summary)
         ):
             continue
         old.status = EXPIRED
         old.content = f"{old.content}\n\nOverturned by a later rule: {rule.summary} ({rule.id})".strip()
         write_markdown(path, old.render())
         old.path = move_to_trash(old, owner)
+        retired.append(old)
         try:
             remove_file(path, str(home.root))
         except Exception as exc:  # noqa: BLE001 - the Markdown is the truth; a full sync drops the row
             from automem.log import log_error
 
             log_error("extract", f"index update failed: {type(exc).__name__}: {exc}", home=str(home.root))
+    return retired
 
 
 def _forgotten(memory: Memory) -> bool:

@@ -775,7 +775,8 @@ def _avoided(rule: str) -> set[str]:
 
 def overturns(later: str, earlier: str) -> bool:
     """Does the rule ``later`` turn away from what the rule ``earlier`` uses ("Use pnpm, not npm" after "Use npm")?
-    What ``earlier`` itself avoids is not used ("don't use npm, use pnpm" uses pnpm alone)."""
+    What ``earlier`` itself avoids is not used ("don't use npm, use pnpm" uses pnpm alone). A loose reading, for
+    keeping two such rules apart (neither reinforces the other); `contradicts` is the strict one that retires."""
     avoided = _avoided(later)
     if not avoided:
         return False
@@ -783,12 +784,84 @@ def overturns(later: str, earlier: str) -> bool:
     return bool(used & avoided)
 
 
+# a rule that is one tool choice and nothing else: "use A" / "use A, not B" / "never use B", with at most a scope
+# after it ("for the frontend"); the tool is one token, so "npm audit fix" or "merge commits" is no choice of npm
+_LEAD = r"^\W*(?:(?:always|from now on|going forward|please|in this (?:project|repo|repository))\W+)*"
+_CHOICE_TOOL = r"([\w.@/+-]+)"
+_CHOOSE = r"(?:use|prefer|switch to|stick (?:to|with)|go with)\s+"
+_SWAP = rx.compile(
+    _LEAD
+    + _CHOOSE
+    + _DET
+    + _CHOICE_TOOL
+    + r"(?:\s*,\s*not|,?\s+instead of|,?\s+rather than|\s+over)\s+"
+    + _DET
+    + _CHOICE_TOOL
+    + r"(.*)$",
+    re.I,
+)
+_SWAP_BACK = rx.compile(
+    _LEAD
+    + r"(?:don'?t|do not|never|stop|avoid)\s+(?:use|using)\s+"
+    + _DET
+    + _CHOICE_TOOL
+    + r"\s*[,;]\s*"
+    + _CHOOSE
+    + _DET
+    + _CHOICE_TOOL
+    + r"(.*)$",
+    re.I,
+)
+_USE_ONLY = rx.compile(_LEAD + _CHOOSE + _DET + _CHOICE_TOOL + r"(.*)$", re.I)
+_NEVER_ONLY = rx.compile(
+    _LEAD + r"(?:never|don'?t|do not|stop|avoid)\s+(?:use|using)\s+" + _DET + _CHOICE_TOOL + r"(.*)$", re.I
+)
+_SCOPE_START = rx.compile(
+    r"^\s*(?:$|[,;:.!)]|(?:for|in|on|when|while|with|across|throughout|everywhere|here|from now on|going forward)\b)",
+    re.I,
+)
+_NO_SCOPE = rx.compile(
+    r"\b(?:in|for|across|throughout)\s+(?:this|the|our)\s+(?:project|repo|repository|codebase|workspace)\b"
+    r"|\b(?:here|always|from now on|going forward|please|everywhere)\b",
+    re.I,
+)
+
+
+def _choice(rule: str) -> tuple[str, str, str] | None:
+    """(used, avoided, scope) of a rule that is one tool choice ("" where it names none), else None."""
+    for pattern, used_at, avoided_at in ((_SWAP, 1, 2), (_SWAP_BACK, 2, 1), (_USE_ONLY, 1, 0), (_NEVER_ONLY, 0, 1)):
+        found = pattern.match(rule.strip())
+        if found is None:
+            continue
+        rest = found.group(found.lastindex or 0)
+        if not _SCOPE_START.match(rest):
+            return None  # more words of the tool's name ("npm audit fix"): not a choice of the tool
+        used = found.group(used_at).lower().strip(".,") if used_at else ""
+        avoided = found.group(avoided_at).lower().strip(".,") if avoided_at else ""
+        scope = " ".join(w.strip(".") for w in re.findall(r"[\w.@/+-]+", _NO_SCOPE.sub(" ", rest).lower()))
+        return used, avoided, scope
+    return None
+
+
+def contradicts(later: str, earlier: str) -> bool:
+    """Does ``later`` take back the tool choice of ``earlier``: it avoids the tool ``earlier`` uses, or uses the one
+    ``earlier`` avoids, where ``earlier`` held ("Use pnpm, not npm" after "Use npm, not yarn"; "Use npm" after
+    "Use pnpm, not npm")? A later rule limited to a scope the earlier did not name ("never use Docker in CI" after
+    "use Docker for local dev") leaves it standing; so does anything but one tool choice."""
+    mine, theirs = _choice(later), _choice(earlier)
+    if mine is None or theirs is None:
+        return False
+    used, avoided, scope = mine
+    clash = (avoided and avoided == theirs[0]) or (used and used == theirs[1])
+    return bool(clash) and (not scope or scope == theirs[2])
+
+
 def _latest_stands(found: list[Candidate]) -> list[Candidate]:
-    """Later evidence wins: a rule the user overturned later in the session ("use npm", then "use pnpm, not npm")
+    """Later evidence wins: a rule the user took back later in the session ("use npm", then "use pnpm, not npm")
     is dropped; the later statement stays."""
     kept: list[Candidate] = []
     for cand in found:
-        kept = [k for k in kept if not overturns(cand.summary, k.summary)]
+        kept = [k for k in kept if not contradicts(cand.summary, k.summary)]
         kept.append(cand)
     return kept
 
