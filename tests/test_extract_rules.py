@@ -3330,6 +3330,16 @@ def test_a_complaint_in_chinese_or_japanese_about_deleted_work_gives_a_candidate
         steps = [_prompt("clean up the temp folder"), _ok("rm -rf ~/tmpdir 2>/dev/null; ls"), _prompt(said_after)]
         [waits] = _run(destructive.destructive_rule, steps)
         assert waits.summary == "Ask the user before running `rm -rf`" and not waits.promotion, said_after
+    for said_after in (
+        "你删了我的代码！以后不要再这样做了",
+        "二度とやらないで",
+        "Больше так не делай!",
+        "Mach das nie wieder.",
+    ):
+        steps = [_prompt("clean up"), _ok("git reset --hard"), _prompt(said_after)]
+        [rule] = _run(destructive.destructive_rule, steps)  # forbidden again: the user's instruction
+        assert rule.summary.endswith("`git reset --hard`") and rule.promotion == INSTRUCTION, said_after
+        assert not said.directive_rule(Session([steps[-1]])), said_after  # alone it names nothing
     calm = [_prompt("clean up"), _ok("rm -rf build"), _prompt("删除了构建目录吗？好的，继续")]  # no complaint
     assert _run(destructive.destructive_rule, calm) == []
 
@@ -3346,6 +3356,52 @@ def test_that_stays_unresolved_with_no_or_several_destructive_commands_or_a_rule
         [_prompt("edit it"), _ok("rm -r build"), _prompt("why did you remove the import?")],  # about an edit
     ):
         assert _run(destructive.destructive_rule, steps) == [], steps[-1].text
+
+
+def test_that_is_the_destructive_command_only_when_nothing_else_could_be_meant():
+    """A complaint names a loss and may come a turn later: the last few turns must hold one destructive command.
+    "Never do that again" names nothing: the turn before must have done that alone. A forbid needs "again"/"ever"."""
+    from automem.extract.rules import destructive
+
+    for steps in (
+        # a loss named after two turns that each destroyed something: which one?
+        [
+            _prompt("reset it"),
+            _ok("git reset --hard"),
+            _prompt("now clean the build"),
+            _ok("rm -rf build"),
+            _prompt("wait, you wiped my changes to app.py! never do that again"),
+        ],
+        # "that" beside other work of the turn, no loss named: the edit may be what is meant
+        [
+            _prompt("reinstall and fix the api"),
+            _ok("rm -rf node_modules && npm install"),
+            _ok("api.py", tool="Edit"),
+            _prompt("Don't do that again, you changed the public API signature without asking."),
+        ],
+        # no forbid of what happened
+        [
+            _prompt("undo my edit"),
+            _ok("git checkout -- src/a.py"),
+            _prompt("Don't do it this way, write a helper function instead."),
+        ],
+        [_prompt("clean it"), _ok("git clean -fdx"), _prompt("I never run it by hand, the CI does that.")],
+        # the destructive command failed: nothing was destroyed by it
+        [_prompt("reset"), _fail("git reset --hard", "fatal: not a git repository"), _prompt("never do that again")],
+    ):
+        assert _run(destructive.destructive_rule, steps) == [], steps[-1].text
+    later = [
+        _prompt("reset it"),
+        _ok("git reset --hard"),
+        _prompt("run the tests"),
+        _ok("pytest -q"),
+        _prompt("hey, all my changes are gone! you reset them"),
+    ]
+    [waits] = _run(destructive.destructive_rule, later)
+    assert waits.summary == "Ask the user before running `git reset --hard`" and not waits.promotion
+    alone = [_prompt("tidy"), _ok("git status"), _ok("git clean -fd"), _ok("ls"), _prompt("don't ever do that")]
+    [rule] = _run(destructive.destructive_rule, alone)
+    assert rule.summary.endswith("`git clean -f`") and rule.promotion == INSTRUCTION
 
 
 @pytest.mark.parametrize(

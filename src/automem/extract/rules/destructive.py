@@ -13,15 +13,25 @@ import re
 
 from automem import lazy_re as rx
 from automem.extract import phrasing
-from automem.extract.intent import Command
+from automem.extract.intent import Command, is_look
 from automem.extract.rules import Session
 from automem.extract.rules.said import directive_rule
 from automem.schema import INSTRUCTION, Candidate
 
-# forbidding "that" again: "never do that again", "don't ever do this", "do not do it again"
+# forbidding "that" again: "never do that again", "don't ever do this", "do not do it again" ("don't do it this
+# way" and "I never run it by hand" forbid nothing that happened)
 _FORBIDS = rx.compile(
-    r"\b(?:never|don'?t|do not|dont)\s+(?:ever\s+)?(?:do|run|try)\s+(?:that|this|it)(?:\s+(?:again|ever))?\b"
-    r"|\bnever\s+again\b",
+    r"\b(?:never|don'?t|do not|dont)\s+(?:ever\s+(?:do|run|try)\s+(?:that|this|it)\b"
+    r"|(?:do|run|try)\s+(?:that|this|it)\s+(?:again|ever)\b)"
+    r"|\bnever\s+again\b"
+    # the same beside English: 不要再这样做, 二度とやらないで, больше так не делай, no vuelvas a hacerlo, mach das nie
+    # wieder, ne refais plus ça, não faça isso de novo
+    r"|(?:不要|别|別|不准|不许|不許|不可以)再(?:这样|那样|這樣|那樣|这么|這麼)|二度と(?:やら|し)ないで|もう(?:やら|し)ないで"
+    r"|\bбольше\s+(?:так\s+)?не\s+делай|\bникогда\s+(?:так\s+|больше\s+)?не\s+делай"
+    r"|\bno\s+(?:vuelvas|vuelva|vuelvan)\s+a\s+hacer(?:lo|\s+eso|\s+esto)"
+    r"|\b(?:mach|tu)\s+(?:das|dies|sowas)\s+nie\s+wieder"
+    r"|\bne\s+(?:refais|refaites)\s+(?:plus|jamais)|\bne\s+(?:fais|faites)\s+plus\s+(?:jamais\s+)?(?:ça|cela)"
+    r"|\bnão\s+(?:faça|faz|faças)\s+(?:isso|isto)\s+(?:de novo|novamente|outra vez)|\bnunca mais\s+(?:faça|faz)",
     re.I,
 )
 # saying what it destroyed: "you wiped my changes", "why did you delete src/x?", "all my work is gone"
@@ -64,31 +74,26 @@ def destructive_gist(command: Command) -> str:
     return ""
 
 
+LOOK_BACK_TURNS = 3  # a complaint names a loss the user may find a turn or two later
+
+
 def destructive_rule(session: Session) -> list[Candidate]:
     out: list[Candidate] = []
-    last_prompt = -1
-    for index, step in enumerate(session.steps):
-        if step.kind != "prompt":
-            continue
-        before, last_prompt = last_prompt, index
+    prompts = [i for i, step in enumerate(session.steps) if step.kind == "prompt"]
+    for n, index in enumerate(prompts):
+        step = session.steps[index]
         said = " ".join((step.text or "").split())
-        if before < 0 or not said or len(said) > 400:
+        if n == 0 or not said or len(said) > 400:
             continue
         forbids = bool(_FORBIDS.search(said))
-        if not forbids and not _COMPLAINS.search(said):
+        complains = bool(_COMPLAINS.search(said))
+        if not forbids and not complains:
             continue
         if directive_rule(Session([step])):
             continue  # "never force push to main" says it all itself: the directive rule keeps it
-        ran = {
-            gist
-            for j in range(before + 1, index)
-            if session.steps[j].kind == "action"
-            for command in session.intent(j).commands
-            if (gist := destructive_gist(command))
-        }
-        if len(ran) != 1:
-            continue  # none, or several: "that" could be any of them
-        gist = ran.pop()
+        gist = _the_destructive_command(session, prompts, n, complains)
+        if not gist:
+            continue
         out.append(
             Candidate(
                 kind="decision",
@@ -103,3 +108,29 @@ def destructive_rule(session: Session) -> list[Candidate]:
             )
         )
     return out
+
+
+def _the_destructive_command(session: Session, prompts: list[int], n: int, complains: bool) -> str:
+    """What "that" is: the one destructive command that ran (and did not fail) in the turns before prompt ``n``.
+
+    A complaint says what was lost, so it may come a few turns later: the last LOOK_BACK_TURNS turns must hold
+    one destructive command, no other. "Never do that again" says nothing of what it means: the turn just before
+    must have done that one thing (looks around it aside), else it may mean anything else the turn did."""
+    first = max(0, n - (LOOK_BACK_TURNS if complains else 1))
+    found: set[str] = set()
+    other_change = False
+    for k in range(first, n):
+        end = prompts[k + 1]
+        for j in range(prompts[k] + 1, end):
+            if session.steps[j].kind != "action":
+                continue
+            intent = session.intent(j)
+            gists = {g for command in intent.commands if (g := destructive_gist(command))}
+            if gists and session.steps[j].ok:
+                found |= gists
+            if k == n - 1 and not intent.read_only():
+                besides = [c for c in intent.commands if not destructive_gist(c) and not is_look(c)]
+                other_change = other_change or bool(besides) or intent.kind != "shell"
+    if len(found) != 1 or (other_change and not complains):
+        return ""  # none, several, or beside other work: "that" could be any of them
+    return found.pop()

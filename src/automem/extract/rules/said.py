@@ -134,6 +134,22 @@ def _names_something(d: Directive) -> bool:
 
 
 _VAGUE_ELSEWHERE = rx.compile(more.VAGUE, re.I)
+# "don't do that (again)" in the languages read beside English names nothing either: 以后不要再这样做了, こういうことを
+# しないで, 이렇게 하지 마, больше так не делай, no vuelvas a hacer eso, mach das nie wieder, ne refais plus ça, não
+# faça isso
+_VAGUE_DONT_AGAIN = rx.compile(
+    r"(?:这样|那样|这么|那么|這樣|那樣|這麼|那麼)(?:做|干|幹|搞|弄|写|寫|处理|處理)?(?:了|啦|呀|啊)?\W*$"
+    r"|(?:こういう|そういう|ああいう|こんな|そんな|あんな)(?:こと|の)|(?:それ|これ|あれ)(?:を|は)?(?:しないで|やらないで)"
+    r"|(?:이렇게|그렇게|저렇게|이런|그런)\s*(?:짓|거|것|식)?\s*(?:하지|하면)"
+    r"|\bтак\s+(?:больше\s+|никогда\s+)?не\s+(?:делай|делайте|поступай|поступайте)\b"
+    r"|\bне\s+(?:делай|делайте)\s+(?:так|этого|это)\b"
+    r"|\b(?:hacer|hagas|haga|hagan|hacerlo)\s+(?:eso|esto|lo mismo)\b"
+    r"|\b(?:mach|macht|machen|tu|tut|tun)\s+(?:das|dies|sowas|so etwas)"
+    r"(?=\s+(?:nie|nicht|bitte|mehr|wieder|noch)\b|\W*$)"
+    r"|\b(?:fais|faites|refais|refaites|faire|refaire)\s+(?:(?:plus|jamais|pas)\s+)*(?:ça|cela|ceci)\b"
+    r"|\b(?:faça|faz|fazer|faças|façam)\s+(?:isso|isto)\b",
+    re.I,
+)
 
 
 _HEADED = rx.compile(r"^\s*#{1,3} \S")
@@ -190,6 +206,8 @@ def _keep(d: Directive, document: bool) -> bool:
     if _INSULT.search(text) or _COMPLAINT.search(text) or _POINTS_ABOVE.search(text) or _FORECAST.search(text):
         return False
     if _VAGUE.search(_to_keep(d)) or (d.language in more.READ_HERE and _VAGUE_ELSEWHERE.search(d.sentence)):
+        return False
+    if d.language != "en" and _VAGUE_DONT_AGAIN.search(d.sentence):
         return False
     if _ERRORISH.search(text) or (_HEDGE.search(text) and d.cue != "habit"):
         return False
