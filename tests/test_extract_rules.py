@@ -3318,6 +3318,9 @@ def test_never_do_that_again_after_one_destructive_command_names_the_command():
     [cand] = _run(destructive.destructive_rule, steps)
     assert cand.summary == "Ask the user before running `git reset --hard`"
     assert cand.promotion == INSTRUCTION and cand.scope == "global"
+    named = [_prompt("clean"), _ok("rm -rf drafts"), _prompt("you deleted ~/clients/acme-corp/drafts, never again")]
+    [kept] = _run(destructive.destructive_rule, named)
+    assert "acme-corp" not in kept.content and "you deleted <path>, never again" in kept.content  # global: no folders
     complaint = [_prompt("tidy up"), _ok("git clean -fdx"), _prompt("You just deleted my .env!")]
     [waits] = _run(destructive.destructive_rule, complaint)
     assert waits.summary.endswith("`git clean -f`") and not waits.promotion  # a candidate: nothing forbidden yet

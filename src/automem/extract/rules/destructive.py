@@ -47,6 +47,8 @@ _COMPLAINS = rx.compile(
     re.I,
 )
 _RECURSIVE = re.compile(r"^-[a-zA-Z]*[rR]")
+# a folder the user names ("you deleted ~/clients/acme/drafts") belongs to their machine, not to a global rule
+_PATH = rx.compile(r"(?:(?<![\w.])(?:~|\.{1,2})?/|(?<!\w)[A-Za-z]:\\|(?<!\S)[\w.-]+\\)[^\s'\"`)\]]*(?<![.,;:!?])")
 
 
 def destructive_gist(command: Command) -> str:
@@ -98,7 +100,7 @@ def destructive_rule(session: Session) -> list[Candidate]:
             Candidate(
                 kind="decision",
                 summary=phrasing.fit(f"Ask the user before running `{gist}`"),
-                content=f'The agent ran `{gist}` and the user said: "{said[:200]}"',
+                content=f'The agent ran `{gist}` and the user said: "{_PATH.sub("<path>", said)[:200]}"',
                 why="A command of the agent's destroyed work the user wanted kept.",
                 how_to_apply=f"Before `{gist}` (or anything that discards uncommitted work), stop and ask.",
                 signals=["correction"],
