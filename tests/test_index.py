@@ -293,6 +293,30 @@ def test_per_prompt_recall_finds_a_promoted_memory_among_many_candidates(tree, c
     assert [d["ref"] for d in picked] == ["p-1"]
 
 
+@pytest.mark.parametrize("crowded_by", ["another project", "memories already handed out"])
+def test_per_prompt_recall_is_not_crowded_out_by_memories_it_may_not_hand_out(tree, crowded_by):
+    from automem.recall import relevant_memories
+
+    home, project_dir = tree
+    other = home.project_dir("proj-2")
+    (other / "memories").mkdir(parents=True)
+    given = set()
+    for i in range(40):
+        put_memory(
+            other if crowded_by == "another project" else project_dir, f"docker compose build fails {i}", f"o-{i}"
+        )
+        given.add(f"o-{i}")
+    put_memory(project_dir, "docker compose build needs the repo root as context", "p-1")
+    conn = open_index(str(home.root))
+    try:
+        sync(conn, str(home.root), deep=True)
+        exclude = given if crowded_by != "another project" else set()
+        picked = relevant_memories(conn, "docker compose build fails", ["proj-1"], exclude, 3)
+    finally:
+        conn.close()
+    assert [d["ref"] for d in picked] == ["p-1"]
+
+
 def test_the_hooks_quick_look_stats_folders_not_files(tree, monkeypatch):
     """The hooks' sync costs the same for 5 memories or 500: one stat per folder, none per file."""
     home, project_dir = tree

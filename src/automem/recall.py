@@ -390,7 +390,7 @@ def relevant_memories(
     if len(terms) < PROMPT_MIN_TERMS or limit <= 0:
         return []
     need = max(PROMPT_MIN_TERMS, math.ceil(PROMPT_COVERAGE * len(terms)))
-    rows = search_injectable_memories(conn, match_expr(terms, "OR"), PROMPT_POOL)
+    rows = search_injectable_memories(conn, match_expr(terms, "OR"), PROMPT_POOL, scope, exclude)
     docs = docs_by_id(conn, [r[0] for r in rows])
     picked: list[dict] = []
     for rowid, score in rows:

@@ -8,6 +8,10 @@ import sqlite3
 
 from automem import lazy_re as rx  # module-level patterns compile on first use
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing into the hooks
+if TYPE_CHECKING:
+    from collections.abc import Collection
+
 MEM_WEIGHTS = "8.0, 4.0, 1.0"  # summary, tags, body
 TEXT_WEIGHTS = "8.0, 4.0, 2.0, 1.0, 1.5"  # title, tags, prompt, actions, result
 
@@ -87,35 +91,49 @@ def search(conn: sqlite3.Connection, table: str, expr: str, pool: int) -> list[t
         return []  # an expression FTS5 cannot parse: no hits rather than an error
 
 
-def search_injectable_memories(conn: sqlite3.Connection, expr: str, pool: int) -> list[tuple[int, float]]:
-    """Like ``search`` over fts_mem, but only memories that may be handed to an agent (promoted or the user's).
+def search_injectable_memories(
+    conn: sqlite3.Connection,
+    expr: str,
+    pool: int,
+    projects: list[str] | None = None,
+    exclude: Collection[str] = (),
+) -> list[tuple[int, float]]:
+    """Like ``search`` over fts_mem, but only memories that may be handed to an agent (promoted or the user's), of
+    ``projects`` (None: any) and not in ``exclude`` (refs): another project's matches never crowd the pool out.
 
     FTS5 scores every match before it sorts, and a join scores each with its row looked up: so the best few times
-    the pool are ranked alone and their status read after; only when candidates crowd that out does the join run."""
+    the pool are ranked alone and their rows read after; only when others crowd that out does the join run."""
+    where, args = _injectable_where(projects, exclude)
     wide = search(conn, "fts_mem", expr, pool * _WIDER)
     if not wide:
         return []
     marks = ",".join("?" * len(wide))
-    allowed = {
-        row[0]
-        for row in conn.execute(
-            f"SELECT id FROM fts_docs WHERE id IN ({marks}) AND status IN ('user', 'promoted')", [r[0] for r in wide]
-        )
-    }
+    ids = [r[0] for r in wide]
+    rows = conn.execute(f"SELECT id FROM fts_docs WHERE id IN ({marks}) AND {where('')}", ids + args)
+    allowed = {row[0] for row in rows}
     kept = [row for row in wide if row[0] in allowed]
     if len(kept) >= pool or len(wide) < pool * _WIDER:
         return kept[:pool]  # the pool's best, exactly as the join would rank them
     try:
         return conn.execute(
             f"SELECT m.rowid, bm25(fts_mem, {MEM_WEIGHTS}) AS score FROM fts_mem m JOIN fts_docs d ON d.id = m.rowid "
-            "WHERE fts_mem MATCH ? AND d.status IN ('user', 'promoted') ORDER BY score LIMIT ?",
-            (expr, pool),
+            f"WHERE fts_mem MATCH ? AND {where('d.')} ORDER BY score LIMIT ?",
+            [expr, *args, pool],
         ).fetchall()
     except sqlite3.OperationalError:
         return []
 
 
 _WIDER = 3  # how many times the pool is ranked before statuses are read
+
+
+def _injectable_where(projects: list[str] | None, exclude: Collection[str]):
+    """(a function of the table's prefix giving the condition, its arguments) for rows that may be handed out."""
+    args: list[str] = [*(projects or ()), *exclude]
+    in_projects = f" AND {{0}}project IN ({','.join('?' * len(projects))})" if projects is not None else ""
+    not_excluded = f" AND {{0}}ref NOT IN ({','.join('?' * len(exclude))})" if exclude else ""
+    template = "{0}status IN ('user', 'promoted')" + in_projects + not_excluded
+    return template.format, args
 
 
 def memory_texts(conn: sqlite3.Connection, slugs: list[str]) -> list[tuple[str, str, str]]:
