@@ -716,3 +716,25 @@ def test_the_users_own_rule_is_never_retired_by_a_later_one(tmp_path, automem_ho
     run_hook("UserPromptSubmit", {**payload, "prompt": prompt}, _env(automem_home, tmp_path))
     extract(home, session_id="s", cwd=str(project))
     assert parse(mine.path).summary == "Use npm in this repo"
+
+
+def test_an_automatic_rule_the_user_edited_is_theirs_and_never_retired(tmp_path, automem_home, run_hook):
+    import time
+
+    from automem.store.memories import Memory, save
+
+    automem_home.mkdir(parents=True)
+    consent.write(automem_home, "yes")
+    project = tmp_path / "repo"
+    (project / ".git").mkdir(parents=True)
+    home = Home(automem_home)
+    home.ensure()
+    learned = Memory(type="decision", summary="Use npm in this repo", content="The user said so", status="promoted")
+    save(home.project_for_cwd(str(project)), learned)
+    later = time.time() + 3600  # edited by hand an hour after automem wrote it
+    os.utime(learned.path, (later, later))
+    prompt = "Use pnpm, not npm, in this repo."
+    payload = {"session_id": "s", "cwd": str(project), "hook_event_name": "UserPromptSubmit", "prompt": prompt}
+    run_hook("UserPromptSubmit", payload, _env(automem_home, tmp_path))
+    assert extract(home, session_id="s", cwd=str(project)).retired == []
+    assert parse(learned.path).summary == "Use npm in this repo"

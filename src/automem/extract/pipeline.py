@@ -397,6 +397,7 @@ def _retire_overturned(rule: Memory, existing: list[Memory], owner: Project, hom
             or old.status not in (CANDIDATE, PROMOTED)
             or old.type not in ("decision", "preference")
             or not contradicts(rule.summary, old.summary)
+            or _edited_since_written(old)
         ):
             continue
         old.status = EXPIRED
@@ -411,6 +412,19 @@ def _retire_overturned(rule: Memory, existing: list[Memory], owner: Project, hom
 
             log_error("extract", f"index update failed: {type(exc).__name__}: {exc}", home=str(home.root))
     return retired
+
+
+def _edited_since_written(memory: Memory, slack: float = 120.0) -> bool:
+    """Was the file changed after automem last wrote it (its mtime past every stamp automem keeps)? A person who
+    edited an automatic memory made it theirs: a later rule leaves it alone."""
+    from automem.isotime import iso_epoch
+
+    try:
+        mtime = memory.path.stat().st_mtime if memory.path is not None else 0.0
+    except OSError:
+        return False
+    stamps = [iso_epoch(s, 0.0) for s in (memory.created, memory.last_seen, memory.promoted_at) if s]
+    return bool(stamps) and mtime > max(stamps) + slack
 
 
 def _forgotten(memory: Memory) -> bool:
