@@ -210,7 +210,7 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
         "must",
         "decision",
         rx.compile(
-            r"\b(?:must|has to|have to|needs? to be|should (?:be|stay|live|go|use|have|only|"
+            r"\b(?:must|(?<!not )(?<!n't )(?:has to|have to|needs? to be)|should (?:be|stay|live|go|use|have|only|"
             r"always|look|open|show|be))\b",
             re.I,
         ),

@@ -1,0 +1,28 @@
+"""What the user said that reads like a rule and is none, and the rules next to them that must stay.
+Each case is a short hand-written prompt run through the "said" rules."""
+
+from __future__ import annotations
+
+from automem.extract.rules import Session, said
+from automem.extract.steps import Step
+from automem.schema import INSTRUCTION
+
+
+def _prompt(text: str) -> Step:
+    return Step("prompt", text=text)
+
+
+def _said(text: str) -> list:
+    return said.directive_rule(Session([_prompt(text)]))
+
+
+def test_what_need_not_be_done_is_no_must():
+    for text in (
+        "For item 3: you can drop the export (that's a backend thing the UI does not have to care about).",
+        "The frontend doesn't have to know about the queue",
+        "Section two: remove the chart, the summary page does not need to be touched.",
+    ):
+        assert _said(text) == [], text
+    assert _said("The API key has to be read from the environment, never hardcoded.")
+    [rule] = _said("Tests must never hit the network")
+    assert rule.promotion == INSTRUCTION
