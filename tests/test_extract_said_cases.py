@@ -26,3 +26,20 @@ def test_what_need_not_be_done_is_no_must():
     assert _said("The API key has to be read from the environment, never hardcoded.")
     [rule] = _said("Tests must never hit the network")
     assert rule.promotion == INSTRUCTION
+
+
+def test_no_work_at_all_asks_for_an_answer_this_turn():
+    for text in (
+        "Why was the rename left out of the docs? Don't do any work. Give explanations only",
+        "Is there a save button in the mockups? Don't do anything just explain",
+        "Don't make any changes, just tell me",
+        "Don't write any code",
+        "Don't do anything, just investigate",
+    ):
+        assert _said(text) == [], text
+    for text in (
+        "Don't make any changes to the database schema",
+        "Never make changes to the migrations folder",
+    ):
+        [rule] = _said(text)
+        assert rule.promotion == INSTRUCTION, text

@@ -37,9 +37,12 @@ _VAGUE = rx.compile(
     r"(?:that|this)\b"
     r"|\b(?:that|this) (?:file|one|thing|part|bit|stuff)\b|\b(?:these|those) (?:files|ones|things|parts|changes)\b"
     r"|\b(?:that|this|it|them|those|these)\s*[.!]?$"
-    # an act on "anything" or "nothing" alone names nothing: "Don't do anything", "Do nothing", "Don't touch anything"
-    r"|^\W*(?:please\s+)?(?:(?:don'?t|dont|do not|never)\s+)?(?:do|touch|change|edit|modify|run|say|write|add)"
-    r"\s+(?:any|no|some|every)thin\w?(?:\s+else)?(?:\s+(?:yet|now|for now|right now))?\W*$",
+    # an act on "anything" or "nothing" alone names nothing: "Don't do anything", "Do nothing", "Don't touch anything";
+    # nor does "any work" or "any changes", this turn asking for an answer only ("Don't do any work, just explain")
+    r"|^\W*(?:please\s+)?(?:(?:don'?t|dont|do not|never)\s+)?(?:do|touch|change|edit|modify|run|say|write|add|make"
+    r"|implement)\s+(?:(?:any|no|some|every)thin\w?|any\s+(?:more\s+)?(?:work|changes?|edits?|code|modifications?"
+    r"|fix(?:es)?))(?:\s+else)?(?:\s+(?:yet|now|for now|right now))?(?:\W+(?:just|only)\s+(?:explain|tell|check"
+    r"|investigate|answer|analy[sz]e|plan|look|review|describe|report|show|list)\b[^.!?]{0,60})?\W*$",
     re.I,
 )
 _ERRORISH = rx.compile(
