@@ -35,6 +35,7 @@ def test_no_work_at_all_asks_for_an_answer_this_turn():
         "Don't make any changes, just tell me",
         "Don't write any code",
         "Don't do anything, just investigate",
+        "The date field is missing in the third card.  Just check and let me know.  Don't do aany work",
     ):
         assert _said(text) == [], text
     for text in (

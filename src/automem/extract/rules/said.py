@@ -40,7 +40,7 @@ _VAGUE = rx.compile(
     # an act on "anything" or "nothing" alone names nothing: "Don't do anything", "Do nothing", "Don't touch anything";
     # nor does "any work" or "any changes", this turn asking for an answer only ("Don't do any work, just explain")
     r"|^\W*(?:please\s+)?(?:(?:don'?t|dont|do not|never)\s+)?(?:do|touch|change|edit|modify|run|say|write|add|make"
-    r"|implement)\s+(?:(?:any|no|some|every)thin\w?|any\s+(?:more\s+)?(?:work|changes?|edits?|code|modifications?"
+    r"|implement)\s+(?:(?:a+ny|no|some|every)thin\w?|a+ny\s+(?:more\s+)?(?:work|changes?|edits?|code|modifications?"
     r"|fix(?:es)?))(?:\s+else)?(?:\s+(?:yet|now|for now|right now))?(?:\W+(?:just|only)\s+(?:explain|tell|check"
     r"|investigate|answer|analy[sz]e|plan|look|review|describe|report|show|list)\b[^.!?]{0,60})?\W*$",
     re.I,
