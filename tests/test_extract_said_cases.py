@@ -44,3 +44,18 @@ def test_no_work_at_all_asks_for_an_answer_this_turn():
     ):
         [rule] = _said(text)
         assert rule.promotion == INSTRUCTION, text
+
+
+def test_a_halt_that_asks_for_an_answer_about_this_turn_is_no_rule():
+    for text in (
+        "Stop making changes and just answer my question",
+        "Don't touch the code, just explain what happened",
+        "Don't fix it yet, just tell me why it fails",
+    ):
+        assert _said(text) == [], text
+    for text in (
+        "Don't guess, just tell me if you don't know",
+        "Don't write code for me, just explain the concepts so I learn",
+    ):
+        [rule] = _said(text)
+        assert rule.promotion == INSTRUCTION, text

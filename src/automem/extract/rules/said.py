@@ -187,9 +187,21 @@ def _restricted_elsewhere(d: Directive) -> bool:
     return cue is None or not _ONE_THING[d.language].search(d.sentence[: cue.start()])
 
 
+# "Don't touch the code, just explain what happened", "Stop making changes and just answer my question": a halt that
+# asks for an answer about this turn instead of work, not a rule (the answer's object, if any, is this conversation)
+_ANSWER_ONLY = rx.compile(
+    r"\b(?:don'?t|dont|do not|never|stop|no need to)\b[^.!?]*?\b(?:just|only|simply)\s+(?:explain|answer|tell(?:\s+me)?"
+    r"|describe|investigate|check|report|say)\b(?:\s+(?:(?:what|why|how|where)\b[^.!?]{0,40}|it|this|that|me"
+    r"|my question|the (?:error|issue|problem|bug|difference|reason|cause)s?))?\W*$",
+    re.I,
+)
+
+
 def _keep(d: Directive, document: bool) -> bool:
     """Precision first: the cue must make it a standing rule, not a one-off request or a hedge."""
     text = d.sentence
+    if _ANSWER_ONLY.search(text):
+        return False
     if _INSULT.search(text) or _COMPLAINT.search(text) or _POINTS_ABOVE.search(text) or _FORECAST.search(text):
         return False
     if _VAGUE.search(_to_keep(d)) or (d.language in more.READ_HERE and _VAGUE_ELSEWHERE.search(d.sentence)):
