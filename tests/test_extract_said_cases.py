@@ -59,3 +59,17 @@ def test_a_halt_that_asks_for_an_answer_about_this_turn_is_no_rule():
     ):
         [rule] = _said(text)
         assert rule.promotion == INSTRUCTION, text
+
+
+def test_an_answer_only_ask_in_other_languages_is_this_turns():
+    for text in (
+        "不要做任何修改，只解释原因",
+        "请不要动代码，先回答我的问题",
+        "コードは変更しないで、説明だけしてください",
+        "No hagas cambios, solo explica",
+        "Не вноси изменения, просто объясни",
+    ):
+        assert _said(text) == [], text
+    for text in ("不要修改生成的文件", "Nunca uses var, solo let o const"):
+        [rule] = _said(text)
+        assert rule.promotion == INSTRUCTION, text
