@@ -400,13 +400,11 @@ _THIS_WORK = rx.compile(
     # no work this turn, an answer only: "不要做任何修改，只解释", "説明だけ", "no hagas cambios, solo explica"
     r"|(?:不要|别|不用)(?:做|进行)?任何(?:修改|改动|更改|操作)|只(?:需要?)?(?:解释|说明|分析|回答|告诉我)|先回答"
     r"|(?:説明|回答|答え)(?:だけ|のみ)|何もしないで|(?:설명|답)만|아무것도 하지 ?마"
-    r"|\bsólo (?:explica|responde|dime)\b|\bsolo (?:explica|responde|dime)\b|\bno hagas (?:ningún cambio|cambios|nada)\b"
+    r"|\bs[oó]lo (?:explica|responde|dime)\b|\bno hagas (?:ningún cambio|cambios|nada)\b"
     r"|\bexplique seulement\b|\bjuste (?:explique|expliquer|réponds)\b|\bne (?:fais|change|modifie|touche) rien\b"
     r"|\bnur (?:erklären|erkläre|antworten|beantworten)\b|\berkläre nur\b|\bkeine änderungen\b"
     r"|(?:просто|только) (?:объясни|ответь|расскажи)|ничего не (?:меняй|делай|трогай)"
-    r"|\b(?:"
-    + more.THIS_WORK
-    + r")\b",
+    r"|\b(?:" + more.THIS_WORK + r")\b",
     re.I,
 )
 # Read in the first clause only, where it qualifies the rule itself ("always run the linter, right now you keep
