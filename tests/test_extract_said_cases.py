@@ -73,3 +73,12 @@ def test_an_answer_only_ask_in_other_languages_is_this_turns():
     for text in ("不要修改生成的文件", "Nunca uses var, solo let o const"):
         [rule] = _said(text)
         assert rule.promotion == INSTRUCTION, text
+
+
+def test_a_chinese_report_of_what_the_user_did_or_a_pointer_to_above_is_no_rule():
+    for text in ("我改过，改成你上面说的，一样是有问题的，还是卡在这里：", "我已经试了，按你说的改成 pnpm"):
+        assert _said(text) == [], text
+    [rule] = _said("以后都改用 pnpm")
+    assert rule.promotion == INSTRUCTION
+    [edit] = _said("把按钮改成蓝色")
+    assert not edit.promotion

@@ -42,7 +42,11 @@ _VAGUE = rx.compile(
     r"|^\W*(?:please\s+)?(?:(?:don'?t|dont|do not|never)\s+)?(?:do|touch|change|edit|modify|run|say|write|add|make"
     r"|implement)\s+(?:(?:a+ny|no|some|every)thin\w?|a+ny\s+(?:more\s+)?(?:work|changes?|edits?|code|modifications?"
     r"|fix(?:es)?))(?:\s+else)?(?:\s+(?:yet|now|for now|right now))?(?:\W+(?:just|only)\s+(?:explain|tell|check"
-    r"|investigate|answer|analy[sz]e|plan|look|review|describe|report|show|list)\b[^.!?]{0,60})?\W*$",
+    r"|investigate|answer|analy[sz]e|plan|look|review|describe|report|show|list)\b[^.!?]{0,60})?\W*$"
+    # what was said above in this conversation, or what the user did, in Chinese: "改成你上面说的" (changed to what you
+    # said above), "我改过" / "我已经试了" (I changed it, I already tried): a pointer or a report, no rule
+    r"|你(?:上面|刚才|之前|前面)?说的|(?:按|照)你(?:说的|的意思)|上面(?:说|提)的"
+    r"|^\W*我(?:已经|刚才|也)?(?:改|试|用|装|跑|运行|删|加|换|重启)(?:过|了)",
     re.I,
 )
 _ERRORISH = rx.compile(
