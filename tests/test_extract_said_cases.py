@@ -82,3 +82,15 @@ def test_a_chinese_report_of_what_the_user_did_or_a_pointer_to_above_is_no_rule(
     assert rule.promotion == INSTRUCTION
     [edit] = _said("把按钮改成蓝色")
     assert not edit.promotion
+
+
+def test_stopping_a_thing_is_an_act_and_stopping_a_habit_a_rule():
+    for text in ("stop the server", "Stop the dev server", "stop it"):
+        assert _said(text) == [], text
+    for text in (
+        "stop adding comments to every line",
+        "Stop using var in new code",
+        "Stop the docker containers before you rebuild",
+    ):
+        [rule] = _said(text)
+        assert rule.promotion == INSTRUCTION, text

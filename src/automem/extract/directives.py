@@ -145,8 +145,12 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
         "dont",
         "decision",
         rx.compile(
-            r"^" + _OPENERS + r"(?:don'?t|dont|do not|stop)\s+(?!know\b|worry\b|mind\b|think\b|understand\b|see\b|get\b"
-            r"|care\b|forget\b|have\b|remember\b|hesitate\b|bother\b)\w+",
+            # "stop" with a habit ("stop adding X") or a when ("stop X before you rebuild"), not "stop the server"
+            r"^"
+            + _OPENERS
+            + r"(?:don'?t|dont|do not|stop(?=\s+\w+ing\b|[^.!?]*\b(?:before|whenever|every ?time|each time)\b))"
+            r"\s+(?!know\b|worry\b|mind\b|think\b"
+            r"|understand\b|see\b|get\b|care\b|forget\b|have\b|remember\b|hesitate\b|bother\b)\w+",
             re.I,
         ),
     ),
