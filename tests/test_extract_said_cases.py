@@ -94,3 +94,13 @@ def test_stopping_a_thing_is_an_act_and_stopping_a_habit_a_rule():
     ):
         [rule] = _said(text)
         assert rule.promotion == INSTRUCTION, text
+
+
+def test_leave_to_go_on_without_asking_is_stored_not_injected():
+    for text in ("Don't ask for permission, proceed autonomously", "Do not wait for my approval"):
+        [grant] = _said(text)
+        assert not grant.promotion, text
+    [lasting] = _said("From now on, don't ask for permission to run tests")
+    assert lasting.promotion == INSTRUCTION
+    [ask] = _said("Never push without asking me")
+    assert ask.promotion == INSTRUCTION

@@ -636,6 +636,16 @@ def _corrects_the_answer(prompt: str, d: Directive) -> bool:
 _REQUEST_CLAUSE = rx.compile(r"^\W*(?:请|請|麻烦你?|麻煩你?)?(?:帮我|幫我|帮忙|幫忙)|(?:줘|주세요|주십시오)\W*$")
 
 
+# leave to go on without the user ("don't ask for permission", "don't wait for my approval", "proceed autonomously"):
+# said to let one piece of work run; injected into every later session it would skip the confirmations they need
+_AUTONOMY = rx.compile(
+    r"\b(?:don'?t|dont|do not|no need to)\s+(?:ask(?:ing)?|wait(?:ing)?|check(?:ing)? (?:in|back))"
+    r"(?:\s+(?:me|us))?\s*(?:for\s+(?:my\s+|any\s+)?(?:permission|approval|confirmation|input)|again|anything"
+    r"|questions?)?\b|\bproceed (?:autonomously|without asking)\b|\bfull autonomy\b|\bon your own\b",
+    re.I,
+)
+
+
 def _limits_the_request(d: Directive) -> bool:
     """Is the rule a later clause of a sentence that opened by asking for this turn's work ("帮我修复登录页，不要修改
     API": fix the login page without touching the API), said without a word that makes it outlast the request?"""
@@ -707,6 +717,8 @@ def directive_rule(session: Session) -> list[Candidate]:
                 continue  # "That's almost right. Now I want X bigger": how the answer at hand should be, no lesson
             if standing and _limits_the_request(d):
                 standing = False  # "帮我修复 X，不要修改 API": how to do this request, stored, not injected
+            if standing and _AUTONOMY.search(d.sentence) and not OUTLASTS.search(d.sentence):
+                standing = False  # "don't ask, proceed autonomously": leave to run this work, stored, not injected
             summary = _summary(d)
             context = _context_before(step.text, d.sentence) or _list_context(step.text, d.sentence)
             done = _first_sentence(step.answer)
