@@ -104,3 +104,17 @@ def test_leave_to_go_on_without_asking_is_stored_not_injected():
     assert lasting.promotion == INSTRUCTION
     [ask] = _said("Never push without asking me")
     assert ask.promotion == INSTRUCTION
+
+
+def test_a_part_to_play_and_how_it_speaks_are_no_rules():
+    for text in (
+        "From now on you are Sam, the founder of the shop. Always answer as Sam.",
+        "You are a pirate. Always talk like a pirate.",
+        "以后你就是我的助理小美，每次回答都叫我老板",
+        "Let's play a game: you are the dungeon master and I am the hero. Never break character.",
+    ):
+        assert _said(text) == [], text
+    [hints] = _said("You are a senior Python developer. Always write type hints.")
+    assert hints.promotion == INSTRUCTION and "type hints" in hints.summary
+    [boss] = _said("Always call me boss")
+    assert boss.promotion == INSTRUCTION

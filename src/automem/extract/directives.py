@@ -296,7 +296,8 @@ _QUESTION_START = rx.compile(
 _NARRATIVE = rx.compile(
     r"^(?:you are|you're|act as|pretend|imagine|roleplay|role-play|your name is|as an? \w+,? you|once upon)\b"
     r"|^(?:(?:from now on|going forward|for the rest of (?:this|the) (?:session|chat|conversation)|now|ok(?:ay)?|so)"
-    r"[,:]?\s+)+(?:you are|you're|you will be|act as|pretend|your name is|play)\s+(?:a|an|my|the|\w+ the)\b"
+    r"[,:]?\s+)+(?:you are|you're|you will be|act as|pretend|your name is|play)\s+(?:a|an|my|the|\w+,? the"
+    r"|(?-i:[A-Z][a-z]+)(?:[,.!]|\s*$))\b"
     r"|\b(?:consider your name|your name (?:is|will be|as)|call yourself|you(?:'re| are| will be) called)\b"
     r"|\b(?:he|she|they)\s+(?:draws?|says?|said|walks?|looks?|turns?|smiles?|whispers?|nods?|runs?|stands?|grabs?)\b"
     r"|\b(?:the|a)\s+(?:knight|king|queen|dragon|wizard|hero|villain|princess|warrior|character|narrator)\b",

@@ -674,6 +674,24 @@ def _limits_the_ja_request(sentence: str) -> bool:
     return asked and not OUTLASTS.search(sentence)
 
 
+# a prompt that gives the agent a part to play: a name, a character, a persona ("you are Matt", "你就是我的助理小美")
+_ROLE_CJK = rx.compile(r"你(?:就|现在|以后)?是我的|你(?:就|现在)是|扮演|假装你是|你叫|になりきって|役を演じ|역할을")
+_ROLE_MORE = rx.compile(more.ROLE, re.I)
+# how the part speaks or is called: said inside such a prompt, it is the play's, not the user's way of working
+_PERSONA = rx.compile(
+    r"\b(?:answer|respond|reply|talk|speak|write|act|sound)\s+(?:as|like)\b|\b(?:in|of|out of|break(?:ing)?)"
+    r" character\b|\bcall (?:me|yourself)\b|\bstay in (?:role|character)\b|\bpersona\b"
+    r"|叫我|称呼我|扮演|助理|と呼んで|口調",
+    re.I,
+)
+
+
+def _casts_a_role(text: str) -> bool:
+    """Does the prompt give the agent a part to play (a name, a character)?"""
+    said = sentences(text)
+    return any(_NARRATIVE.search(s) or _ROLE_MORE.search(s) for s in said) or bool(_ROLE_CJK.search(text))
+
+
 def directive_rule(session: Session) -> list[Candidate]:
     """A rule the user gave the agent in a prompt: promoted at once, the user's words kept in the body.
 
@@ -693,9 +711,12 @@ def directive_rule(session: Session) -> list[Candidate]:
             if status != "bare"
             for i in items
         }
+        cast = _casts_a_role(step.text)
         for d in directives(step.text, limit=3):
             if not _keep(d, document) or " ".join(d.sentence.lower().split()).rstrip(".;,") in listed:
                 continue  # an item of a typed rule list is rule_list_rule's
+            if cast and _PERSONA.search(d.sentence):
+                continue  # "you are Matt ... always answer as Matt": how to play a part, not a rule for the work
             if for_this_work(d.sentence):
                 continue  # it steers this piece of work only; said again in another session it still would
             if document and _TASK_LABEL.search(step.text) and not OUTLASTS.search(d.sentence):
