@@ -118,3 +118,11 @@ def test_a_part_to_play_and_how_it_speaks_are_no_rules():
     assert hints.promotion == INSTRUCTION and "type hints" in hints.summary
     [boss] = _said("Always call me boss")
     assert boss.promotion == INSTRUCTION
+
+
+def test_you_always_forget_is_a_complaint_not_a_way_to_work():
+    for text in ("You always forget to update the mockups", "You always break the build"):
+        assert _said(text) == [], text
+    for text in ("You should always run the tests", "We always use pnpm here"):
+        [rule] = _said(text)
+        assert rule.promotion == INSTRUCTION, text

@@ -160,7 +160,10 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
         rx.compile(
             r"^" + _OPENERS + r"(?:let'?s\s+)?always\s+(?!" + _NOT_A_VERB + r")\w+"
             r"|\b(?:you|we)\s+(?:should\s+)?always\s+"
-            r"(?!(?:get|got|see|saw|hit|run into|ran into|end up|crash|fail)\b)\w+"  # "we always get X": what happens
+            r"(?!(?:get|got|see|saw|hit|run into|ran into|end up|crash|fail)\b)"  # "we always get X": what happens
+            # "you always forget X", "you always break Y": a complaint about the agent, not a way to work
+            r"(?!(?:forget|forgot|break|broke|ignore|miss|skip|mess|screw|mix|confuse|overcomplicate|hallucinate"
+            r"|guess|assume|do (?:this|that|it)|make (?:the same|a|this|that)|leave|lose|overwrite|undo)\b)\w+"
             r"|\bi(?:\s+(?:really\s+)?(?:want|need|would like)|'d like)\s+you\s+to\s+always\s+"
             r"(?!" + _NOT_A_VERB + r")\w+"
             r"|\b(?:wants?|asked|asks|told|tells|needs?|expects?)\s+(?:us|me|everyone|everybody)\s+to\s+always\s+"
