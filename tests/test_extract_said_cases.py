@@ -126,3 +126,19 @@ def test_you_always_forget_is_a_complaint_not_a_way_to_work():
     for text in ("You should always run the tests", "We always use pnpm here"):
         [rule] = _said(text)
         assert rule.promotion == INSTRUCTION, text
+
+
+def test_you_always_forget_in_other_languages_is_a_complaint():
+    for text in (
+        "你总是忘记更新文档",
+        "あなたはいつもドキュメントの更新を忘れる",
+        "Du vergisst immer die Tests",
+        "Siempre te olvidas de actualizar los docs",
+        "Ты всегда забываешь обновить документацию",
+        "Tu oublies toujours de mettre à jour la doc",
+        "너는 항상 문서 업데이트를 잊어버려",
+    ):
+        assert _said(text) == [], text
+    for text in ("不要忘记更新文档", "总是先跑测试再提交", "Nunca olvides actualizar los docs"):
+        [rule] = _said(text)
+        assert rule.promotion == INSTRUCTION, text

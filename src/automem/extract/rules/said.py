@@ -96,6 +96,13 @@ _INSULT = rx.compile(
 _COMPLAINT = rx.compile(
     r"还是有问题|还是不行|还是没|看了没|我都说了|我说了|我让你|请问你|你这样|没解决|又错|又不对|瞎猜|他妈|我说的是"
     r"|まだ直って|言ったでしょ|言ったよね|아직도 안|말했잖아|했잖아"
+    # "you (always) forget / get it wrong": a complaint about the agent, not a way to work ("don't forget X" is one)
+    r"|你(?:总是|總是|每次都|老是|又|经常|經常|一直)?(?:忘记|忘記|忘了|搞错|搞錯|弄错|弄錯|搞砸|弄坏|漏掉)"
+    r"|いつも[^。]*?(?:忘れ(?:る|てる|ている|ます)|間違え(?:る|てる|ている|ます))"
+    r"|(?:너는|넌|당신은)[^.]*?(?:잊어버려|잊어버리|까먹|틀려|실수)"
+    r"|(?i:\bdu (?:\w+ )?(?:vergisst|machst (?:\w+ )*falsch)\b|\bte (?:olvidas|equivocas)\b|\bsiempre olvidas\b"
+    r"|\bты (?:\w+ )?(?:забываешь|ломаешь|ошибаешься)|\btu (?:\w+ )?(?:oublies|casses|te trompes)\b"
+    r"|\bvocê (?:\w+ )?(?:esquece|quebra)\b|\b(?:ti )?dimentichi\b)"
 )
 # a forecast, a thought or a report, not a request: "...が普及するでしょう", "...생각했습니다"
 _FORECAST = rx.compile(
