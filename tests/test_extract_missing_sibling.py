@@ -1,5 +1,5 @@
-"""A program the shell could not find, then another that does the same job run in its place: the lesson says
-which one was there. A short hand-written session."""
+"""A program the shell could not find: another that does the same job run in its place is named, and the shell's
+words for it read short. Short hand-written sessions."""
 
 from __future__ import annotations
 
@@ -30,3 +30,8 @@ def test_a_program_missing_then_its_sibling_run_for_the_job_names_the_sibling():
     alone = [_not_found("netstat -tlnp", "bash: netstat: command not found"), _ok("ls")]
     [plain] = errors.missing_command_rule(Session(alone))
     assert "ss" not in plain.summary.split()
+
+
+def test_cmds_not_recognized_line_reads_short_and_with_no_quote_left_open():
+    line = "'vitest' is not recognized as an internal or external command, operable program or batch file."
+    assert errors._gist(line) == "vitest is not recognized as a command"

@@ -284,6 +284,12 @@ def _gist(line: str, room: int = 60) -> str:
     """The part of an error line that names the failure, short: "TypeError: x is not a function", "Operation not
     permitted"."""
     text = _IO_ERROR.sub(r"\1", " ".join((line or "").split())).strip("[]'\" ")
+    text = re.sub(r"^([\w.-]+)['\"](?=\s)", r"\1", text)  # "'vitest' is not recognized": no quote left open
+    text = re.sub(  # cmd's long way of saying a program is not there
+        r"is not recognized as an internal or external command,?(?: operable program or batch file\.?)?",
+        "is not recognized as a command",
+        text,
+    )
     bare = re.match(r"^exit code (-?\d+)(?::\s*(.*))?$", text)
     if bare:
         rest = bare.group(2) or ""
