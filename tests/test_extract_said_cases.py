@@ -142,3 +142,17 @@ def test_you_always_forget_in_other_languages_is_a_complaint():
     for text in ("不要忘记更新文档", "总是先跑测试再提交", "Nunca olvides actualizar los docs"):
         [rule] = _said(text)
         assert rule.promotion == INSTRUCTION, text
+
+
+def test_asking_again_to_push_deploy_or_restart_is_the_users_call_not_a_habit():
+    def asked(*texts: str) -> list:
+        steps = []
+        for text in texts:
+            steps += [_prompt(text), Step("action", tool="shell", input="git status", ok=True)]
+        return said.repeated_request_rule(Session(steps))
+
+    assert asked("Update the docs and commit and push", "commit and push", "Commit and push changes") == []
+    assert asked("deploy to staging", "deploy to staging", "deploy to staging now") == []
+    assert asked("restart the server", "restart the server please", "restart the server") == []
+    [habit] = asked("run the linter first", "please run the linter first", "run the linter first then fix")
+    assert "linter" in habit.summary

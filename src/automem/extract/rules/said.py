@@ -1412,6 +1412,14 @@ _CARRY_ON = frozenset(
 )
 
 
+# acts that reach past the working tree or stop what runs (push, deploy, merge, restart, delete): asked for again and
+# again, they are the user deciding when; "do this without being asked" would take that from them
+_USERS_CALL = frozenset(
+    "commit push deploy publish release merge tag upload send email post restart stop kill shutdown delete drop "
+    "reset rollback revert".split()
+)
+
+
 _CARRY_ON_TEXT = rx.compile(
     r"\b(?:until (?:it'?s |it is )?(?:completed?|done|finished)|keep going|carry on"
     r"|get (?:this|it|that) (?:resolved|done|fixed|working|finished))\b",
@@ -1556,6 +1564,8 @@ def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int
             continue
         if _CARRY_ON & set(pair):
             continue  # "... until completed", "continue with the next": the user driving the task on, not a habit
+        if _USERS_CALL & set(pair):
+            continue  # "commit and push", "deploy to staging", "restart the server": the user says when, each time
         options = [
             s
             for s in where[pair]
