@@ -34,3 +34,10 @@ def test_an_answer_the_next_prompt_says_failed_is_no_lesson():
         reports.answered_question_rule(_session(("How do I run the app?", _RUN), ("it says command not found", "")))
         == []
     )
+
+
+def test_a_login_line_or_a_cd_is_no_command_to_remember():
+    login = "Use the demo account:\n```\nusername: admin\npassword: hunter2\n```\nIt works once the API runs."
+    assert reports.answered_question_rule(_session(("How do I login?", login))) == []
+    cd = "It is part of the dev server. Start it:\n```bash\ncd web\nnpm run dev\n```\nThe mock API is built in."
+    assert reports.answered_question_rule(_session(("How do I start the mock API", cd))) == []

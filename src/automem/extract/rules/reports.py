@@ -431,6 +431,11 @@ _PROJECT_THING = rx.compile(
 )
 
 
+# the first line of an answer's code block that is no command to run for the goal: a "key: value" line (a setting,
+# a login), or a cd that only says where the real command runs
+_NOT_A_COMMAND = rx.compile(r"[\w .-]{1,30}:\s|cd\s", re.I)
+
+
 def answered_question_rule(session: Session) -> list[Candidate]:
     """The user asks how to do something (or why it happens) and the agent answers with a command to run."""
     out: list[Candidate] = []
@@ -441,6 +446,8 @@ def answered_question_rule(session: Session) -> list[Candidate]:
         code = _CODE_LINE.search(answer) or _INLINE_COMMAND.search(answer[:600])
         if not code or re.search(r"[|;&<>]|\$\(", code.group(1)) or _sentences(answer)[:1] == [answer.strip()]:
             continue  # no single command to remember
+        if _NOT_A_COMMAND.match(code.group(1).strip()):
+            continue  # "username: admin" (a setting or a login), "cd web" (where the command runs, not the command)
         following = next((s for s in session.steps[i + 1 :] if s.kind == "prompt"), None)
         if following is not None and (
             following.after_interrupt
