@@ -1654,6 +1654,22 @@ def _record_summary(clause: str) -> str:
 _ONE_OFF_RECORD = rx.compile(r"\b(?:summary|summari[sz]e|report|findings|results|output|answer)\b", re.I)
 
 
+_PATH_TOKEN = rx.compile(r"[^\s\"'`()<>]*\.md\b", re.I)
+
+
+def _outside_project(clause: str, root: str) -> bool:
+    """Does the clause name its .md file by a path of this machine (home, drive, absolute) outside the project?"""
+    home_or_root = ("~", "/", "$", "%", "\\")
+    for token in _PATH_TOKEN.findall(clause):
+        windows = re.match(r"[A-Za-z]:[\\/]", token)
+        if not (windows or token.startswith(home_or_root) or "\\" in token):
+            continue
+        if root and token.replace("\\", "/").lower().startswith(root.replace("\\", "/").rstrip("/").lower() + "/"):
+            continue  # the project's own folder, spelt out in full
+        return True
+    return False
+
+
 def doc_file_rule(session: Session) -> list[Candidate]:
     """The file the user picks to keep a plan, a code map or notes in ("create a plan in docs/refactor.md")."""
     from automem.extract.directives import sentences
@@ -1680,6 +1696,8 @@ def doc_file_rule(session: Session) -> list[Candidate]:
                 ),
                 sentence,
             )
+            if _outside_project(clause, session.root):
+                continue  # "~/notes/todo.md", "C:\\Users\\me\\plan.md": a file of this machine, not of the project
             summary = _record_summary(_clean(clause))
             if not summary:
                 continue
