@@ -97,11 +97,17 @@ def test_stopping_a_thing_is_an_act_and_stopping_a_habit_a_rule():
 
 
 def test_leave_to_go_on_without_asking_is_stored_not_injected():
-    for text in ("Don't ask for permission, proceed autonomously", "Do not wait for my approval"):
+    for text in (
+        "Don't ask for permission, proceed autonomously",
+        "Do not wait for my approval",
+        "不要问我，直接做",
+        "Не спрашивай, просто делай",
+    ):
         [grant] = _said(text)
         assert not grant.promotion, text
-    [lasting] = _said("From now on, don't ask for permission to run tests")
-    assert lasting.promotion == INSTRUCTION
+    for text in ("From now on, don't ask for permission to run tests", "以后不要问我，直接做"):
+        [lasting] = _said(text)
+        assert lasting.promotion == INSTRUCTION, text
     [ask] = _said("Never push without asking me")
     assert ask.promotion == INSTRUCTION
 

@@ -648,7 +648,10 @@ _REQUEST_CLAUSE = rx.compile(r"^\W*(?:请|請|麻烦你?|麻煩你?)?(?:帮我|�
 _AUTONOMY = rx.compile(
     r"\b(?:don'?t|dont|do not|no need to)\s+(?:ask(?:ing)?|wait(?:ing)?|check(?:ing)? (?:in|back))"
     r"(?:\s+(?:me|us))?\s*(?:for\s+(?:my\s+|any\s+)?(?:permission|approval|confirmation|input)|again|anything"
-    r"|questions?)?\b|\bproceed (?:autonomously|without asking)\b|\bfull autonomy\b|\bon your own\b",
+    r"|questions?)?\b|\bproceed (?:autonomously|without asking)\b|\bfull autonomy\b|\bon your own\b"
+    r"|(?:不要|别|不用|无需)(?:再)?(?:问我|确认|等我)|直接做|(?:質問|確認)しないで|聞かないで|묻지 말|물어보지 마"
+    r"|не спрашивай|не жди (?:подтверждения|меня)|\bno (?:me )?preguntes\b|\bfrag (?:mich )?nicht\b"
+    r"|\bne me demande pas\b",
     re.I,
 )
 
