@@ -118,12 +118,18 @@ def test_a_part_to_play_and_how_it_speaks_are_no_rules():
         "You are a pirate. Always talk like a pirate.",
         "以后你就是我的助理小美，每次回答都叫我老板",
         "Let's play a game: you are the dungeon master and I am the hero. Never break character.",
+        "Eres un pirata. Siempre habla como un pirata.",
+        "Du bist ein Pirat. Sprich immer wie ein Pirat.",
+        "Ты пират. Всегда говори как пират.",
+        "あなたは海賊です。いつも海賊として答えてください。",
     ):
         assert _said(text) == [], text
     [hints] = _said("You are a senior Python developer. Always write type hints.")
     assert hints.promotion == INSTRUCTION and "type hints" in hints.summary
     [boss] = _said("Always call me boss")
     assert boss.promotion == INSTRUCTION
+    [tests] = _said("Du bist ein erfahrener Entwickler. Schreibe immer Tests.")
+    assert tests.promotion == INSTRUCTION
 
 
 def test_you_always_forget_is_a_complaint_not_a_way_to_work():

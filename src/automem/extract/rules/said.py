@@ -686,12 +686,20 @@ def _limits_the_ja_request(sentence: str) -> bool:
 
 # a prompt that gives the agent a part to play: a name, a character, a persona ("you are Matt", "你就是我的助理小美")
 _ROLE_CJK = rx.compile(r"你(?:就|现在|以后)?是我的|你(?:就|现在)是|扮演|假装你是|你叫|になりきって|役を演じ|역할을")
-_ROLE_MORE = rx.compile(more.ROLE, re.I)
+_ROLE_MORE = rx.compile(
+    more.ROLE + r"|^(?:eres|du bist|tu es|você é|voce e) (?:un|una|ein|eine|mein|meine|mon|ma|um|uma|meu|minha|mi)\b"
+    r"|\b(?:actúa como|finge que|spiel die rolle|tu so, als|joue le rôle|fais comme si|aja como|finja que"
+    r"|играй роль|веди себя как|представь,? что ты)\b|^ты [а-яё]+[.!]?$|^あなたは[^。]{1,20}です|になりきって"
+    r"|^너는 [^.]{1,15}(?:이야|야)[.!]?$",
+    re.I,
+)
 # how the part speaks or is called: said inside such a prompt, it is the play's, not the user's way of working
 _PERSONA = rx.compile(
     r"\b(?:answer|respond|reply|talk|speak|write|act|sound)\s+(?:as|like)\b|\b(?:in|of|out of|break(?:ing)?)"
     r" character\b|\bcall (?:me|yourself)\b|\bstay in (?:role|character)\b|\bpersona\b"
-    r"|叫我|称呼我|扮演|助理|と呼んで|口調",
+    r"|叫我|称呼我|扮演|助理|と呼んで|口調|として(?:答|話|振る舞)|のように話|처럼 (?:말|대답)"
+    r"|\b(?:habla|responde|contesta|sprich|antworte|parle|réponds|fale|responda)(?:\s+\w+)?\s+(?:como|wie|als|comme"
+    r"|en tant que)\b|(?:говори|отвечай)(?:\s+\w+)?\s+как",
     re.I,
 )
 
