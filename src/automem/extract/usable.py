@@ -40,6 +40,9 @@ def _root_forms(root: str) -> list[str]:
     if len(root) < 4 or root in ("/", "~"):
         return []
     forms = {root, root.replace("\\", "/"), root.replace("/", "\\")}
+    if re.match(r"[A-Za-z]:[\\/]", root) and len(root) >= 7:
+        # a Windows folder as a path parser leaves it, without its drive (c:\work\shop -> /work/shop)
+        forms |= {root[2:].replace("\\", "/"), root[2:].replace("/", "\\")}
     home = _HOME.match(root)
     if home and root[home.end() :][:1] == "/":
         forms.add("~" + root[home.end() :])  # ~/work/shop: the same folder, written as the shell lets one write it

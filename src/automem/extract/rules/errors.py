@@ -284,6 +284,12 @@ def _gist(line: str, room: int = 60) -> str:
     """The part of an error line that names the failure, short: "TypeError: x is not a function", "Operation not
     permitted"."""
     text = _IO_ERROR.sub(r"\1", " ".join((line or "").split())).strip("[]'\" ")
+    text = re.sub(r"^([\w.-]+)['\"](?=\s)", r"\1", text)  # "'vitest' is not recognized": no quote left open
+    text = re.sub(  # cmd's long way of saying a program is not there
+        r"is not recognized as an internal or external command,?(?: operable program or batch file\.?)?",
+        "is not recognized as a command",
+        text,
+    )
     bare = re.match(r"^exit code (-?\d+)(?::\s*(.*))?$", text)
     if bare:
         rest = bare.group(2) or ""
@@ -1156,6 +1162,10 @@ def missing_command_rule(session: Session) -> list[Candidate]:
                 )
             )
             continue
+        sibling = _sibling_used(session, index, name)  # `netstat` not found, then `ss` for the same job
+        if sibling:
+            out.append(_sibling_lesson(session, index, name, sibling, line))
+            continue
         out.append(
             Candidate(
                 kind="pattern" if count >= 2 else "observation",
@@ -1224,6 +1234,9 @@ _SIBLINGS = (
     frozenset({"npm", "pnpm", "yarn", "bun"}),
     frozenset({"docker", "podman"}),
     frozenset({"pip", "pip3", "uv"}),
+    frozenset({"netstat", "ss"}),
+    frozenset({"ifconfig", "ip"}),
+    frozenset({"curl", "wget"}),
 )
 
 
@@ -1281,7 +1294,7 @@ def _sibling_lesson(session: Session, index: int, name: str, sibling: str, line:
         summary=phrasing.fit(f"{name} is not installed on {machine.this_machine(session)}; the session used {sibling}"),
         content=f"`{_command_text(step, name)}` failed: {line}\nThen the session ran {sibling} for the job: "
         f"`{_command_text(session.steps[next(j for j, _c in _sibling_runs(session, index, name))], sibling)}`",
-        why=f"A lookup found no {name}, and the session went on with {sibling} instead.",
+        why=f"The shell found no {name}, and the session went on with {sibling} instead.",
         how_to_apply=f"Use {sibling} here unless the project needs {name}; then install {name} first.",
         signals=["error"],
         scope="global",

@@ -409,6 +409,33 @@ def _as_goal(question: str) -> str:
     return re.sub(r"\bi\b", "I", text)
 
 
+# the next prompt says the answer did not work: "'next' is not recognized as an internal or external command"
+_DID_NOT_WORK = rx.compile(
+    r"\bnot recognized as an? (?:internal|external|cmdlet)|\bcommand not found\b|\bis not recognized\b"
+    r"|\bno such file\b|\b(?:can ?not|can'?t) find\b"
+    r"|\b(?:doesn'?t|does not|didn'?t|did not|won'?t) (?:work|run|start)\b"
+    r"|\bnot working\b|\bstill (?:broken|failing|fails)\b|\bsomething(?:'s| is) wrong\b|\berror\b|\bfailed\b",
+    re.I,
+)
+# a command that runs this project's own scripts, or a question about this project's things: not a global lesson
+_PROJECT_COMMAND = rx.compile(
+    r"^(?:(?:npm|pnpm|yarn|bun)\s+(?:run\b|start\b|test\b|dev\b|build\b|serve\b)|(?:make|just|rake|gradle|mvn|cargo"
+    r"|mix|sbt)\b|\.{1,2}/|python3? manage\.py\b|php artisan\b|bundle exec\b|docker[- ]compose\b|(?:poetry|uv) run\b"
+    r"|npx\s+(?!-)\S)",
+    re.I,
+)
+_PROJECT_THING = rx.compile(
+    r"\b(?:the|this|our|my) (?:app|application|project|repo|server|site|website|backend|frontend|api|tests?|build"
+    r"|service|bot|game|demo)\b",
+    re.I,
+)
+
+
+# the first line of an answer's code block that is no command to run for the goal: a "key: value" line (a setting,
+# a login), or a cd that only says where the real command runs
+_NOT_A_COMMAND = rx.compile(r"[\w .-]{1,30}:\s|cd\s", re.I)
+
+
 def answered_question_rule(session: Session) -> list[Candidate]:
     """The user asks how to do something (or why it happens) and the agent answers with a command to run."""
     out: list[Candidate] = []
@@ -419,11 +446,15 @@ def answered_question_rule(session: Session) -> list[Candidate]:
         code = _CODE_LINE.search(answer) or _INLINE_COMMAND.search(answer[:600])
         if not code or re.search(r"[|;&<>]|\$\(", code.group(1)) or _sentences(answer)[:1] == [answer.strip()]:
             continue  # no single command to remember
+        if _NOT_A_COMMAND.match(code.group(1).strip()):
+            continue  # "username: admin" (a setting or a login), "cd web" (where the command runs, not the command)
         following = next((s for s in session.steps[i + 1 :] if s.kind == "prompt"), None)
         if following is not None and (
-            following.after_interrupt or any(f.get("feedback") == "correction" for f in following.feedback)
+            following.after_interrupt
+            or any(f.get("feedback") == "correction" for f in following.feedback)
+            or _DID_NOT_WORK.search(following.text or "")
         ):
-            continue
+            continue  # the answer was corrected, or did not work
         question = " ".join(step.text.split()).rstrip("?")
         first = next((s for s in _sentences(answer) if len(s) >= 20 and not s.endswith(":")), "")
         command = code.group(1).strip()
@@ -435,7 +466,11 @@ def answered_question_rule(session: Session) -> list[Candidate]:
                 why="The user asked how to do this; the agent's answer gave the command.",
                 how_to_apply="Offer the same command when the question comes up again.",
                 signals=["question"],
-                scope="global" if not re.search(r"[\w-]+\.\w{1,5}\b|/", command) else "project",
+                scope="project"
+                if re.search(r"[\w-]+\.\w{1,5}\b|/", command)
+                or _PROJECT_COMMAND.match(command)
+                or _PROJECT_THING.search(question)
+                else "global",
                 weight=1.2,
             )
         )

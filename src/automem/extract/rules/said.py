@@ -37,9 +37,16 @@ _VAGUE = rx.compile(
     r"(?:that|this)\b"
     r"|\b(?:that|this) (?:file|one|thing|part|bit|stuff)\b|\b(?:these|those) (?:files|ones|things|parts|changes)\b"
     r"|\b(?:that|this|it|them|those|these)\s*[.!]?$"
-    # an act on "anything" or "nothing" alone names nothing: "Don't do anything", "Do nothing", "Don't touch anything"
-    r"|^\W*(?:please\s+)?(?:(?:don'?t|dont|do not|never)\s+)?(?:do|touch|change|edit|modify|run|say|write|add)"
-    r"\s+(?:any|no|some|every)thin\w?(?:\s+else)?(?:\s+(?:yet|now|for now|right now))?\W*$",
+    # an act on "anything" or "nothing" alone names nothing: "Don't do anything", "Do nothing", "Don't touch anything";
+    # nor does "any work" or "any changes", this turn asking for an answer only ("Don't do any work, just explain")
+    r"|^\W*(?:please\s+)?(?:(?:don'?t|dont|do not|never)\s+)?(?:do|touch|change|edit|modify|run|say|write|add|make"
+    r"|implement)\s+(?:(?:a+ny|no|some|every)thin\w?|a+ny\s+(?:more\s+)?(?:work|changes?|edits?|code|modifications?"
+    r"|fix(?:es)?))(?:\s+else)?(?:\s+(?:yet|now|for now|right now))?(?:\W+(?:just|only)\s+(?:explain|tell|check"
+    r"|investigate|answer|analy[sz]e|plan|look|review|describe|report|show|list)\b[^.!?]{0,60})?\W*$"
+    # what was said above in this conversation, or what the user did, in Chinese: "改成你上面说的" (changed to what you
+    # said above), "我改过" / "我已经试了" (I changed it, I already tried): a pointer or a report, no rule
+    r"|你(?:上面|刚才|之前|前面)?说的|(?:按|照)你(?:说的|的意思)|上面(?:说|提)的"
+    r"|^\W*我(?:已经|刚才|也)?(?:改|试|用|装|跑|运行|删|加|换|重启)(?:过|了)",
     re.I,
 )
 _ERRORISH = rx.compile(
@@ -89,6 +96,13 @@ _INSULT = rx.compile(
 _COMPLAINT = rx.compile(
     r"还是有问题|还是不行|还是没|看了没|我都说了|我说了|我让你|请问你|你这样|没解决|又错|又不对|瞎猜|他妈|我说的是"
     r"|まだ直って|言ったでしょ|言ったよね|아직도 안|말했잖아|했잖아"
+    # "you (always) forget / get it wrong": a complaint about the agent, not a way to work ("don't forget X" is one)
+    r"|你(?:总是|總是|每次都|老是|又|经常|經常|一直)?(?:忘记|忘記|忘了|搞错|搞錯|弄错|弄錯|搞砸|弄坏|漏掉)"
+    r"|いつも[^。]*?(?:忘れ(?:る|てる|ている|ます)|間違え(?:る|てる|ている|ます))"
+    r"|(?:너는|넌|당신은)[^.]*?(?:잊어버려|잊어버리|까먹|틀려|실수)"
+    r"|(?i:\bdu (?:\w+ )?(?:vergisst|machst (?:\w+ )*falsch)\b|\bte (?:olvidas|equivocas)\b|\bsiempre olvidas\b"
+    r"|\bты (?:\w+ )?(?:забываешь|ломаешь|ошибаешься)|\btu (?:\w+ )?(?:oublies|casses|te trompes)\b"
+    r"|\bvocê (?:\w+ )?(?:esquece|quebra)\b|\b(?:ti )?dimentichi\b)"
 )
 # a forecast, a thought or a report, not a request: "...が普及するでしょう", "...생각했습니다"
 _FORECAST = rx.compile(
@@ -200,9 +214,21 @@ def _restricted_elsewhere(d: Directive) -> bool:
     return cue is None or not _ONE_THING[d.language].search(d.sentence[: cue.start()])
 
 
+# "Don't touch the code, just explain what happened", "Stop making changes and just answer my question": a halt that
+# asks for an answer about this turn instead of work, not a rule (the answer's object, if any, is this conversation)
+_ANSWER_ONLY = rx.compile(
+    r"\b(?:don'?t|dont|do not|never|stop|no need to)\b[^.!?]*?\b(?:just|only|simply)\s+(?:explain|answer|tell(?:\s+me)?"
+    r"|describe|investigate|check|report|say)\b(?:\s+(?:(?:what|why|how|where)\b[^.!?]{0,40}|it|this|that|me"
+    r"|my question|the (?:error|issue|problem|bug|difference|reason|cause)s?))?\W*$",
+    re.I,
+)
+
+
 def _keep(d: Directive, document: bool) -> bool:
     """Precision first: the cue must make it a standing rule, not a one-off request or a hedge."""
     text = d.sentence
+    if _ANSWER_ONLY.search(text):
+        return False
     if _INSULT.search(text) or _COMPLAINT.search(text) or _POINTS_ABOVE.search(text) or _FORECAST.search(text):
         return False
     if _VAGUE.search(_to_keep(d)) or (d.language in more.READ_HERE and _VAGUE_ELSEWHERE.search(d.sentence)):
@@ -399,9 +425,15 @@ _THIS_WORK = rx.compile(
     r"|لهذا (?:التصحيح|الإصلاح|التغيير|المهمة|الطلب)|هذه المرة"
     r"|这次|本次|这个任务|这个修复|今回|このタスク|この修正|이번에?|이 작업"
     r"|для этой задачи|в этот раз|на этот раз|para esta (?:tarea|corrección)|esta vez|pour cette (?:tâche|correction)"
-    r"|cette fois|für diese (?:aufgabe|änderung)|diesmal|dieses mal|desta vez|para esta tarefa|\b(?:"
-    + more.THIS_WORK
-    + r")\b",
+    r"|cette fois|für diese (?:aufgabe|änderung)|diesmal|dieses mal|desta vez|para esta tarefa"
+    # no work this turn, an answer only: "不要做任何修改，只解释", "説明だけ", "no hagas cambios, solo explica"
+    r"|(?:不要|别|不用)(?:做|进行)?任何(?:修改|改动|更改|操作)|只(?:需要?)?(?:解释|说明|分析|回答|告诉我)|先回答"
+    r"|(?:説明|回答|答え)(?:だけ|のみ)|何もしないで|(?:설명|답)만|아무것도 하지 ?마"
+    r"|\bs[oó]lo (?:explica|responde|dime)\b|\bno hagas (?:ningún cambio|cambios|nada)\b"
+    r"|\bexplique seulement\b|\bjuste (?:explique|expliquer|réponds)\b|\bne (?:fais|change|modifie|touche) rien\b"
+    r"|\bnur (?:erklären|erkläre|antworten|beantworten)\b|\berkläre nur\b|\bkeine änderungen\b"
+    r"|(?:просто|только) (?:объясни|ответь|расскажи)|ничего не (?:меняй|делай|трогай)"
+    r"|\b(?:" + more.THIS_WORK + r")\b",
     re.I,
 )
 # Read in the first clause only, where it qualifies the rule itself ("always run the linter, right now you keep
@@ -629,6 +661,19 @@ def _corrects_the_answer(prompt: str, d: Directive) -> bool:
 _REQUEST_CLAUSE = rx.compile(r"^\W*(?:请|請|麻烦你?|麻煩你?)?(?:帮我|幫我|帮忙|幫忙)|(?:줘|주세요|주십시오)\W*$")
 
 
+# leave to go on without the user ("don't ask for permission", "don't wait for my approval", "proceed autonomously"):
+# said to let one piece of work run; injected into every later session it would skip the confirmations they need
+_AUTONOMY = rx.compile(
+    r"\b(?:don'?t|dont|do not|no need to)\s+(?:ask(?:ing)?|wait(?:ing)?|check(?:ing)? (?:in|back))"
+    r"(?:\s+(?:me|us))?\s*(?:for\s+(?:my\s+|any\s+)?(?:permission|approval|confirmation|input)|again|anything"
+    r"|questions?)?\b|\bproceed (?:autonomously|without asking)\b|\bfull autonomy\b|\bon your own\b"
+    r"|(?:不要|别|不用|无需)(?:再)?(?:问我|确认|等我)|直接做|(?:質問|確認)しないで|聞かないで|묻지 말|물어보지 마"
+    r"|не спрашивай|не жди (?:подтверждения|меня)|\bno (?:me )?preguntes\b|\bfrag (?:mich )?nicht\b"
+    r"|\bne me demande pas\b",
+    re.I,
+)
+
+
 def _limits_the_request(d: Directive) -> bool:
     """Is the rule a later clause of a sentence that opened by asking for this turn's work ("帮我修复登录页，不要修改
     API": fix the login page without touching the API), said without a word that makes it outlast the request?"""
@@ -657,6 +702,32 @@ def _limits_the_ja_request(sentence: str) -> bool:
     return asked and not OUTLASTS.search(sentence)
 
 
+# a prompt that gives the agent a part to play: a name, a character, a persona ("you are Matt", "你就是我的助理小美")
+_ROLE_CJK = rx.compile(r"你(?:就|现在|以后)?是我的|你(?:就|现在)是|扮演|假装你是|你叫|になりきって|役を演じ|역할을")
+_ROLE_MORE = rx.compile(
+    more.ROLE + r"|^(?:eres|du bist|tu es|você é|voce e) (?:un|una|ein|eine|mein|meine|mon|ma|um|uma|meu|minha|mi)\b"
+    r"|\b(?:actúa como|finge que|spiel die rolle|tu so, als|joue le rôle|fais comme si|aja como|finja que"
+    r"|играй роль|веди себя как|представь,? что ты)\b|^ты [а-яё]+[.!]?$|^あなたは[^。]{1,20}です|になりきって"
+    r"|^너는 [^.]{1,15}(?:이야|야)[.!]?$",
+    re.I,
+)
+# how the part speaks or is called: said inside such a prompt, it is the play's, not the user's way of working
+_PERSONA = rx.compile(
+    r"\b(?:answer|respond|reply|talk|speak|write|act|sound)\s+(?:as|like)\b|\b(?:in|of|out of|break(?:ing)?)"
+    r" character\b|\bcall (?:me|yourself)\b|\bstay in (?:role|character)\b|\bpersona\b"
+    r"|叫我|称呼我|扮演|助理|と呼んで|口調|として(?:答|話|振る舞)|のように話|처럼 (?:말|대답)"
+    r"|\b(?:habla|responde|contesta|sprich|antworte|parle|réponds|fale|responda)(?:\s+\w+)?\s+(?:como|wie|als|comme"
+    r"|en tant que)\b|(?:говори|отвечай)(?:\s+\w+)?\s+как",
+    re.I,
+)
+
+
+def _casts_a_role(text: str) -> bool:
+    """Does the prompt give the agent a part to play (a name, a character)?"""
+    said = sentences(text)
+    return any(_NARRATIVE.search(s) or _ROLE_MORE.search(s) for s in said) or bool(_ROLE_CJK.search(text))
+
+
 def directive_rule(session: Session) -> list[Candidate]:
     """A rule the user gave the agent in a prompt: promoted at once, the user's words kept in the body.
 
@@ -676,9 +747,12 @@ def directive_rule(session: Session) -> list[Candidate]:
             if status != "bare"
             for i in items
         }
+        cast = _casts_a_role(step.text)
         for d in directives(step.text, limit=3):
             if not _keep(d, document) or " ".join(d.sentence.lower().split()).rstrip(".;,") in listed:
                 continue  # an item of a typed rule list is rule_list_rule's
+            if cast and _PERSONA.search(d.sentence):
+                continue  # "you are Matt ... always answer as Matt": how to play a part, not a rule for the work
             if for_this_work(d.sentence):
                 continue  # it steers this piece of work only; said again in another session it still would
             if document and _TASK_LABEL.search(step.text) and not OUTLASTS.search(d.sentence):
@@ -700,6 +774,8 @@ def directive_rule(session: Session) -> list[Candidate]:
                 continue  # "That's almost right. Now I want X bigger": how the answer at hand should be, no lesson
             if standing and _limits_the_request(d):
                 standing = False  # "帮我修复 X，不要修改 API": how to do this request, stored, not injected
+            if standing and _AUTONOMY.search(d.sentence) and not OUTLASTS.search(d.sentence):
+                standing = False  # "don't ask, proceed autonomously": leave to run this work, stored, not injected
             summary = _summary(d)
             context = _context_before(step.text, d.sentence) or _list_context(step.text, d.sentence)
             done = _first_sentence(step.answer)
@@ -1438,6 +1514,14 @@ _CARRY_ON = frozenset(
 )
 
 
+# acts that reach past the working tree or stop what runs (push, deploy, merge, restart, delete): asked for again and
+# again, they are the user deciding when; "do this without being asked" would take that from them
+_USERS_CALL = frozenset(
+    "commit push deploy publish release merge tag upload send email post restart stop kill shutdown delete drop "
+    "reset rollback revert".split()
+)
+
+
 _CARRY_ON_TEXT = rx.compile(
     r"\b(?:until (?:it'?s |it is )?(?:completed?|done|finished)|keep going|carry on"
     r"|get (?:this|it|that) (?:resolved|done|fixed|working|finished))\b",
@@ -1582,6 +1666,8 @@ def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int
             continue
         if _CARRY_ON & set(pair):
             continue  # "... until completed", "continue with the next": the user driving the task on, not a habit
+        if _USERS_CALL & set(pair):
+            continue  # "commit and push", "deploy to staging", "restart the server": the user says when, each time
         options = [
             s
             for s in where[pair]
@@ -1670,6 +1756,22 @@ def _record_summary(clause: str) -> str:
 _ONE_OFF_RECORD = rx.compile(r"\b(?:summary|summari[sz]e|report|findings|results|output|answer)\b", re.I)
 
 
+_PATH_TOKEN = rx.compile(r"[^\s\"'`()<>]*\.md\b", re.I)
+
+
+def _outside_project(clause: str, root: str) -> bool:
+    """Does the clause name its .md file by a path of this machine (home, drive, absolute) outside the project?"""
+    home_or_root = ("~", "/", "$", "%", "\\")
+    for token in _PATH_TOKEN.findall(clause):
+        windows = re.match(r"[A-Za-z]:[\\/]", token)
+        if not (windows or token.startswith(home_or_root) or "\\" in token):
+            continue
+        if root and token.replace("\\", "/").lower().startswith(root.replace("\\", "/").rstrip("/").lower() + "/"):
+            continue  # the project's own folder, spelt out in full
+        return True
+    return False
+
+
 def doc_file_rule(session: Session) -> list[Candidate]:
     """The file the user picks to keep a plan, a code map or notes in ("create a plan in docs/refactor.md")."""
     from automem.extract.directives import sentences
@@ -1696,6 +1798,8 @@ def doc_file_rule(session: Session) -> list[Candidate]:
                 ),
                 sentence,
             )
+            if _outside_project(clause, session.root):
+                continue  # "~/notes/todo.md", "C:\\Users\\me\\plan.md": a file of this machine, not of the project
             summary = _record_summary(_clean(clause))
             if not summary:
                 continue
