@@ -307,7 +307,14 @@ _SENTENCE_END = rx.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？；])")
 
 # (language, cue kind, kind, pattern): cue words for the same few directives as above
 _INTL: tuple[tuple[str, str, str, re.Pattern], ...] = (
-    ("zh", "never", "decision", rx.compile(r"(?:永远|绝对|千万)?(?:不要|不许|不准|禁止|别再|不得)")),
+    (  # "不要怕"/"不要担心" (don't worry about ...) reassures; it forbids nothing
+        "zh",
+        "never",
+        "decision",
+        rx.compile(
+            r"(?:永远|绝对|千万)?(?:不要(?!怕|害怕|担心|擔心|紧张|緊張|着急|著急|慌|客气|客氣)|不许|不准|禁止|别再|不得)"
+        ),
+    ),
     ("zh", "always", "preference", rx.compile(r"(?:总是|始终|一律|每次都|务必)")),
     ("zh", "swap", "decision", rx.compile(r"(?:改用|而不是|代替|取代|不用\S{1,20}[，,]\s*用)")),
     ("zh", "change", "decision", rx.compile(r"(?:换成|改成|改为)")),  # "change this to ...": an edit, not a rule
@@ -471,7 +478,14 @@ _LANGUAGES = (
         ),
     ),
     ("Korean", rx.compile(r"(?:한국어로\s*(?:대답|답변|응답|말|해|하|써))")),
-    ("Russian", rx.compile(r"(?:(?:отвечай|говори|пиши)\s+(?:по-русски|на\s+русском))", re.I)),
+    (  # "говори и думай на русском", "пиши по русски"
+        "Russian",
+        rx.compile(
+            r"(?:(?:отвечай|говори|пиши|общайся)(?:\s+и\s+(?:думай|пиши|говори|отвечай|рассуждай))?"
+            r"\s+(?:по-русски|по\s+русск\w*|на\s+русском))",
+            re.I,
+        ),
+    ),
     (
         "Spanish",
         rx.compile(
@@ -778,6 +792,11 @@ _QUOTED_PASSAGE = rx.compile(
 )
 
 
+# a passage in corner brackets that runs over a line or a long sentence: 『...』 text to paste into another prompt, a
+# quoted message; a short 「npm」 is a name and stays
+_CJK_QUOTED = rx.compile(r"『[^』]*?(?:\n|[^』]{40})[^』]*』|「[^」]*?(?:\n|[^」]{40})[^」]*」")
+
+
 _LANGUAGE_NAMES = (
     r"English|Chinese|Japanese|Korean|Russian|Spanish|German|French|Portuguese|Arabic|Italian|Dutch|Turkish|Polish"
     r"|Vietnamese|Hindi|Ukrainian|Indonesian"
@@ -848,6 +867,8 @@ def directives(prompt: str, limit: int = 3) -> list[Directive]:
     its words, with the cue "remembered". A quoted passage (text to translate, to write, someone's words) is not
     read."""
     out: list[Directive] = []
+    if "『" in prompt or "「" in prompt:
+        prompt = _CJK_QUOTED.sub(" ", prompt)
     quoted = "'" in prompt or '"' in prompt or "\u201c" in prompt
     said = sentences(_QUOTED_PASSAGE.sub(" ", prompt) if quoted else prompt)
     carried_to = -1
