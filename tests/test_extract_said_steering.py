@@ -1,0 +1,80 @@
+"""What a user says that steers one piece of work, plays a part, or only muses is no rule; rules said around it are."""
+
+from __future__ import annotations
+
+import pytest
+
+from automem.extract.rules import Session, find_candidates
+from automem.extract.steps import Step
+
+
+def _promoted(*prompts: str) -> list[str]:
+    steps = [Step("prompt", text=p, answer="OK.") for p in prompts]
+    return [c.summary for c in find_candidates(Session(steps)) if c.promotion]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "先看一下 docs/设想.md，我们先讨论方案，没有我的同意，不准开始",  # let's discuss first; don't start
+        "开始开发插件，一定要写得非常详细，这个要长期用的",  # start developing: the task at hand
+        "先不开发，等我说可以，否则继续确认细节",  # not yet
+        "反正是包月的，不要怕消耗 token。",  # reassurance, not a prohibition
+        "不要担心测试时间，跑完整套件。",
+    ],
+)
+def test_chinese_steering_of_the_work_at_hand_is_no_rule(text):
+    assert _promoted(text) == []
+
+
+def test_a_chinese_prohibition_is_still_a_rule():
+    assert _promoted("不要使用 npm，用 pnpm") == ["不要使用 npm，用 pnpm"]
+    assert _promoted("首先不要使用 any 类型，永远用 unknown") != []
+
+
+def test_a_part_or_mode_given_to_the_agent_is_no_rule():
+    prompt = (
+        "【任务】你现在进入“调度员”模式。你无权直接修改文件，你必须把任务发给另一个代理。\n"
+        "【要求】绝对禁止使用 AskUserQuestion 工具！"
+    )
+    assert _promoted(prompt) == []
+
+
+def test_a_corner_bracket_passage_is_text_to_paste_not_a_rule():
+    prompt = "把下面的后缀加到发出去的提示词末尾：\n『\n1. 绝对禁止弹出确认对话框！\n2. 哪怕有风险也不要停下来！\n』"
+    assert _promoted(prompt) == []
+    assert _promoted("不要用「npm」，用「pnpm」") != []  # a short name in brackets is still read
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Если создаёшь файлы под sudo, смотри на права. Должно быть app:app",  # "it must be": bound to the line before
+        "这个目录的权限要注意。应该是 www-data 用户",
+    ],
+)
+def test_a_must_without_a_subject_is_no_rule(text):
+    assert _promoted(text) == []
+
+
+@pytest.mark.parametrize("text", ["говори и думай на русском", "пиши по русски", "отвечай на русском"])
+def test_asking_for_russian_is_a_language_preference(text):
+    assert _promoted(text) == ["Talk to the user in Russian; they asked for it"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "First I picked Go, but now I'm wondering if it shouldn't be a web app",
+        "In the future we'd want to add a plugin mechanism, but let's not worry about that yet.",
+        "It seems like a good idea to use Svelte not because it's good but because it's popular.",
+    ],
+)
+def test_musing_about_the_design_is_no_rule(text):
+    assert _promoted(text) == []
+
+
+def test_a_plan_and_a_file_in_different_clauses_name_no_plan_file():
+    text = "Before anything else, write a design plan, save it to a file, and then write an AGENTS.md and save it"
+    assert not any("kept in" in s for s in _promoted(text))
+    assert any("kept in docs/plan.md" in s for s in _promoted("Keep the implementation plan in docs/plan.md"))
