@@ -78,3 +78,15 @@ def test_a_plan_and_a_file_in_different_clauses_name_no_plan_file():
     text = "Before anything else, write a design plan, save it to a file, and then write an AGENTS.md and save it"
     assert not any("kept in" in s for s in _promoted(text))
     assert any("kept in docs/plan.md" in s for s in _promoted("Keep the implementation plan in docs/plan.md"))
+
+
+@pytest.mark.parametrize("text", ["init应该放在--help的第一行，可以移动代码完成", "init должен быть первым в --help"])
+def test_a_must_said_of_one_command_by_name_is_this_turns_change(text):
+    assert _promoted(text) == []
+
+
+def test_a_must_said_of_a_kind_of_thing_is_still_a_rule():
+    from automem.extract.rules.said import directive_rule
+
+    for text in ("测试应该放在tests目录", "commit message应该用英文写"):
+        assert [c.promotion for c in directive_rule(Session([Step("prompt", text=text)]))] == ["instruction"], text

@@ -173,12 +173,12 @@ _MUST_CUE = {
 # "this project", "this repo": the place a rule holds in, not one thing of it
 _ONE_THING = {
     "zh": rx.compile(
-        r"[\w-]+\.[A-Za-z]{1,5}(?![A-Za-z])|/\w"
+        r"[\w-]+\.[A-Za-z]{1,5}(?![A-Za-z])|/\w|^\W*[A-Za-z_][\w-]*\s*$"  # a file, a path, a command or name alone
         r"|(?:(?:这|這|那)(?:个|個)?(?![个個])|该|該|此)(?!\s*(?:项目|項目|仓库|倉庫|代码库|程式庫|工程|目录|目錄|repo))"
     ),
     "ko": rx.compile(r"[\w-]+\.[A-Za-z]{1,5}(?![A-Za-z])|/\w|(?:^|\s)(?:이|그|저)\s(?!프로젝트|저장소|레포)"),
     "ru": rx.compile(
-        r"[\w-]+\.[A-Za-z]{1,5}(?![A-Za-z])|/\w"
+        r"[\w-]+\.[A-Za-z]{1,5}(?![A-Za-z])|/\w|^\W*[A-Za-z_][\w-]*\s*$"
         r"|\b(?:этот|эта|это|эти|этого|этой|этом|данн\w+)\b(?!\s+(?:проект|репозитори|код))",
         re.I,
     ),
