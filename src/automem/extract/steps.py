@@ -318,12 +318,18 @@ def steps_from_turns(turns: list[Turn]) -> list[Step]:
     return _without_startup_noise(steps)
 
 
+# what an error line says (a first line "total 0" of every `ls -la` is output, not noise)
+_COMPLAINT = rx.compile(
+    r"\b(?:error|warning|denied|not permitted|not found|no such file|cannot|can't|unable|failed|invalid)\b", re.I
+)
+
+
 def _without_startup_noise(steps: list[Step]) -> list[Step]:
     """The steps without what the shell prints before every command ("shellenv.sh: line 18: /bin/ps: Operation not
     permitted" from a profile in a sandbox): a first output line that calls which succeeded print too says nothing
     of why one call failed, so it is neither its error line nor its error."""
     firsts = Counter(s.result_head.split("\n", 1)[0] for s in steps if s.kind == "action" and s.ok and s.result_head)
-    noise = {line for line, count in firsts.items() if count >= 2 and line.strip()}
+    noise = {line for line, count in firsts.items() if count >= 2 and _COMPLAINT.search(line)}
     if not noise:
         return steps
     for step in steps:
