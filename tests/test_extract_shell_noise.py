@@ -72,3 +72,13 @@ def test_a_respelling_on_the_path_is_still_a_machine_lesson(tmp_path):
     calls = [("pytest -q", "zsh:1: command not found: pytest\n", 127), ("python3 -m pytest -q", "4 passed\n", 0)]
     summaries = [c.summary for c in _candidates(_rollout(tmp_path, calls))]
     assert any(s.startswith("pytest is not on the PATH on") and "python3 -m pytest" in s for s in summaries), summaries
+
+
+def test_a_first_line_every_listing_prints_stays_output(tmp_path):
+    calls = [
+        ("ls -la", "total 0\ndrwx------ 3 ann staff 96 .\n", 0),
+        ("ls -la src", "total 0\n-rw-r--r-- 1 ann staff 10 a.py\n", 0),
+        ("ls -la build", "total 0\nls: build: No such file or directory\n", 1),
+    ]
+    steps = steps_from_turns(read_all_turns(str(p := _rollout(tmp_path, calls)), guess_harness(p)))
+    assert [s.result_head.split("\n", 1)[0] for s in steps if s.kind == "action"] == ["total 0"] * 3
