@@ -90,3 +90,10 @@ def test_a_must_said_of_a_kind_of_thing_is_still_a_rule():
 
     for text in ("测试应该放在tests目录", "commit message应该用英文写"):
         assert [c.promotion for c in directive_rule(Session([Step("prompt", text=text)]))] == ["instruction"], text
+
+
+def test_a_prompt_that_opens_a_quotation_it_never_closes_is_dictated_text():
+    before = "同时包含“读取记录并分发任务，参考文档"  # the quotation opened in the prompt before is closed nowhere
+    assert _promoted(before, "“必须写入日志目录下的文件") == []
+    assert _promoted('"Never use var in the generated snippet') == []
+    assert _promoted('"Never use var", I said. Always use const.') == ["Always use const"]

@@ -797,6 +797,19 @@ _QUOTED_PASSAGE = rx.compile(
 _CJK_QUOTED = rx.compile(r"『[^』]*?(?:\n|[^』]{40})[^』]*』|「[^」]*?(?:\n|[^」]{40})[^」]*」")
 
 
+_CLOSING = {"\u201c": "\u201d", "「": "」", "『": "』", '"': '"', "«": "»", "„": "\u201c"}
+
+
+def _dictated(prompt: str) -> bool:
+    """Does the prompt open a quotation it never closes ("“must be written to the log folder")? Then it goes on with
+    text the user dictates for a file or another prompt, begun in an earlier prompt: their words for it, not a rule."""
+    text = prompt.strip()
+    if not text or text[0] not in _CLOSING:
+        return False
+    close = _CLOSING[text[0]]
+    return text[1:].count(close) == 0 if close != text[0] else text.count(close) == 1
+
+
 _LANGUAGE_NAMES = (
     r"English|Chinese|Japanese|Korean|Russian|Spanish|German|French|Portuguese|Arabic|Italian|Dutch|Turkish|Polish"
     r"|Vietnamese|Hindi|Ukrainian|Indonesian"
@@ -867,6 +880,8 @@ def directives(prompt: str, limit: int = 3) -> list[Directive]:
     its words, with the cue "remembered". A quoted passage (text to translate, to write, someone's words) is not
     read."""
     out: list[Directive] = []
+    if _dictated(prompt):
+        return out
     if "『" in prompt or "「" in prompt:
         prompt = _CJK_QUOTED.sub(" ", prompt)
     quoted = "'" in prompt or '"' in prompt or "\u201c" in prompt
