@@ -97,3 +97,12 @@ def test_a_prompt_that_opens_a_quotation_it_never_closes_is_dictated_text():
     assert _promoted(before, "“必须写入日志目录下的文件") == []
     assert _promoted('"Never use var in the generated snippet') == []
     assert _promoted('"Never use var", I said. Always use const.') == ["Always use const"]
+
+
+@pytest.mark.parametrize("text", ["한글로 답변해줘.", "한국말로 대답해 주세요"])
+def test_asking_for_korean_by_the_scripts_name_is_a_language_preference(text):
+    assert _promoted(text) == ["Talk to the user in Korean; they asked for it"]
+
+
+def test_writing_a_file_in_korean_is_a_task():
+    assert _promoted("README를 한글로 써줘") == []
