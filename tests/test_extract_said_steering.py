@@ -106,3 +106,22 @@ def test_asking_for_korean_by_the_scripts_name_is_a_language_preference(text):
 
 def test_writing_a_file_in_korean_is_a_task():
     assert _promoted("README를 한글로 써줘") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Die Gebühr ist immer abhängig vom Standort.",
+        "Le tarif est toujours calculé par heure.",
+        "El precio es siempre mensual.",
+    ],
+)
+def test_a_thing_described_with_always_is_no_rule(text):
+    assert _promoted(text) == []
+
+
+@pytest.mark.parametrize(
+    "text", ["Verwende immer pnpm, nicht npm.", "Tests müssen immer grün sein, bevor du committest."]
+)
+def test_always_said_of_what_to_do_is_still_a_rule(text):
+    assert _promoted(text) != []

@@ -442,6 +442,11 @@ _REPORTED = {
 }
 
 
+# "is always" in the Latin-script languages read: a thing described ("die Gebühr ist immer abhängig von ..."), where
+# a rule would tell someone what to do ("verwende immer ...", "tests must always ...")
+_DESCRIBED = rx.compile(r"\b(?:ist|sind|est|sont|es|son|é|são)\s+(?:immer|toujours|siempre|sempre)\b(?!\s+noch)", re.I)
+
+
 def _reported(lang: str, text: str) -> bool:
     """Does the sentence report how the work still fails, in ``lang`` (any of the four Latin-script languages read
     together, as their cues are)?"""
@@ -735,6 +740,8 @@ def classify(sentence: str) -> Directive | None:
         if _reads_in(lang, language) and pattern.search(text):
             if cue in ("always", "never") and _reported(lang, text):
                 continue  # "es geht immer noch nicht", "no funciona nunca": how it still fails, not a rule
+            if cue == "always" and _DESCRIBED.search(text):
+                continue  # "die Gebühr ist immer abhängig vom Parkplatz": how a thing is, not what to do
             return Directive(text, kind, cue, scope_of(text, kind), lang)
     # a Latin-script language told by a few small words may be English after all ("Always run e2e per PR")
     return _english(text) if language in more.NEW_LATIN else None
