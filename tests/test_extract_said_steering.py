@@ -125,3 +125,7 @@ def test_a_thing_described_with_always_is_no_rule(text):
 )
 def test_always_said_of_what_to_do_is_still_a_rule(text):
     assert _promoted(text) != []
+
+
+def test_a_chinese_workflow_rule_that_says_first_is_still_a_rule():
+    assert _promoted("我们先写测试再写代码，永远不要跳过测试") != []
