@@ -129,3 +129,10 @@ def test_always_said_of_what_to_do_is_still_a_rule(text):
 
 def test_a_chinese_workflow_rule_that_says_first_is_still_a_rule():
     assert _promoted("我们先写测试再写代码，永远不要跳过测试") != []
+
+
+@pytest.mark.parametrize("text", ["每次开始开发前必须先拉取最新代码", "在测试通过之前不要开始部署"])
+def test_a_chinese_rule_about_when_work_starts_is_still_a_rule(text):
+    from automem.extract.rules.said import directive_rule
+
+    assert [c.promotion for c in directive_rule(Session([Step("prompt", text=text)]))] == ["instruction"]

@@ -399,7 +399,8 @@ _THIS_WORK = rx.compile(
     r"|لهذا (?:التصحيح|الإصلاح|التغيير|المهمة|الطلب)|هذه المرة"
     r"|这次|本次|这个任务|这个修复|今回|このタスク|この修正|이번에?|이 작업"
     # when this work starts: "开始开发" (start developing), "不准开始" (don't start), "我们先讨论" (let's first discuss)
-    r"|开始开发|开始实施|开始动手|不准开始|不要开始|别开始|先不开始|先不开发|先不要开发"
+    r"|开始(?:开发|实施|动手)(?!前|之前|以前|时|的时候)|(?:不准|不要|别)开始(?=$|\W|开发|写代码|实施|动手)"
+    r"|先不开始|先不开发|先不要开发"
     r"|我们先(?:探讨|讨论|聊|看|分析|研究|确认|商量)"
     r"|для этой задачи|в этот раз|на этот раз|para esta (?:tarea|corrección)|esta vez|pour cette (?:tâche|correction)"
     r"|cette fois|für diese (?:aufgabe|änderung)|diesmal|dieses mal|desta vez|para esta tarefa|\b(?:"
