@@ -136,3 +136,8 @@ def test_a_chinese_rule_about_when_work_starts_is_still_a_rule(text):
     from automem.extract.rules.said import directive_rule
 
     assert [c.promotion for c in directive_rule(Session([Step("prompt", text=text)]))] == ["instruction"]
+
+
+def test_what_the_agent_does_not_do_without_the_users_word_is_a_russian_rule():
+    text = "Без моего подтверждения ты не удаляешь файлы и не выходишь за пределы папки проекта."
+    assert _promoted(text) == [text.rstrip(".")]
