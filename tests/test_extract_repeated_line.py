@@ -28,3 +28,12 @@ def test_a_line_sent_alone_again_and_again_drives_one_task_on():
 def test_a_repeated_question_is_no_preference():
     prompts = [f"任务{n}：修复问题\n- 这个函数为什么会报错？" for n in range(3)]
     assert not any("In this project" in s for s in _found(*prompts))
+
+
+def test_a_line_the_user_calls_a_stopgap_is_no_preference():
+    found = _found(
+        "做登录页\n- 暂时用 sqlite 存数据",
+        "做列表页\n- 暂时用 sqlite 存数据",
+        "做详情页\n- 暂时用 sqlite 存数据",
+    )
+    assert not any("In this project" in s for s in found)

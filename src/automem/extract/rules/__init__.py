@@ -108,7 +108,7 @@ def find_candidates(session: Session, limit: int = MAX_CANDIDATES) -> list[Candi
     out: list[Candidate] = []
     seen: set[str] = set()
     for rule in _rules():
-        heard = rule.__module__.endswith((".said", ".requests"))
+        heard = rule.__module__.endswith((".said", ".requests", ".repeated"))
         for cand in rule(session):
             if heard and temporary(f"{cand.summary}\n{cand.content}"):
                 continue  # what the user said or asked, called a stopgap in their own words ("for now")

@@ -11,7 +11,7 @@ import re
 from collections import Counter
 
 from automem import lazy_re as rx
-from automem.extract.directives import prose_lines, scope_of
+from automem.extract.directives import prose_lines
 from automem.extract.glossary import english_terms
 from automem.extract.rules import Session
 from automem.schema import Candidate
@@ -66,7 +66,7 @@ def repeated_line_rule(session: Session) -> list[Candidate]:
                 why=f"Typed again in {n} separate requests, among their other items: how this user wants the work.",
                 how_to_apply="Do this without being asked, in this project.",
                 signals=["preference"],
-                scope=scope_of(line, "preference"),
+                scope="project",
                 weight=2.0,
             )
         )
