@@ -141,3 +141,19 @@ def test_a_chinese_rule_about_when_work_starts_is_still_a_rule(text):
 def test_what_the_agent_does_not_do_without_the_users_word_is_a_russian_rule():
     text = "Без моего подтверждения ты не удаляешь файлы и не выходишь за пределы папки проекта."
     assert _promoted(text) == [text.rstrip(".")]
+
+
+@pytest.mark.parametrize(
+    "text", ["分支合并后会被删除,以后还有记录吗,不删除会不会比较好", "以后每次都要重启服务是不是更稳妥"]
+)
+def test_a_chinese_question_without_a_question_mark_is_no_rule(text):
+    assert _promoted(text) == []
+
+
+def test_a_chinese_rule_with_an_a_not_a_word_inside_is_still_a_rule():
+    assert _promoted("不管是不是测试文件，都要加类型注解，永远不要用any") != []
+
+
+def test_an_ascii_question_mark_before_chinese_ends_the_question():
+    found = _promoted("会自己创建skills?以后我指定创建的skills都放在 ~/my-skills 文件夹下")
+    assert found and not found[0].startswith("会自己创建")

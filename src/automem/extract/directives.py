@@ -300,7 +300,11 @@ _NARRATIVE = rx.compile(
 )
 # besides the code and log lines the hook already skips: tables, docker build steps, compose log prefixes
 _MORE_DATA = rx.compile(r"^\s*(?:\[[A-Z0-9:. -]+\]|[{}\[\]()]|\||#\d+ |[\w-]+\s*\|)")
-_SENTENCE_END = rx.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？；])")
+# a sentence ends at a stop and a space, at a CJK stop, and at an ASCII "?" or "!" typed straight before CJK text
+# ("…创建skills?我有一份…"); a "." there is more often a file name's ("README.md中")
+_SENTENCE_END = rx.compile(
+    r"(?<=[.!?。！？])\s+|(?<=[。！？；])|(?<=[!?])(?=[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af])"
+)
 
 
 # --- other languages ---------------------------------------------------------------------------
@@ -667,6 +671,9 @@ def _split_sentences(line: str) -> list[str]:
 
 
 _CJK_QUESTION_END = rx.compile(r"(?:吗|呢|か|까)[。.]?$")
+# a Chinese question without a question mark: "…吗, …" asked on the way, or an A-not-A form in the last clause
+# ("不删除会不会比较好", "是不是要重启"); "不管是不是测试文件，都要…" asks nothing
+_CJK_ASKED = rx.compile(r"吗\s*[,，]|(?:会不会|是不是|能不能|要不要|可不可以|有没有|对不对|好不好|行不行)[^，,。；;]*$")
 _CJK_WHY = rx.compile(r"为什么|為什麼|怎么回事|なぜ|どうして")
 
 
@@ -677,6 +684,7 @@ def _is_question(sentence: str) -> bool:
         or bool(_QUESTION_START.match(text))
         or bool(_CJK_QUESTION_END.search(text))
         or bool(_CJK_WHY.search(text))
+        or bool(_CJK_ASKED.search(text))
         or bool(re.match(r"^(?:¿|هل\s)", text))
     )
 
