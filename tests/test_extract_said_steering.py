@@ -157,3 +157,8 @@ def test_a_chinese_rule_with_an_a_not_a_word_inside_is_still_a_rule():
 def test_an_ascii_question_mark_before_chinese_ends_the_question():
     found = _promoted("会自己创建skills?以后我指定创建的skills都放在 ~/my-skills 文件夹下")
     assert found and not found[0].startswith("会自己创建")
+
+
+def test_the_task_clauses_before_a_chinese_from_now_on_are_not_kept_in_the_rule():
+    found = _promoted("删除目前所有的skills,软链到我的文件夹,以后新建的skills都存放在 ~/my-skills 下")
+    assert found == ["以后新建的skills都存放在 ~/my-skills 下"]

@@ -893,6 +893,26 @@ def _carried(marker: str, sentence: str) -> Directive | None:
     return Directive(text, kind, "future", scope_of(text, kind), "en", lead=marker)
 
 
+# a Chinese clause that asks for this turn's work: "删除目前所有skills", "把X改成Y", "请重构…"
+_ZH_TASK_CLAUSE = rx.compile(
+    r"^\W*(?:请|請|麻烦|麻煩)?(?:帮我|幫我|帮忙|幫忙|删除|删掉|修改|创建|新建|添加|生成|实现|修复|更新|重构|安装|运行|执行|把|将)"
+)
+
+
+def _from_lasting_clause(found: Directive) -> Directive:
+    """ "删除目前所有skills,软链到我的文件夹,以后创建的skills都放在那里": the task clauses before the one that says what
+    holds from now on ("以后…") are this turn's work; the rule starts at that clause."""
+    parts = re.split(r"([，,；;])", found.sentence)
+    clauses = parts[0::2]
+    at = next((i for i, c in enumerate(clauses) if OUTLASTS.search(c)), 0)
+    if at == 0 or not _ZH_TASK_CLAUSE.match(clauses[0]):
+        return found
+    rest = "".join(parts[2 * at :]).strip()
+    if not rest:
+        return found
+    return Directive(rest, found.kind, found.cue, scope_of(rest, found.kind), found.language, found.lead)
+
+
 def directives(prompt: str, limit: int = 3) -> list[Directive]:
     """The directives of one prompt, in order, at most ``limit``: a sentence, or the clause of it that holds the cue.
 
@@ -936,6 +956,8 @@ def directives(prompt: str, limit: int = 3) -> list[Directive]:
                 each = [classify(c) for c in clauses]
                 if not all(each):  # "don't X, and don't Y": every clause a rule, the sentence is kept whole
                     found = next((d for d in each if d is not None), found)
+        if found is not None and found.language == "zh":
+            found = _from_lasting_clause(found)
         if found and all(found.sentence != d.sentence for d in out):
             out.append(found)
         if len(out) >= limit:
