@@ -308,14 +308,25 @@ _NARRATIVE = rx.compile(
 )
 # besides the code and log lines the hook already skips: tables, docker build steps, compose log prefixes
 _MORE_DATA = rx.compile(r"^\s*(?:\[[A-Z0-9:. -]+\]|[{}\[\]()]|\||#\d+ |[\w-]+\s*\|)")
-_SENTENCE_END = rx.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？；])")
+# a sentence ends at a stop and a space, at a CJK stop, and at an ASCII "?" or "!" typed straight before CJK text
+# ("…创建skills?我有一份…"); a "." there is more often a file name's ("README.md中")
+_SENTENCE_END = rx.compile(
+    r"(?<=[.!?。！？])\s+|(?<=[。！？；])|(?<=[!?])(?=[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af])"
+)
 
 
 # --- other languages ---------------------------------------------------------------------------
 
 # (language, cue kind, kind, pattern): cue words for the same few directives as above
 _INTL: tuple[tuple[str, str, str, re.Pattern], ...] = (
-    ("zh", "never", "decision", rx.compile(r"(?:永远|绝对|千万)?(?:不要|不许|不准|禁止|别再|不得)")),
+    (  # "不要怕"/"不要担心" (don't worry about ...) reassures; it forbids nothing
+        "zh",
+        "never",
+        "decision",
+        rx.compile(
+            r"(?:永远|绝对|千万)?(?:不要(?!怕|害怕|担心|擔心|紧张|緊張|着急|著急|慌|客气|客氣)|不许|不准|禁止|别再|不得)"
+        ),
+    ),
     ("zh", "always", "preference", rx.compile(r"(?:总是|始终|一律|每次都|务必)")),
     ("zh", "swap", "decision", rx.compile(r"(?:改用|而不是|代替|取代|不用\S{1,20}[，,]\s*用)")),
     ("zh", "change", "decision", rx.compile(r"(?:换成|改成|改为)")),  # "change this to ...": an edit, not a rule
@@ -353,7 +364,9 @@ _INTL: tuple[tuple[str, str, str, re.Pattern], ...] = (
         "decision",
         rx.compile(  # "не" and an imperative: не используй, не коммитьте, не пишите
             r"\b(?:никогда|нельзя|не\s+(?:используй|делай|надо|трогай|пиши|запускай|меняй)\w*"
-            r"|не\s+(?!(?:переживай|обращай|торопись|спеши|жди|парься|бойся|чекай|поспішай|зважай)\w*)[а-яё]+(?:ай|яй|ей|уй|ой|йте|ите|ьте)\b)",
+            r"|не\s+(?!(?:переживай|обращай|торопись|спеши|жди|парься|бойся|чекай|поспішай|зважай)\w*)[а-яё]+(?:ай|яй|ей|уй|ой|йте|ите|ьте)\b"
+            # "без моего подтверждения ты не удаляешь файлы": what the agent does not do without the user's word
+            r"|без\s+моего\s+(?:подтверждени|разрешени|согласи|одобрени)\w*[^.!?]{0,40}\bне\s+[а-яё]+)",
             re.I,
         ),
     ),
@@ -443,6 +456,11 @@ _REPORTED = {
 }
 
 
+# "is always" in the Latin-script languages read: a thing described ("die Gebühr ist immer abhängig von ..."), where
+# a rule would tell someone what to do ("verwende immer ...", "tests must always ...")
+_DESCRIBED = rx.compile(r"\b(?:ist|sind|est|sont|es|son|é|são)\s+(?:immer|toujours|siempre|sempre)\b(?!\s+noch)", re.I)
+
+
 def _reported(lang: str, text: str) -> bool:
     """Does the sentence report how the work still fails, in ``lang`` (any of the four Latin-script languages read
     together, as their cues are)?"""
@@ -478,8 +496,18 @@ _LANGUAGES = (
             r"^(?:今後は?|これから(?:は)?|以後|常に|いつも)?[、,\s]*日本語で(?:話|答え|解答|回答|返事|返信|お願い)"
         ),
     ),
-    ("Korean", rx.compile(r"(?:한국어로\s*(?:대답|답변|응답|말|해|하|써))")),
-    ("Russian", rx.compile(r"(?:(?:отвечай|говори|пиши)\s+(?:по-русски|на\s+русском))", re.I)),
+    (  # "한글로 답변해줘" (the script's name for the language): answering only, "README를 한글로 써줘" is a task
+        "Korean",
+        rx.compile(r"(?:한국어로\s*(?:대답|답변|응답|말|해|하|써))|(?:한글|한국말)로\s*(?:대답|답변|응답|답|말)"),
+    ),
+    (  # "говори и думай на русском", "пиши по русски"
+        "Russian",
+        rx.compile(
+            r"(?:(?:отвечай|говори|пиши|общайся)(?:\s+и\s+(?:думай|пиши|говори|отвечай|рассуждай))?"
+            r"\s+(?:по-русски|по\s+русск\w*|на\s+русском))",
+            re.I,
+        ),
+    ),
     (
         "Spanish",
         rx.compile(
@@ -651,6 +679,9 @@ def _split_sentences(line: str) -> list[str]:
 
 
 _CJK_QUESTION_END = rx.compile(r"(?:吗|呢|か|까)[。.]?$")
+# a Chinese question without a question mark: "…吗, …" asked on the way, or an A-not-A form in the last clause
+# ("不删除会不会比较好", "是不是要重启"); "不管是不是测试文件，都要…" asks nothing
+_CJK_ASKED = rx.compile(r"吗\s*[,，]|(?:会不会|是不是|能不能|要不要|可不可以|有没有|对不对|好不好|行不行)[^，,。；;]*$")
 _CJK_WHY = rx.compile(r"为什么|為什麼|怎么回事|なぜ|どうして")
 
 
@@ -661,6 +692,7 @@ def _is_question(sentence: str) -> bool:
         or bool(_QUESTION_START.match(text))
         or bool(_CJK_QUESTION_END.search(text))
         or bool(_CJK_WHY.search(text))
+        or bool(_CJK_ASKED.search(text))
         or bool(re.match(r"^(?:¿|هل\s)", text))
     )
 
@@ -726,6 +758,8 @@ def classify(sentence: str) -> Directive | None:
         if _reads_in(lang, language) and pattern.search(text):
             if cue in ("always", "never") and _reported(lang, text):
                 continue  # "es geht immer noch nicht", "no funciona nunca": how it still fails, not a rule
+            if cue == "always" and _DESCRIBED.search(text):
+                continue  # "die Gebühr ist immer abhängig vom Parkplatz": how a thing is, not what to do
             return Directive(text, kind, cue, scope_of(text, kind), lang)
     # a Latin-script language told by a few small words may be English after all ("Always run e2e per PR")
     return _english(text) if language in more.NEW_LATIN else None
@@ -784,6 +818,24 @@ _QUOTED_PASSAGE = rx.compile(
     r"(?=(?:[^'\"\u201c\u201d\u2018\u2019\n]|(?<=\w)'(?=\w)){0,600}?[.!?]['\"\u201d\u2019]?(?:$|[\s,;:)]))"
     r"(?:[^'\"\u201c\u201d\u2018\u2019\n]|(?<=\w)'(?=\w)){20,600}?['\"\u201d\u2019](?=$|[\s.,;:!?)])"
 )
+
+
+# a passage in corner brackets that runs over a line or a long sentence: 『...』 text to paste into another prompt, a
+# quoted message; a short 「npm」 is a name and stays
+_CJK_QUOTED = rx.compile(r"『[^』]*?(?:\n|[^』]{40})[^』]*』|「[^」]*?(?:\n|[^」]{40})[^」]*」")
+
+
+_CLOSING = {"\u201c": "\u201d", "「": "」", "『": "』", '"': '"', "«": "»", "„": "\u201c"}
+
+
+def _dictated(prompt: str) -> bool:
+    """Does the prompt open a quotation it never closes ("“must be written to the log folder")? Then it goes on with
+    text the user dictates for a file or another prompt, begun in an earlier prompt: their words for it, not a rule."""
+    text = prompt.strip()
+    if not text or text[0] not in _CLOSING:
+        return False
+    close = _CLOSING[text[0]]
+    return text[1:].count(close) == 0 if close != text[0] else text.count(close) == 1
 
 
 _LANGUAGE_NAMES = (
@@ -849,6 +901,26 @@ def _carried(marker: str, sentence: str) -> Directive | None:
     return Directive(text, kind, "future", scope_of(text, kind), "en", lead=marker)
 
 
+# a Chinese clause that asks for this turn's work: "删除目前所有skills", "把X改成Y", "请重构…"
+_ZH_TASK_CLAUSE = rx.compile(
+    r"^\W*(?:请|請|麻烦|麻煩)?(?:帮我|幫我|帮忙|幫忙|删除|删掉|修改|创建|新建|添加|生成|实现|修复|更新|重构|安装|运行|执行|把|将)"
+)
+
+
+def _from_lasting_clause(found: Directive) -> Directive:
+    """ "删除目前所有skills,软链到我的文件夹,以后创建的skills都放在那里": the task clauses before the one that says what
+    holds from now on ("以后…") are this turn's work; the rule starts at that clause."""
+    parts = re.split(r"([，,；;])", found.sentence)
+    clauses = parts[0::2]
+    at = next((i for i, c in enumerate(clauses) if OUTLASTS.search(c)), 0)
+    if at == 0 or not _ZH_TASK_CLAUSE.match(clauses[0]):
+        return found
+    rest = "".join(parts[2 * at :]).strip()
+    if not rest:
+        return found
+    return Directive(rest, found.kind, found.cue, scope_of(rest, found.kind), found.language, found.lead)
+
+
 def directives(prompt: str, limit: int = 3) -> list[Directive]:
     """The directives of one prompt, in order, at most ``limit``: a sentence, or the clause of it that holds the cue.
 
@@ -856,6 +928,10 @@ def directives(prompt: str, limit: int = 3) -> list[Directive]:
     its words, with the cue "remembered". A quoted passage (text to translate, to write, someone's words) is not
     read."""
     out: list[Directive] = []
+    if _dictated(prompt):
+        return out
+    if "『" in prompt or "「" in prompt:
+        prompt = _CJK_QUOTED.sub(" ", prompt)
     quoted = "'" in prompt or '"' in prompt or "\u201c" in prompt
     said = sentences(_QUOTED_PASSAGE.sub(" ", prompt) if quoted else prompt)
     carried_to = -1
@@ -888,6 +964,8 @@ def directives(prompt: str, limit: int = 3) -> list[Directive]:
                 each = [classify(c) for c in clauses]
                 if not all(each):  # "don't X, and don't Y": every clause a rule, the sentence is kept whole
                     found = next((d for d in each if d is not None), found)
+        if found is not None and found.language == "zh":
+            found = _from_lasting_clause(found)
         if found and all(found.sentence != d.sentence for d in out):
             out.append(found)
         if len(out) >= limit:

@@ -9,6 +9,7 @@ with the user's reason, or an interrupt.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from automem import lazy_re as rx  # module-level patterns compile on first use
 from automem.harness.model import Turn
@@ -314,6 +315,30 @@ def steps_from_turns(turns: list[Turn]) -> list[Step]:
         if turn.interrupted:
             steps.append(Step("interrupt", turn=index))
             stopped = True
+    return _without_startup_noise(steps)
+
+
+# what an error line says (a first line "total 0" of every `ls -la` is output, not noise)
+_COMPLAINT = rx.compile(
+    r"\b(?:error|warning|denied|not permitted|not found|no such file|cannot|can't|unable|failed|invalid)\b", re.I
+)
+
+
+def _without_startup_noise(steps: list[Step]) -> list[Step]:
+    """The steps without what the shell prints before every command ("shellenv.sh: line 18: /bin/ps: Operation not
+    permitted" from a profile in a sandbox): a first output line that calls which succeeded print too says nothing
+    of why one call failed, so it is neither its error line nor its error."""
+    firsts = Counter(s.result_head.split("\n", 1)[0] for s in steps if s.kind == "action" and s.ok and s.result_head)
+    noise = {line for line, count in firsts.items() if count >= 2 and _COMPLAINT.search(line)}
+    if not noise:
+        return steps
+    for step in steps:
+        if step.kind != "action":
+            continue
+        while step.result_head.split("\n", 1)[0] in noise and "\n" in step.result_head:
+            step.result_head = step.result_head.split("\n", 1)[1]
+        if not step.ok:
+            step.errors = [e for e in step.errors if e.get("line", "") not in noise] or step.errors[:0]
     return steps
 
 

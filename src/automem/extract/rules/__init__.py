@@ -44,7 +44,7 @@ Rule = Callable[[Session], list[Candidate]]
 
 
 def _rules() -> list[Rule]:
-    from automem.extract.rules import destructive, errors, machine, reports, requests, said, slow
+    from automem.extract.rules import destructive, errors, machine, repeated, reports, requests, said, slow
 
     return [
         said.directive_rule,
@@ -61,6 +61,7 @@ def _rules() -> list[Rule]:
         said.choice_rule,
         said.asked_choice_rule,
         said.repeated_request_rule,
+        repeated.repeated_line_rule,
         requests.ignored_by_request_rule,
         requests.dependency_by_request_rule,
         requests.deleted_by_request_rule,
@@ -107,7 +108,7 @@ def find_candidates(session: Session, limit: int = MAX_CANDIDATES) -> list[Candi
     out: list[Candidate] = []
     seen: set[str] = set()
     for rule in _rules():
-        heard = rule.__module__.endswith((".said", ".requests"))
+        heard = rule.__module__.endswith((".said", ".requests", ".repeated"))
         for cand in rule(session):
             if heard and temporary(f"{cand.summary}\n{cand.content}"):
                 continue  # what the user said or asked, called a stopgap in their own words ("for now")

@@ -744,8 +744,10 @@ def _later_success_with(session: Session, start: int, name: str) -> int | None:
     return None
 
 
-def _alternative(session: Session, index: int, name: str) -> str:
-    """Another spelling of the same program, run later with the same arguments, successfully: how to call it here."""
+def _alternative(session: Session, index: int, name: str) -> tuple[str, str, int]:
+    """Another spelling of the same program, run later with the same arguments, successfully: how to call it here,
+    the project's environment it ran from ("venv/bin/" in `venv/bin/python -m pytest`; "" for the PATH), and the
+    call that ran it."""
     failed = next((c for c in session.intent(index).commands if c.program == name), None)
     for j in range(index + 1, min(len(session.steps), index + WINDOW)):
         step = session.steps[j]
@@ -754,8 +756,8 @@ def _alternative(session: Session, index: int, name: str) -> str:
         for other in session.intent(j).commands:
             spelled, rest = _respelled(other, name)
             if spelled and (failed is None or rest[:1] == failed.positional[:1]):
-                return spelled
-    return ""
+                return spelled, other.runner, j
+    return "", "", index
 
 
 def _other_lookup(session: Session, index: int, name: str) -> str:
@@ -1144,7 +1146,12 @@ def missing_command_rule(session: Session) -> list[Candidate]:
             continue  # Get-ChildItem in bash: a PowerShell command in the wrong shell, not a program to install
         if _inside_package_script(session, index, name):
             continue  # `npm test` -> "vitest: command not found": the project's dependencies, not the machine
-        alt = _alternative(session, index, name) or _other_lookup(session, index, name)
+        alt, runner, ran = _alternative(session, index, name)
+        if alt and runner.endswith("/"):
+            # `venv/bin/python -m pytest` worked: the project's environment has it, not the machine's PATH
+            out.append(_runner_lesson(session, index, ran, alt, runner, line, missing=name))
+            continue
+        alt = alt or _other_lookup(session, index, name)
         if alt:
             out.append(
                 Candidate(
@@ -1212,15 +1219,19 @@ def _project_runner(session: Session, index: int, later: int, name: str) -> str:
     return f"source {activate.group(1)} &&" if activate else ""
 
 
-def _runner_lesson(session: Session, index: int, later: int, name: str, via: str, line: str) -> Candidate:
+def _runner_lesson(
+    session: Session, index: int, later: int, name: str, via: str, line: str, missing: str = ""
+) -> Candidate:
+    """``missing`` not on the PATH, ``name`` run through ``via`` (the project's environment) found it."""
     step = session.steps[index]
     how = f"{via}{name}" if via.endswith("/") else f"{via} {name}"
+    missing = missing or name
     return Candidate(
         kind="observation",
-        summary=phrasing.fit(f"{name} is not on the PATH in this project; run it as `{how}`"),
+        summary=phrasing.fit(f"{missing} is not on the PATH in this project; run it as `{how}`"),
         content=f"`{_command_text(step)}` failed: {line}\nWhat worked: `{_command_text(session.steps[later])}`",
-        why=f"{name} lives in the project's own environment, not on the PATH; `{how}` found it.",
-        how_to_apply=f"Call `{how}`, not a bare {name}, in this project.",
+        why=f"{missing} lives in the project's own environment, not on the PATH; `{how}` found it.",
+        how_to_apply=f"Call `{how}`, not a bare {missing}, in this project.",
         signals=["error"],
         scope="project",
         weight=2.4,

@@ -57,6 +57,7 @@ _ERRORISH = rx.compile(
 # "let's" proposes this turn's next step, unless a rule word follows ("let's always run the formatter")
 _HEDGE = rx.compile(
     r"\b(?:maybe|perhaps|probably|i guess|not sure|real quick|for now|for the moment|let me"
+    r"|i'?m wondering|i was wondering|i wonder|it seems like|we'?d want"
     r"|let's(?!\s+(?:always|never)\b))\b",
     re.I,
 )
@@ -172,6 +173,14 @@ _HEADED = rx.compile(r"^\s*#{1,3} \S")
 _PROMPT_FILE = rx.compile(r"^\s*---[ \t]*\n(?:[\w-]+[ \t]*:[^\n]*\n){1,20}---[ \t]*(?:\n|$)")
 
 
+# a prompt that gives the agent a part or a mode to be in ("你现在进入“调度员”模式", "你扮演…", "あなたは…として"):
+# its rules belong to the part, for this conversation
+_SETS_A_PART = rx.compile(
+    r"你(?:现在|現在|将|將|要)?(?:进入|進入)[^。\n]{0,30}模式|(?:请|請)?你?扮演|你(?:现在|現在)是一(?:个|個|名|位)"
+    r"|あなたは[^。\n]{0,30}として|になりきって|ロールプレイ"
+)
+
+
 _CLAUSE_WORD = rx.compile(r"^(?:where|which|that|if|when|whether|what|how)\b", re.I)
 
 # A "must" in Chinese, Korean or Russian binds the agent as the English one does, unless what comes before it is one
@@ -194,16 +203,23 @@ _MUST_CUE = {
 # "this project", "this repo": the place a rule holds in, not one thing of it
 _ONE_THING = {
     "zh": rx.compile(
-        r"[\w-]+\.[A-Za-z]{1,5}(?![A-Za-z])|/\w"
+        r"[\w-]+\.[A-Za-z]{1,5}(?![A-Za-z])|/\w|^\W*[A-Za-z_][\w-]*\s*$"  # a file, a path, a command or name alone
         r"|(?:(?:这|這|那)(?:个|個)?(?![个個])|该|該|此)(?!\s*(?:项目|項目|仓库|倉庫|代码库|程式庫|工程|目录|目錄|repo))"
     ),
     "ko": rx.compile(r"[\w-]+\.[A-Za-z]{1,5}(?![A-Za-z])|/\w|(?:^|\s)(?:이|그|저)\s(?!프로젝트|저장소|레포)"),
     "ru": rx.compile(
-        r"[\w-]+\.[A-Za-z]{1,5}(?![A-Za-z])|/\w"
+        r"[\w-]+\.[A-Za-z]{1,5}(?![A-Za-z])|/\w|^\W*[A-Za-z_][\w-]*\s*$"
         r"|\b(?:этот|эта|это|эти|этого|этой|этом|данн\w+)\b(?!\s+(?:проект|репозитори|код))",
         re.I,
     ),
 }
+
+
+# "Должно быть feature:feature" (it must be ...), "应该是 X": the "must" has no subject of its own; what it binds was
+# said in the sentence before, and the next session would not know
+_SUBJECTLESS_MUST = rx.compile(
+    r"^\W*(?:(?:это|оно)\s+)?(?:должн[оаы]?|обязательно)\s+быть\b|^\W*(?:应该|必须|一定要)是", re.I
+)
 
 
 def _restricted_elsewhere(d: Directive) -> bool:
@@ -241,6 +257,8 @@ def _keep(d: Directive, document: bool) -> bool:
         return False  # requirements of a pasted spec are the spec's, not a rule for the agent
     if d.cue == "must" and d.language == "en" and not _RESTRICTED.search(text):
         return False  # "X should open Y" is a one-off setting; "X must never Y", "you have to Y" are rules
+    if d.cue == "must" and _SUBJECTLESS_MUST.search(text):
+        return False
     if d.cue == "must" and d.language in _MUST_CUE and not _restricted_elsewhere(d):
         return False  # the same in Chinese, Korean, Russian: "sync.sh 应该同步所有文件" says what one script should do
     if _CLAUSE_WORD.match(text) or (d.cue == "prefer" and _APPROVAL.search(text)):
@@ -424,6 +442,10 @@ _THIS_WORK = rx.compile(
     # "for this fix / this time" in other languages
     r"|لهذا (?:التصحيح|الإصلاح|التغيير|المهمة|الطلب)|هذه المرة"
     r"|这次|本次|这个任务|这个修复|今回|このタスク|この修正|이번에?|이 작업"
+    # when this work starts: "开始开发" (start developing), "不准开始" (don't start), "我们先讨论" (let's first discuss)
+    r"|开始(?:开发|实施|动手)(?!前|之前|以前|时|的时候)|(?:不准|不要|别)开始(?=$|\W|开发|写代码|实施|动手)"
+    r"|先不开始|先不开发|先不要开发"
+    r"|我们先(?:探讨|讨论|聊|看|分析|研究|确认|商量)"
     r"|для этой задачи|в этот раз|на этот раз|para esta (?:tarea|corrección)|esta vez|pour cette (?:tâche|correction)"
     r"|cette fois|für diese (?:aufgabe|änderung)|diesmal|dieses mal|desta vez|para esta tarefa"
     # no work this turn, an answer only: "不要做任何修改，只解释", "説明だけ", "no hagas cambios, solo explica"
@@ -442,7 +464,7 @@ _THIS_STAGE = rx.compile(
     r"^(?!.*\b(?:if|unless|when|until|before)\b).*\byet$|\bnot yet\b"
     r"|\b(?:right now|at this (?:point|stage)|at the moment|this time)\b"
     r"|^\W*(?:don'?t|dont|do not)\s+(?:start|begin)\s+\w+ing\b(?!.*\b(?:before|until|unless)\b)"
-    r"|先不要|暂时|暫時|目前先|还不要|還不要|先别|まだ(?![^、。]*(?:なら|たら|ければ))|今は|とりあえず|아직|일단"
+    r"|(?<!首)先不|暂时|暫時|目前先|还不要|還不要|先别|まだ(?![^、。]*(?:なら|たら|ければ))|今は|とりあえず|아직|일단"
     r"|\b(?:" + more.THIS_STAGE + r")\b",
     re.I,
 )
@@ -741,6 +763,8 @@ def directive_rule(session: Session) -> list[Candidate]:
         document = len(step.text) > DOCUMENT_CHARS
         if (document and _HEADED.match(step.text)) or _PROMPT_FILE.match(step.text):
             continue  # a prompt file or spec ("# /deploy: ...", "## Task"): its rules are the file's, kept there
+        if _SETS_A_PART.search(step.text):
+            continue  # a part to play or a mode to be in: its rules are the part's
         listed = {
             " ".join(i.lower().split())
             for _h, status, items in rule_lists(step.text)
@@ -1796,11 +1820,13 @@ def doc_file_rule(session: Session) -> list[Candidate]:
                     for c in re.split(r";\s+|,\s+(?:and\s+)?|\)\s*,?\s*and\s+", sentence)
                     if _DOC_FILE.search(c) and _RECORD_VERB.search(_paths_blanked(c))
                 ),
-                sentence,
+                "",
             )
-            if _outside_project(clause, session.root):
+            if clause and _outside_project(clause, session.root):
                 continue  # "~/notes/todo.md", "C:\\Users\\me\\plan.md": a file of this machine, not of the project
-            summary = _record_summary(_clean(clause))
+            # no one clause names both the record and its file ("write a plan, persist it, then write an AGENTS.md"):
+            # the file may hold something else
+            summary = _record_summary(_clean(clause)) if clause else ""
             if not summary:
                 continue
             out.append(
