@@ -65,6 +65,7 @@ def _rules() -> list[Rule]:
         requests.ignored_by_request_rule,
         requests.dependency_by_request_rule,
         requests.deleted_by_request_rule,
+        requests.fix_at_source_rule,
         errors.missing_command_rule,
         errors.repeated_error_rule,
         errors.fixed_error_rule,
@@ -82,6 +83,7 @@ def _rules() -> list[Rule]:
         reports.diagnosis_rule,
         reports.reported_problem_rule,
         reports.answered_question_rule,
+        reports.pasted_continuation_rule,
     ]
 
 

@@ -475,3 +475,52 @@ def answered_question_rule(session: Session) -> list[Candidate]:
             )
         )
     return out
+
+
+# a line of pasted terminal output in which the shell ran an option as a command: "--universe: command not found",
+# "zsh: command not found: --mode", PowerShell's "The term '--mode' is not recognized"
+_OPTION_RAN = rx.compile(
+    r"^\s*(?:(?:ba|z|da|k)?sh:\s*(?:line \d+:\s*)?)?(-{1,2}[A-Za-z][\w-]*): command not found\s*$"
+    r"|\bcommand not found: (-{1,2}[A-Za-z][\w-]*)\s*$"
+    r"|\bThe term '(-{1,2}[A-Za-z][\w-]*)' is not recognized\b",
+    re.M,
+)
+_EARLIER_ANSWERS = 3  # how many of the agent's answers before the report may hold the command that broke
+
+
+def pasted_continuation_rule(session: Session) -> list[Candidate]:
+    """The user pastes output where the shell ran an option as a command ("--universe: command not found"), and an
+    answer of the agent just before gave a command split over lines with backslashes whose next line starts with
+    that option: the pasted lines ran one by one. A fact of the user's terminal, said once per session."""
+    answers: list[str] = []
+    for step in session.steps:
+        if step.kind != "prompt":
+            continue
+        flags = [next(g for g in m.groups() if g) for m in _OPTION_RAN.finditer(step.text or "")]
+        broken = next(
+            (
+                flag
+                for flag in flags
+                for answer in answers[-_EARLIER_ANSWERS:]
+                if re.search(r"\\[ \t]*\r?\n[ \t]*" + re.escape(flag) + r"(?![\w-])", answer)
+            ),
+            "",
+        )
+        if broken:
+            return [
+                Candidate(
+                    kind="observation",
+                    summary=f"Give the user single-line shell commands: pasted multi-line ones ran line by line "
+                    f"('{broken}: command not found')",
+                    content=f'The user pasted: "{broken}: command not found" after running a command the agent had '
+                    "split over lines with backslashes.",
+                    why="The continuation lines were lost when pasted, so the shell ran each option as a command.",
+                    how_to_apply="Put a command the user is to paste on one line, without backslash continuations.",
+                    signals=["report"],
+                    scope="global",
+                    weight=1.0,
+                )
+            ]
+        if step.answer:
+            answers.append(step.answer)
+    return []

@@ -210,3 +210,99 @@ def deleted_by_request_rule(session: Session) -> list[Candidate]:
                     )
                     break
     return out
+
+
+# the agent's own instructions, as a user names them when asking for a change there
+_OWN_INSTRUCTIONS = rx.compile(
+    r"\byour (?:own )?(?:instructions|rules|system prompt|guidelines|skills?|agents?|subagents?)\b"
+    r"|\b(?:CLAUDE|AGENTS|GEMINI)\.md\b|\.claude/(?:agents|skills|commands)/"
+    r"|\bthe (?:skill|subagent|sub-agent)s?\b",
+    re.I,
+)
+_NAMED_AGENT = rx.compile(r"\b(?:the|this|that)\s+([a-z][a-z0-9]*(?:-[a-z0-9]+)+)\s+(?:agent|subagent|skill)\b", re.I)
+_MENTIONED_AGENT = rx.compile(r'@"([a-z][\w-]*) \(agent\)"', re.I)
+_BARE_AGENT = rx.compile(r"\b(?:the |this |that )?(?:sub-?)?agents?\b", re.I)
+_INSTRUCTION_FILE = rx.compile(
+    r"\b(?:CLAUDE|AGENTS|GEMINI)\.md\b|\.claude/(?:agents|skills|commands)/|/SKILL\.md\b", re.I
+)
+_FOLLOWING = 2  # prompts after the request in which the instructions it meant may be named or edited
+
+
+def _instructions_touched(session: Session, index: int) -> bool:
+    """The next prompts, or the calls of their turns, name or edit an instruction file (CLAUDE.md, a subagent's or a
+    skill's file): what "the agent" in the request at ``index`` meant."""
+    prompts = 0
+    for step in session.steps[index + 1 :]:
+        if step.kind == "prompt":
+            prompts += 1
+            if prompts > _FOLLOWING:
+                break
+            text = step.text or ""
+        else:
+            text = f"{step.input} {step.raw}" if step.kind == "action" else ""
+        if _INSTRUCTION_FILE.search(text):
+            return True
+    return False
+
+
+_CHANGE_VERB = rx.compile(
+    r"\b(?:modify|update|change|fix|improve|adjust|edit|amend|examine|review|revise|rewrite|tweak|check"
+    r"|look (?:at|into))\b",
+    re.I,
+)
+_NOT_AGAIN = rx.compile(
+    r"\b(?:prevent|avoid|stop)\b[^.?!\n]{0,60}?\b(?:again|in (?:the )?future|next time|from (?:ever )?happening"
+    r"|recurr\w*)\b"
+    r"|\bso (?:that )?(?:it|this|you|the same \w+(?: \w+)?) (?:doesn'?t|does not|won'?t|will not|never)\b[^.?!\n]{0,40}"
+    r"\b(?:again|in (?:the )?future|next time)\b",
+    re.I,
+)
+
+
+def fix_at_source_rule(session: Session) -> list[Candidate]:
+    """The user asks for the agent's own instructions (a subagent, a skill, CLAUDE.md) to be changed so that what
+    just went wrong does not happen again: how this user wants a failing workflow handled, not just the one fix.
+    A bare "the agent" counts only in a session that called a subagent by name (Claude Code's ``@"name (agent)"``)
+    or that names or edits an instruction file right after, since elsewhere it may be the agent the project builds."""
+    called = ""
+    for index, step in enumerate(session.steps):
+        if step.kind != "prompt" or not step.text:
+            continue
+        text = step.text
+        mentioned = _MENTIONED_AGENT.search(text)
+        if mentioned:
+            called = mentioned.group(1)
+            continue  # the prompt that calls the subagent gives it its task
+        if len(text) > 400:
+            continue
+        for sentence in re.split(r"(?<=[.?!])\s+|\n+", text):
+            if not (_CHANGE_VERB.search(sentence) and _NOT_AGAIN.search(sentence)):
+                continue
+            named = _NAMED_AGENT.search(sentence)
+            bare = bool(_BARE_AGENT.search(sentence))
+            name = named.group(1) if named else called if bare else ""
+            if not name and not _OWN_INSTRUCTIONS.search(sentence):
+                if not (bare and _instructions_touched(session, index)):
+                    continue
+            quote = _quote(sentence)
+            if name:
+                summary = f"When the {name} agent gets something wrong, fix its instructions to prevent the same issue"
+            else:
+                summary = (
+                    "When an agent workflow goes wrong, trace the cause to its instructions and fix them to prevent "
+                    "it recurring"
+                )
+            return [
+                Candidate(
+                    kind="preference",
+                    summary=summary,
+                    content=f'The user said: "{quote}"',
+                    why="The user asked for the fix in the instructions that made the mistake, not only in the work.",
+                    how_to_apply="When a workflow goes wrong, say which instruction caused it and propose a change "
+                    "there.",
+                    signals=["preference"],
+                    scope="project" if name else "global",
+                    weight=0.9,
+                )
+            ]
+    return []
