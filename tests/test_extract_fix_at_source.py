@@ -73,3 +73,33 @@ def test_a_command_not_found_without_a_split_command_before_is_no_paste_lesson()
     assert reports.pasted_continuation_rule(_session(("how do I run it", _SPLIT), (tool, ""))) == []
     later = "--verbose: command not found"  # an option the split command does not continue with
     assert reports.pasted_continuation_rule(_session(("how do I run it", _SPLIT), (later, ""))) == []
+
+
+def _with_calls(prompt: str, calls: list[tuple[str, str]]) -> Session:
+    from automem.extract.steps import Step
+
+    steps = [Step("prompt", text=prompt, answer="Done.")]
+    steps += [Step("action", tool=tool, input=arg, raw=arg) for tool, arg in calls]
+    return Session(steps)
+
+
+_FOUND_AND_EDITED = [
+    ("Glob", "**/deploy-check.md"),
+    ("Read", "/home/u/src/dotfiles/commands/deploy-check.md"),
+    ("Edit", "/home/u/src/dotfiles/commands/deploy-check.md"),
+]
+
+
+def test_a_slash_command_the_agent_had_to_find_before_editing_is_where_it_lives():
+    [cand] = requests.command_source_rule(_with_calls("update /deploy-check to also lint", _FOUND_AND_EDITED))
+    assert "/deploy-check" in cand.summary and "dotfiles/commands/deploy-check.md" in cand.summary
+    assert cand.promotion == ""
+
+
+def test_running_a_command_or_editing_it_without_a_search_is_no_location_lesson():
+    assert requests.command_source_rule(_with_calls("/deploy-check fix the lint", _FOUND_AND_EDITED)) == []
+    edited = _FOUND_AND_EDITED[1:]
+    assert requests.command_source_rule(_with_calls("update /deploy-check to also lint", edited)) == []
+    other = [("Glob", "**/*.md"), ("Edit", "/home/u/src/app/README.md")]
+    assert requests.command_source_rule(_with_calls("update /deploy-check in the README", other)) == []
+    assert requests.command_source_rule(_with_calls("fix the link to /docs in the footer", other)) == []

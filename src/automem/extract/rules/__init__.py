@@ -66,6 +66,7 @@ def _rules() -> list[Rule]:
         requests.dependency_by_request_rule,
         requests.deleted_by_request_rule,
         requests.fix_at_source_rule,
+        requests.command_source_rule,
         errors.missing_command_rule,
         errors.repeated_error_rule,
         errors.fixed_error_rule,

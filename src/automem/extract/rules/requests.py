@@ -306,3 +306,48 @@ def fix_at_source_rule(session: Session) -> list[Candidate]:
                 )
             ]
     return []
+
+
+_COMMAND_CHANGE = rx.compile(
+    r"\b(?:update|modify|change|edit|fix|improve|adjust|rewrite|tweak|amend)\b[^.?!\n]{0,40}?(?<![\w/.~-])/([a-z][\w-]{2,40})"
+    r"(?![\w/.-])",
+    re.I,
+)
+_LOOKUP_TOOLS = frozenset({"task", "agent", "glob", "grep", "find", "ls", "search"})
+
+
+def command_source_rule(session: Session) -> list[Candidate]:
+    """The user asks to change one of their slash commands ("update /refactor-livedata"), the agent had to look for
+    its file, then edited it (``<name>.md``, or ``<name>/SKILL.md``): where that command is defined. Its file can
+    live anywhere (a repository the commands folder links to), and the next change to it would search again."""
+    for index, actions in _turns(session):
+        match = _COMMAND_CHANGE.search(session.steps[index].text)
+        if not match or session.steps[index].text.lstrip().startswith("/"):
+            continue  # "/name args" runs the command; it asks for no change to it
+        name = match.group(1).lower()
+        looked = False
+        for j in actions:
+            step = session.steps[j]
+            tool = step.tool.lower()
+            if tool in _LOOKUP_TOOLS or (
+                tool in ("bash", "shell") and re.match(r"\s*(?:find|ls|fd|rg|grep)\b", step.input)
+            ):
+                looked = True
+                continue
+            path = step.input.strip().replace("\\", "/")
+            target = path if path.lower().endswith((f"/{name}.md", f"/{name}/skill.md")) else ""
+            if target and session.intent(j).kind == "edit" and looked:
+                return [
+                    Candidate(
+                        kind="observation",
+                        summary=f"The /{name} command is defined in {target}",
+                        content=f'The user asked: "{_quote(session.steps[index].text)}"\n'
+                        f"The agent looked for the command's file and edited {target}.",
+                        why="The command's file had to be searched for before it could be changed.",
+                        how_to_apply=f"To change /{name}, edit {target} directly.",
+                        signals=["preference"],
+                        scope="global",
+                        weight=0.9,
+                    )
+                ]
+    return []
