@@ -103,3 +103,14 @@ def test_running_a_command_or_editing_it_without_a_search_is_no_location_lesson(
     other = [("Glob", "**/*.md"), ("Edit", "/home/u/src/app/README.md")]
     assert requests.command_source_rule(_with_calls("update /deploy-check in the README", other)) == []
     assert requests.command_source_rule(_with_calls("fix the link to /docs in the footer", other)) == []
+
+
+def test_a_named_agent_or_skill_of_the_project_is_no_such_preference():
+    for prompt in (
+        "fix the sales-bot agent so it doesn't hallucinate prices again",
+        "change the skill cooldown so it does not trigger twice again",
+    ):
+        assert requests.fix_at_source_rule(_session((prompt, "Done."))) == [], prompt
+    named = ("fix the sales-bot agent so it doesn't hallucinate prices again", "Done.")
+    [cand] = requests.fix_at_source_rule(_session(named, ("now update .claude/agents/sales-bot.md too", "Done.")))
+    assert "sales-bot agent" in cand.summary

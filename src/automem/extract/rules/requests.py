@@ -215,13 +215,12 @@ def deleted_by_request_rule(session: Session) -> list[Candidate]:
 # the agent's own instructions, as a user names them when asking for a change there
 _OWN_INSTRUCTIONS = rx.compile(
     r"\byour (?:own )?(?:instructions|rules|system prompt|guidelines|skills?|agents?|subagents?)\b"
-    r"|\b(?:CLAUDE|AGENTS|GEMINI)\.md\b|\.claude/(?:agents|skills|commands)/"
-    r"|\bthe (?:skill|subagent|sub-agent)s?\b",
+    r"|\b(?:CLAUDE|AGENTS|GEMINI)\.md\b|\.claude/(?:agents|skills|commands)/",
     re.I,
 )
 _NAMED_AGENT = rx.compile(r"\b(?:the|this|that)\s+([a-z][a-z0-9]*(?:-[a-z0-9]+)+)\s+(?:agent|subagent|skill)\b", re.I)
 _MENTIONED_AGENT = rx.compile(r'@"([a-z][\w-]*) \(agent\)"', re.I)
-_BARE_AGENT = rx.compile(r"\b(?:the |this |that )?(?:sub-?)?agents?\b", re.I)
+_BARE_AGENT = rx.compile(r"\b(?:sub-?)?agents?\b|\bskills?\b", re.I)
 _INSTRUCTION_FILE = rx.compile(
     r"\b(?:CLAUDE|AGENTS|GEMINI)\.md\b|\.claude/(?:agents|skills|commands)/|/SKILL\.md\b", re.I
 )
@@ -262,8 +261,9 @@ _NOT_AGAIN = rx.compile(
 def fix_at_source_rule(session: Session) -> list[Candidate]:
     """The user asks for the agent's own instructions (a subagent, a skill, CLAUDE.md) to be changed so that what
     just went wrong does not happen again: how this user wants a failing workflow handled, not just the one fix.
-    A bare "the agent" counts only in a session that called a subagent by name (Claude Code's ``@"name (agent)"``)
-    or that names or edits an instruction file right after, since elsewhere it may be the agent the project builds."""
+    "The agent" or "the skill" (named or not) counts only in a session that called a subagent by name (Claude Code's
+    ``@"name (agent)"``) or that names or edits an instruction file right after: elsewhere it may be an agent or a
+    skill the project builds."""
     called = ""
     for index, step in enumerate(session.steps):
         if step.kind != "prompt" or not step.text:
@@ -280,10 +280,15 @@ def fix_at_source_rule(session: Session) -> list[Candidate]:
                 continue
             named = _NAMED_AGENT.search(sentence)
             bare = bool(_BARE_AGENT.search(sentence))
-            name = named.group(1) if named else called if bare else ""
-            if not name and not _OWN_INSTRUCTIONS.search(sentence):
-                if not (bare and _instructions_touched(session, index)):
-                    continue
+            own = bool(_OWN_INSTRUCTIONS.search(sentence))
+            if not own and not bare:
+                continue
+            if not own and not called and not _instructions_touched(session, index):
+                continue  # "the agent", "the sales-bot agent", "the skill": maybe what the project builds
+            if named and (named.group(1) == called or not called):
+                name = named.group(1)
+            else:
+                name = called if bare and not own else ""
             quote = _quote(sentence)
             if name:
                 summary = f"When the {name} agent gets something wrong, fix its instructions to prevent the same issue"
