@@ -41,3 +41,17 @@ def test_a_login_line_or_a_cd_is_no_command_to_remember():
     assert reports.answered_question_rule(_session(("How do I login?", login))) == []
     cd = "It is part of the dev server. Start it:\n```bash\ncd web\nnpm run dev\n```\nThe mock API is built in."
     assert reports.answered_question_rule(_session(("How do I start the mock API", cd))) == []
+
+
+def test_a_new_question_in_the_next_prompt_says_nothing_of_the_answer():
+    """Only the head of the next prompt tells whether the answer worked: a later error there is another question."""
+    lsof = "Run:\n```bash\nlsof -i :3000\n```\nIt lists the process holding the port."
+    for following in (
+        "great. now how do I fix the CORS error on login?",
+        "thanks! the deploy job failed on CI yesterday, unrelated: where is it configured?",
+    ):
+        session = _session(("how do I see what is using port 3000", lsof), (following, "Let me look."))
+        assert reports.answered_question_rule(session), following
+    for following in ("it doesn't work", "error: lsof: command not found", "that failed"):
+        session = _session(("how do I see what is using port 3000", lsof), (following, "Try ss."))
+        assert reports.answered_question_rule(session) == [], following

@@ -27,3 +27,18 @@ def test_a_record_file_of_this_machine_outside_the_project_is_no_lesson():
     [plan] = kept("write the plan in docs/plan.md")
     assert plan.summary == "The plan is kept in docs/plan.md; keep it up to date"
     assert kept("keep the plan in /home/ann/shop/docs/plan.md")
+
+
+def test_a_record_file_inside_the_project_stays_however_its_path_is_spelt():
+    from automem.extract.rules import Session, said
+    from automem.extract.steps import Step
+
+    for root, text in (
+        ("C:\\work\\shop", "From now on keep the plan in docs\\plan.md"),
+        ("C:\\work\\shop", "From now on keep the plan in .\\docs\\plan.md"),
+        ("/home/ann/shop", "From now on keep the plan in ~/shop/docs/plan.md"),
+        ("/home/ann/shop", "From now on keep the plan in $HOME/shop/docs/plan.md"),
+    ):
+        assert said.doc_file_rule(Session([Step("prompt", text=text)], root=root)), text
+    outside = "From now on keep the plan in ~/notes/plan.md"
+    assert said.doc_file_rule(Session([Step("prompt", text=outside)], root="/home/ann/shop")) == []

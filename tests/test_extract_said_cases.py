@@ -168,3 +168,31 @@ def test_asking_again_to_push_deploy_or_restart_is_the_users_call_not_a_habit():
     assert asked("restart the server", "restart the server please", "restart the server") == []
     [habit] = asked("run the linter first", "please run the linter first", "run the linter first then fix")
     assert "linter" in habit.summary
+
+
+def test_rules_said_beside_a_freedom_a_complaint_or_a_cast_part_stay():
+    """What reads like a freedom of this work, a complaint or a part to play, and is a way to work after all."""
+    for text in (
+        "Stop with the emojis.",  # "stop (it) with X" ends a habit
+        "Stop it with the emojis in commit messages.",
+        "你老是忘了更新文档，以后改代码一定要同步更新README。",  # the complaint, then what to do from now on
+        "Du vergisst immer die Tests, also führe ab jetzt immer die Tests aus.",
+        "You always forget, so always run the linter.",
+        "You always skip the type check; please always run tsc before you finish.",
+        "You are an expert TypeScript developer. Always respond as concisely as possible.",  # a manner, no part
+        "You are a senior engineer. Always answer as a bulleted list.",
+        "你是我的助理，以后所有代码注释都用英文写。",
+        "Don't edit the lockfile, just tell me.",  # one named thing, kept out of every turn
+        "以后我提问的时候，不要做任何修改，只解释。",  # whenever the user asks: a standing way to answer
+        "Cuando pregunto algo, no hagas cambios, solo explica.",
+    ):
+        assert _said(text), text
+    for text in (
+        "It does not have to be perfect",
+        "Du bist Max. Antworte immer als Max.",
+        "Eres Pedro. Responde siempre como Pedro.",
+        "From now on you are Matt. Always answer as Matt.",
+        "Don't make any edits, just explain.",
+        "不要做任何修改，只解释一下原因。",
+    ):
+        assert _said(text) == [], text

@@ -146,9 +146,8 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
         "decision",
         rx.compile(
             # "stop" with a habit ("stop adding X") or a when ("stop X before you rebuild"), not "stop the server"
-            r"^"
-            + _OPENERS
-            + r"(?:don'?t|dont|do not|stop(?=\s+\w+ing\b|[^.!?]*\b(?:before|whenever|every ?time|each time)\b))"
+            r"^" + _OPENERS + r"(?:don'?t|dont|do not"
+            r"|stop(?=\s+\w+ing\b|\s+(?:it\s+)?with\b|[^.!?]*\b(?:before|whenever|every ?time|each time)\b))"
             r"\s+(?!know\b|worry\b|mind\b|think\b"
             r"|understand\b|see\b|get\b|care\b|forget\b|have\b|remember\b|hesitate\b|bother\b)\w+",
             re.I,
@@ -164,6 +163,9 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
             # "you always forget X", "you always break Y": a complaint about the agent, not a way to work
             r"(?!(?:forget|forgot|break|broke|ignore|miss|skip|mess|screw|mix|confuse|overcomplicate|hallucinate"
             r"|guess|assume|do (?:this|that|it)|make (?:the same|a|this|that)|leave|lose|overwrite|undo)\b)\w+"
+            # the rule said after such a complaint: "you always skip the type check; please always run tsc"
+            r"|\byou\s+(?:always|keep)\s+\w+[^.!?;:,]*[;:,]\s*(?:(?:so|please|and|but)\s+)*always\s+"
+            r"(?!" + _NOT_A_VERB + r")\w+"
             r"|\bi(?:\s+(?:really\s+)?(?:want|need|would like)|'d like)\s+you\s+to\s+always\s+"
             r"(?!" + _NOT_A_VERB + r")\w+"
             r"|\b(?:wants?|asked|asks|told|tells|needs?|expects?)\s+(?:us|me|everyone|everybody)\s+to\s+always\s+"
@@ -300,7 +302,7 @@ _NARRATIVE = rx.compile(
     r"^(?:you are|you're|act as|pretend|imagine|roleplay|role-play|your name is|as an? \w+,? you|once upon)\b"
     r"|^(?:(?:from now on|going forward|for the rest of (?:this|the) (?:session|chat|conversation)|now|ok(?:ay)?|so)"
     r"[,:]?\s+)+(?:you are|you're|you will be|act as|pretend|your name is|play)\s+(?:a|an|my|the|\w+,? the"
-    r"|(?-i:[A-Z][a-z]+)(?:[,.!]|\s*$))\b"
+    r"|(?-i:[A-Z][a-z]+)\b(?=[,.!]|\s*$))"
     r"|\b(?:consider your name|your name (?:is|will be|as)|call yourself|you(?:'re| are| will be) called)\b"
     r"|\b(?:he|she|they)\s+(?:draws?|says?|said|walks?|looks?|turns?|smiles?|whispers?|nods?|runs?|stands?|grabs?)\b"
     r"|\b(?:the|a)\s+(?:knight|king|queen|dragon|wizard|hero|villain|princess|warrior|character|narrator)\b",

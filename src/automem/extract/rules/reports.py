@@ -410,13 +410,18 @@ def _as_goal(question: str) -> str:
 
 
 # the next prompt says the answer did not work: "'next' is not recognized as an internal or external command"
+# (read at the head of that prompt: a new question later on, "now how do I fix the CORS error?", says nothing of it)
 _DID_NOT_WORK = rx.compile(
     r"\bnot recognized as an? (?:internal|external|cmdlet)|\bcommand not found\b|\bis not recognized\b"
-    r"|\bno such file\b|\b(?:can ?not|can'?t) find\b"
-    r"|\b(?:doesn'?t|does not|didn'?t|did not|won'?t) (?:work|run|start)\b"
-    r"|\bnot working\b|\bstill (?:broken|failing|fails)\b|\bsomething(?:'s| is) wrong\b|\berror\b|\bfailed\b",
+    r"|\bno such file\b|\b(?:it|that|this|which) (?:can ?not|can'?t) find\b"
+    r"|\b(?:it|that|this|which|the command|the script)?\s*(?:doesn'?t|does not|didn'?t|did not|won'?t)"
+    r" (?:work|run|start)\b"
+    r"|\bnot working\b|\bstill (?:broken|failing|fails)\b|\bsomething(?:'s| is) wrong\b"
+    r"|^\W*(?:(?:no|nope|hmm|but|it)\W+)*(?:(?:got|gives?|gave|shows?|throws?|printed) )?(?:an? )?error\b"
+    r"|^\W*(?:(?:no|nope|hmm|but)\W+)*failed\b|\b(?:it|that|this|which) (?:still |also )?failed\b",
     re.I,
 )
+_HEAD_OF_REPLY = 120
 # a command that runs this project's own scripts, or a question about this project's things: not a global lesson
 _PROJECT_COMMAND = rx.compile(
     r"^(?:(?:npm|pnpm|yarn|bun)\s+(?:run\b|start\b|test\b|dev\b|build\b|serve\b)|(?:make|just|rake|gradle|mvn|cargo"
@@ -452,7 +457,7 @@ def answered_question_rule(session: Session) -> list[Candidate]:
         if following is not None and (
             following.after_interrupt
             or any(f.get("feedback") == "correction" for f in following.feedback)
-            or _DID_NOT_WORK.search(following.text or "")
+            or _DID_NOT_WORK.search((following.text or "")[:_HEAD_OF_REPLY])
         ):
             continue  # the answer was corrected, or did not work
         question = " ".join(step.text.split()).rstrip("?")

@@ -97,14 +97,28 @@ _INSULT = rx.compile(
 _COMPLAINT = rx.compile(
     r"还是有问题|还是不行|还是没|看了没|我都说了|我说了|我让你|请问你|你这样|没解决|又错|又不对|瞎猜|他妈|我说的是"
     r"|まだ直って|言ったでしょ|言ったよね|아직도 안|말했잖아|했잖아"
-    # "you (always) forget / get it wrong": a complaint about the agent, not a way to work ("don't forget X" is one)
-    r"|你(?:总是|總是|每次都|老是|又|经常|經常|一直)?(?:忘记|忘記|忘了|搞错|搞錯|弄错|弄錯|搞砸|弄坏|漏掉)"
+)
+# "you (always) forget / get it wrong": a complaint about the agent, not a way to work ("don't forget X" is one),
+# unless a clause after it says what to do from now on ("你老是忘了更新文档，以后改代码一定要同步更新README")
+_FORGETS = rx.compile(
+    r"你(?:总是|總是|每次都|老是|又|经常|經常|一直)?(?:忘记|忘記|忘了|搞错|搞錯|弄错|弄錯|搞砸|弄坏|漏掉)"
     r"|いつも[^。]*?(?:忘れ(?:る|てる|ている|ます)|間違え(?:る|てる|ている|ます))"
     r"|(?:너는|넌|당신은)[^.]*?(?:잊어버려|잊어버리|까먹|틀려|실수)"
     r"|(?i:\bdu (?:\w+ )?(?:vergisst|machst (?:\w+ )*falsch)\b|\bte (?:olvidas|equivocas)\b|\bsiempre olvidas\b"
     r"|\bты (?:\w+ )?(?:забываешь|ломаешь|ошибаешься)|\btu (?:\w+ )?(?:oublies|casses|te trompes)\b"
     r"|\bvocê (?:\w+ )?(?:esquece|quebra)\b|\b(?:ti )?dimentichi\b)"
 )
+_NEXT_CLAUSE = rx.compile(r"[,;:，；、]|\b(?:so|also|deshalb|donc|por eso|поэтому)\b|所以|因此")
+
+
+def _complains_of_forgetting(text: str) -> bool:
+    found = _FORGETS.search(text)
+    if found is None:
+        return False
+    after = _NEXT_CLAUSE.split(text[found.end() :], maxsplit=1)
+    return len(after) < 2 or not OUTLASTS.search(after[1])
+
+
 # a forecast, a thought or a report, not a request: "...が普及するでしょう", "...생각했습니다"
 _FORECAST = rx.compile(
     r"(?:でしょう|だろう|と思います|と思う|かもしれない|ました|생각했습니다|것 같습니다|것 같다|했습니다|였습니다)\W*$"
@@ -233,7 +247,10 @@ def _restricted_elsewhere(d: Directive) -> bool:
 # "Don't touch the code, just explain what happened", "Stop making changes and just answer my question": a halt that
 # asks for an answer about this turn instead of work, not a rule (the answer's object, if any, is this conversation)
 _ANSWER_ONLY = rx.compile(
-    r"\b(?:don'?t|dont|do not|never|stop|no need to)\b[^.!?]*?\b(?:just|only|simply)\s+(?:explain|answer|tell(?:\s+me)?"
+    # what not to do names no one thing ("any work", "the code", "changes"): "don't edit the lockfile, just tell me"
+    # keeps the lockfile out of every turn
+    r"\b(?:don'?t|dont|do not|never|stop|no need to)\s+(?:\w+\s+){0,2}?(?:any\w*|the code|code|changes?|it|this"
+    r"|that|files?|work)\b[^.!?]{0,30}?\b(?:just|only|simply)\s+(?:explain|answer|tell(?:\s+me)?"
     r"|describe|investigate|check|report|say)\b(?:\s+(?:(?:what|why|how|where)\b[^.!?]{0,40}|it|this|that|me"
     r"|my question|the (?:error|issue|problem|bug|difference|reason|cause)s?))?\W*$",
     re.I,
@@ -245,7 +262,9 @@ def _keep(d: Directive, document: bool) -> bool:
     text = d.sentence
     if _ANSWER_ONLY.search(text):
         return False
-    if _INSULT.search(text) or _COMPLAINT.search(text) or _POINTS_ABOVE.search(text) or _FORECAST.search(text):
+    if _INSULT.search(text) or _COMPLAINT.search(text) or _complains_of_forgetting(text) or _POINTS_ABOVE.search(text):
+        return False
+    if _FORECAST.search(text):
         return False
     if _VAGUE.search(_to_keep(d)) or (d.language in more.READ_HERE and _VAGUE_ELSEWHERE.search(d.sentence)):
         return False
@@ -448,14 +467,24 @@ _THIS_WORK = rx.compile(
     r"|我们先(?:探讨|讨论|聊|看|分析|研究|确认|商量)"
     r"|для этой задачи|в этот раз|на этот раз|para esta (?:tarea|corrección)|esta vez|pour cette (?:tâche|correction)"
     r"|cette fois|für diese (?:aufgabe|änderung)|diesmal|dieses mal|desta vez|para esta tarefa"
-    # no work this turn, an answer only: "不要做任何修改，只解释", "説明だけ", "no hagas cambios, solo explica"
-    r"|(?:不要|别|不用)(?:做|进行)?任何(?:修改|改动|更改|操作)|只(?:需要?)?(?:解释|说明|分析|回答|告诉我)|先回答"
+    r"|\b(?:" + more.THIS_WORK + r")\b",
+    re.I,
+)
+# no work this turn, an answer only: "不要做任何修改，只解释", "説明だけ", "no hagas cambios, solo explica" (unless said
+# to last, or of whenever the user asks: "以后我提问的时候不要做任何修改", "cuando pregunto algo, solo explica")
+_ANSWER_THIS_TIME = rx.compile(
+    r"(?:不要|别|不用)(?:做|进行)?任何(?:修改|改动|更改|操作)|只(?:需要?)?(?:解释|说明|分析|回答|告诉我)|先回答"
     r"|(?:説明|回答|答え)(?:だけ|のみ)|何もしないで|(?:설명|답)만|아무것도 하지 ?마"
     r"|\bs[oó]lo (?:explica|responde|dime)\b|\bno hagas (?:ningún cambio|cambios|nada)\b"
     r"|\bexplique seulement\b|\bjuste (?:explique|expliquer|réponds)\b|\bne (?:fais|change|modifie|touche) rien\b"
     r"|\bnur (?:erklären|erkläre|antworten|beantworten)\b|\berkläre nur\b|\bkeine änderungen\b"
-    r"|(?:просто|только) (?:объясни|ответь|расскажи)|ничего не (?:меняй|делай|трогай)"
-    r"|\b(?:" + more.THIS_WORK + r")\b",
+    r"|(?:просто|только) (?:объясни|ответь|расскажи)|ничего не (?:меняй|делай|трогай)",
+    re.I,
+)
+_WHEN_I_ASK = rx.compile(
+    r"我(?:提问|问问题|问)的?时候|(?:質問|聞いた)(?:する)?(?:とき|時)|질문할 때|\bcuando (?:pregunto|te pregunte)\b"
+    r"|\bquand je (?:pose|demande)\b|\bwenn ich (?:frage|eine frage)\b|\bкогда я (?:спрашиваю|задаю)\b"
+    r"|\bquando (?:eu )?pergunto\b|\bwhen(?:ever)? I ask\b",
     re.I,
 )
 # Read in the first clause only, where it qualifies the rule itself ("always run the linter, right now you keep
@@ -476,7 +505,9 @@ _FIRST_CLAUSE_END = rx.compile(r",\s+|;\s+|\s+-\s+|[，、；]")
 def for_this_work(sentence: str) -> bool:
     """Does the sentence steer only the work at hand ("don't touch the schema for this fix", "don't push yet")?"""
     first = _FIRST_CLAUSE_END.split(sentence.strip().rstrip(".!"), maxsplit=1)[0]
-    return bool(_THIS_WORK.search(sentence) or _THIS_STAGE.search(first))
+    if _THIS_WORK.search(sentence) or _THIS_STAGE.search(first):
+        return True
+    return bool(_ANSWER_THIS_TIME.search(sentence)) and not (OUTLASTS.search(sentence) or _WHEN_I_ASK.search(sentence))
 
 
 _REMEMBER_LEAD = rx.compile(
@@ -728,6 +759,7 @@ def _limits_the_ja_request(sentence: str) -> bool:
 _ROLE_CJK = rx.compile(r"你(?:就|现在|以后)?是我的|你(?:就|现在)是|扮演|假装你是|你叫|になりきって|役を演じ|역할을")
 _ROLE_MORE = rx.compile(
     more.ROLE + r"|^(?:eres|du bist|tu es|você é|voce e) (?:un|una|ein|eine|mein|meine|mon|ma|um|uma|meu|minha|mi)\b"
+    r"|^(?:eres|du bist|tu es|tu t'appelles|você é|voce e|dein name ist|te llamas|tu nombre es) (?-i:[A-Z][a-z]+)\W*$"
     r"|\b(?:actúa como|finge que|spiel die rolle|tu so, als|joue le rôle|fais comme si|aja como|finja que"
     r"|играй роль|веди себя как|представь,? что ты)\b|^ты [а-яё]+[.!]?$|^あなたは[^。]{1,20}です|になりきって"
     r"|^너는 [^.]{1,15}(?:이야|야)[.!]?$",
@@ -735,9 +767,14 @@ _ROLE_MORE = rx.compile(
 )
 # how the part speaks or is called: said inside such a prompt, it is the play's, not the user's way of working
 _PERSONA = rx.compile(
-    r"\b(?:answer|respond|reply|talk|speak|write|act|sound)\s+(?:as|like)\b|\b(?:in|of|out of|break(?:ing)?)"
+    # as a name or a character ("answer as Matt", "talk like a pirate"), not a manner ("as concisely as possible",
+    # "as a bulleted list", "as JSON")
+    r"\b(?:answer|respond|reply|talk|speak|write|act|sound)\s+(?:as|like)\s+(?:(?!(?i:markdown|json|yaml|html"
+    r"|plain|english)\b)(?-i:[A-Z][a-z])\w*"
+    r"|an? (?!(?:list|table|bullet|json|markdown|plain|short|single|senior)\b)\w+\W*$"
+    r"|an? (?:pirate|cowboy|child|robot|knight|wizard|butler|barista|detective)\b)|\b(?:in|of|out of|break(?:ing)?)"
     r" character\b|\bcall (?:me|yourself)\b|\bstay in (?:role|character)\b|\bpersona\b"
-    r"|叫我|称呼我|扮演|助理|と呼んで|口調|として(?:答|話|振る舞)|のように話|처럼 (?:말|대답)"
+    r"|叫我|称呼我|扮演|と呼んで|口調|として(?:答|話|振る舞)|のように話|처럼 (?:말|대답)"
     r"|\b(?:habla|responde|contesta|sprich|antworte|parle|réponds|fale|responda)(?:\s+\w+)?\s+(?:como|wie|als|comme"
     r"|en tant que)\b|(?:говори|отвечай)(?:\s+\w+)?\s+как",
     re.I,
@@ -1785,13 +1822,16 @@ _PATH_TOKEN = rx.compile(r"[^\s\"'`()<>]*\.md\b", re.I)
 
 def _outside_project(clause: str, root: str) -> bool:
     """Does the clause name its .md file by a path of this machine (home, drive, absolute) outside the project?"""
+    from automem.extract.usable import generalize
+
     home_or_root = ("~", "/", "$", "%", "\\")
     for token in _PATH_TOKEN.findall(clause):
         windows = re.match(r"[A-Za-z]:[\\/]", token)
-        if not (windows or token.startswith(home_or_root) or "\\" in token):
-            continue
-        if root and token.replace("\\", "/").lower().startswith(root.replace("\\", "/").rstrip("/").lower() + "/"):
-            continue  # the project's own folder, spelt out in full
+        if not (windows or token.startswith(home_or_root)) or token.startswith(("./", ".\\")):
+            continue  # docs\plan.md, .\docs\plan.md: inside the project, however the slashes lean
+        spelt = re.sub(r"^(?:\$HOME|\$\{HOME\}|%USERPROFILE%)(?=[\\/])", "~", token)
+        if root and generalize(spelt, root).startswith(("./", ".\\")):
+            continue  # the project's own folder, spelt out in full or from the home folder (~/shop/docs/plan.md)
         return True
     return False
 
