@@ -366,3 +366,35 @@ def test_a_health_check_between_is_no_second_change_and_for_now_on_is_from_now_o
     from automem.extract.directives import temporary
 
     assert temporary("use pnpm for now") and not temporary("for now on, always use pnpm")
+
+
+# --- a brief written for one task: its limits are the task's ---------------------------------------
+
+
+def test_a_file_the_harness_pastes_under_attached_contents_speaks_no_rule():
+    spec = "# Brief\n\nBuild an invoice tracker with a REST API.\n\nDo not skip files.\n\nDo not use placeholders.\n"
+    text = (
+        "I uploaded the archive, finish the rest<attached_contents>\nThe following files were provided:\n"
+        f'<file path="attached_assets/brief.txt" lines="1-7">\n{spec}</file>\n</attached_contents>'
+    )
+    assert find_candidates(Session([_prompt(text)])) == []
+
+
+@pytest.mark.parametrize(
+    "opening",
+    [
+        "You are a Senior Backend Engineer and Data Architect.",
+        "ROLE\nYou are a senior full stack developer.",
+        "# ROLE\n\nAct as an expert mobile app designer.",
+    ],
+)
+def test_limits_in_a_brief_that_casts_the_agent_as_an_expert_are_stored_not_injected(opening):
+    text = f"{opening}\n\nBuild a booking service for a small clinic.\n\nDo not skip files.\n\nDo not use placeholders."
+    found = find_candidates(Session([_prompt(text)]))
+    assert found and all(not c.promotion for c in found), [(c.summary, c.promotion) for c in found]
+
+
+def test_a_rule_said_to_last_in_an_expert_brief_still_holds():
+    text = "You are an expert React developer. From now on, never use class components."
+    [cand] = find_candidates(Session([_prompt(text)]))
+    assert cand.promotion

@@ -180,6 +180,14 @@ _SETS_A_PART = rx.compile(
     r"|あなたは[^。\n]{0,30}として|になりきって|ロールプレイ"
 )
 
+# a prompt that opens by casting the agent as an expert for the work it then lays out ("# ROLE\n\nYou are a Senior
+# Full Stack Engineer and AI Systems Architect. Build …"): a brief written for this task, its limits the task's
+_CASTS_AN_EXPERT = rx.compile(
+    r"\A\W*(?:role\W*\n\W*)?(?:act as|you are(?: now)?|you're) (?:an?|the) (?:[\w/+.-]+ ){0,6}(?:engineer|developer"
+    r"|architect|expert|designer|programmer|consultant|analyst|specialist|scientist|reviewer|strategist|lead|cto)s?\b",
+    re.I,
+)
+
 
 _CLAUSE_WORD = rx.compile(r"^(?:where|which|that|if|when|whether|what|how)\b", re.I)
 
@@ -798,6 +806,8 @@ def directive_rule(session: Session) -> list[Candidate]:
                 continue  # "That's almost right. Now I want X bigger": how the answer at hand should be, no lesson
             if standing and _limits_the_request(d):
                 standing = False  # "帮我修复 X，不要修改 API": how to do this request, stored, not injected
+            if standing and _CASTS_AN_EXPERT.search(step.text) and not OUTLASTS.search(d.sentence):
+                standing = False  # "You are a Senior Engineer. Build … Do not skip files.": the brief's, stored
             if standing and _AUTONOMY.search(d.sentence) and not OUTLASTS.search(d.sentence):
                 standing = False  # "don't ask, proceed autonomously": leave to run this work, stored, not injected
             summary = _summary(d)
