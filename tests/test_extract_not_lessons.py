@@ -398,3 +398,23 @@ def test_a_rule_said_to_last_in_an_expert_brief_still_holds():
     text = "You are an expert React developer. From now on, never use class components."
     [cand] = find_candidates(Session([_prompt(text)]))
     assert cand.promotion
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'The Status column has several "Unknown" which should not be happening',
+        "There are duplicate rows in the export, which shouldn't happen.",
+        "The build prints two warnings that should not be there.",
+    ],
+)
+def test_a_fault_the_user_saw_in_the_output_is_no_rule(text):
+    assert find_candidates(Session([_prompt(text)])) == []
+
+
+@pytest.mark.parametrize(
+    "text", ["Never commit .env files, that should never happen again.", "Tests should not hit the network."]
+)
+def test_a_rule_with_should_not_is_still_one(text):
+    [cand] = find_candidates(Session([_prompt(text)]))
+    assert cand.promotion

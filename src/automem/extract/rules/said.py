@@ -54,6 +54,13 @@ _ERRORISH = rx.compile(
     r"|\bfailed to\b|\bnpm ERR",
     re.I,
 )
+# a fault the user saw in the output: "Category_Type has several "Unknown" which should not be happening"
+_FAULT_SEEN = rx.compile(
+    r"\b(?:which|that|this|it)\s+(?:should(?:\s+not|n'?t|\s+never)|must(?:\s+not|n'?t|\s+never))\s+(?:be\s+)?"
+    r"(?:happen(?:ing)?|occur(?:ring)?|there|exist(?:ing)?|appear(?:ing)?|show(?:ing)?\s+up|the case)\b",
+    re.I,
+)
+_IMPERATIVE_OPENING = rx.compile(r"^\W*(?:please\s+)?(?:never|don'?t|do not|always|avoid|stop)\b", re.I)
 # "let's" proposes this turn's next step, unless a rule word follows ("let's always run the formatter")
 _HEDGE = rx.compile(
     r"\b(?:maybe|perhaps|probably|i guess|not sure|real quick|for now|for the moment|let me"
@@ -254,6 +261,8 @@ def _keep(d: Directive, document: bool) -> bool:
     if _ANSWER_ONLY.search(text):
         return False
     if _INSULT.search(text) or _COMPLAINT.search(text) or _POINTS_ABOVE.search(text) or _FORECAST.search(text):
+        return False
+    if _FAULT_SEEN.search(text) and not _IMPERATIVE_OPENING.match(text):
         return False
     if _VAGUE.search(_to_keep(d)) or (d.language in more.READ_HERE and _VAGUE_ELSEWHERE.search(d.sentence)):
         return False
