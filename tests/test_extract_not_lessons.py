@@ -418,3 +418,20 @@ def test_a_fault_the_user_saw_in_the_output_is_no_rule(text):
 def test_a_rule_with_should_not_is_still_one(text):
     [cand] = find_candidates(Session([_prompt(text)]))
     assert cand.promotion
+
+
+def test_a_rule_repeated_after_as_i_asked_is_the_rule_without_the_complaint_and_stands():
+    rule = "Config paths in the loader should be single strings, not split across lines with implicit concatenation."
+    steps = [
+        _prompt(rule),
+        _ok("edit loader.m", tool="Edit"),
+        _prompt(f"is this the file you updated?\nthe path is still not corrected as I asked {rule}\n\nwhy is this?"),
+    ]
+    [cand] = find_candidates(Session(steps))
+    assert cand.summary.startswith("Config paths in the loader should be single strings"), cand.summary
+    assert cand.promotion
+
+
+def test_a_request_after_as_i_asked_is_still_a_request():
+    for text in ("As I asked, please make the header blue.", "like I told you before, the README should be short"):
+        assert not any(c.promotion for c in find_candidates(Session([_prompt(text)]))), text

@@ -60,6 +60,8 @@ _FAULT_SEEN = rx.compile(
     r"(?:happen(?:ing)?|occur(?:ring)?|there|exist(?:ing)?|appear(?:ing)?|show(?:ing)?\s+up|the case)\b",
     re.I,
 )
+# the words just before a rule that say the user asked for it before ("as I asked", "like I told you")
+_RESTATED = rx.compile(r"\b(?:as|like) i (?:asked|said|told you|mentioned)(?: before| earlier)?[,:]?\s*$", re.I)
 _IMPERATIVE_OPENING = rx.compile(r"^\W*(?:please\s+)?(?:never|don'?t|do not|always|avoid|stop)\b", re.I)
 # "let's" proposes this turn's next step, unless a rule word follows ("let's always run the formatter")
 _HEDGE = rx.compile(
@@ -809,6 +811,8 @@ def directive_rule(session: Session) -> list[Candidate]:
             keep, standing = _remembered(d) if d.cue in ("remember", "remembered") else (True, lasting(d))
             if not keep:
                 continue
+            if not standing and d.language == "en" and _RESTATED.search(step.text.split(d.sentence, 1)[0]):
+                standing = True  # "… still not corrected as I asked File paths should be …": said before, so a rule
             if standing and _constrains_the_task(step.text, d):
                 standing = False  # "Print 1 to 5. Don't use a for loop.": the exercise's rule, stored, not injected
             if (not standing or d.cue == "must") and _corrects_the_answer(step.text, d):
@@ -995,10 +999,13 @@ def contradicts(later: str, earlier: str) -> bool:
 
 def _latest_stands(found: list[Candidate]) -> list[Candidate]:
     """Later evidence wins: a rule the user took back later in the session ("use npm", then "use pnpm, not npm")
-    is dropped; the later statement stays."""
+    is dropped; the later statement stays, as does the later of the same rule said twice (it may say why it holds)."""
     kept: list[Candidate] = []
     for cand in found:
-        kept = [k for k in kept if not contradicts(cand.summary, k.summary)]
+        said_again = cand.summary.lower()
+        if any(k.summary.lower() == said_again and k.promotion and not cand.promotion for k in kept):
+            continue  # said first as a rule, then again inside a request: the rule stands
+        kept = [k for k in kept if not contradicts(cand.summary, k.summary) and k.summary.lower() != said_again]
         kept.append(cand)
     return kept
 
