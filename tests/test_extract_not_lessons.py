@@ -435,3 +435,42 @@ def test_a_rule_repeated_after_as_i_asked_is_the_rule_without_the_complaint_and_
 def test_a_request_after_as_i_asked_is_still_a_request():
     for text in ("As I asked, please make the header blue.", "like I told you before, the README should be short"):
         assert not any(c.promotion for c in find_candidates(Session([_prompt(text)]))), text
+
+
+# --- how the product behaves: a spec, not how the agent works ------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The queue must never exceed 100 songs.",
+        "Users should never see other users' trips.",
+        "The bot should never join a voice channel unless someone uses /play.",
+        "There should not be lines under the social login links.",
+    ],
+)
+def test_what_a_thing_of_the_product_must_not_do_is_stored_not_injected(text):
+    found = find_candidates(Session([_prompt(text)]))
+    assert found and all(not c.promotion for c in found), [(c.summary, c.promotion) for c in found]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tests should not hit the network.",
+        "Generated files should never be edited by hand.",
+        "The production database must never be touched from local scripts.",
+        "invalid themes must NEVER explode",
+        "From now on the bot should never post in #general.",
+    ],
+)
+def test_a_rule_about_the_work_or_said_to_last_is_still_promoted(text):
+    [cand] = find_candidates(Session([_prompt(text)]))
+    assert cand.promotion, cand.summary
+
+
+def test_do_not_stop_pushes_this_work_on_and_is_no_rule():
+    for text in ("complete what i asked for. do not stop", "Keep working and never stop until all tests pass."):
+        assert not any(c.promotion for c in find_candidates(Session([_prompt(text)]))), text
+    [cand] = find_candidates(Session([_prompt("Don't stop the dev server when you run the tests.")]))
+    assert cand.promotion

@@ -60,6 +60,41 @@ _FAULT_SEEN = rx.compile(
     r"(?:happen(?:ing)?|occur(?:ring)?|there|exist(?:ing)?|appear(?:ing)?|show(?:ing)?\s+up|the case)\b",
     re.I,
 )
+# "The queue must never exceed 100 songs", "Users should never see other users' trips": a thing of the product that
+# must (not) do something, said as the subject of the sentence
+_PRODUCT_MUST = rx.compile(
+    r"^\W*(?P<subject>(?:(?:the|a|an|every|each|all|any|no|our|my|this|that)\s+)?(?:[\w'/.-]+\s+){0,3}?[\w'/.-]+)\s+"
+    r"(?:must|should|shall|can|may|will|is|are)(?:\s+(?:not|never|no longer)|n'?t)\b",
+    re.I,
+)
+# subjects that are the work, not the product: rules about them are how to work ("Tests should not hit the network")
+_WORK_SUBJECT = rx.compile(
+    r"\b(?:tests?|specs?|fixtures?|mocks?|commits?|commit messages?|code|files?|functions?|methods?|variables?"
+    r"|comments?|docstrings?|prs?|pull requests?|branch(?:es)?|migrations?|readme|docs?|documentation|changelog"
+    r"|changes?|edits?|scripts?|imports?|dependenc(?:y|ies)|packages?|libraries|lib|logs?|logging|secrets?"
+    r"|credentials?|keys?|tokens?|passwords?|env|\.env|config(?:uration)?s?|settings|builds?|ci|lint(?:er|ing)?"
+    r"|types?|typing|styles?|css|formatting|indentation|names?|naming|identifiers?|paths?|folders?|directories"
+    r"|lines?|components?"
+    r"|repo(?:sitory)?|git|history|output|answers?|replies|responses?|messages?|summar(?:y|ies)|you|we|i|agents?"
+    r"|claude|codex|it|this|that|they|he|she|nothing|anything|everything|one)\b",
+    re.I,
+)
+
+
+def _behaviour_of_the_product(sentence: str) -> bool:
+    """Does the sentence say what a thing of the product must or must not do, not how the work is done?"""
+    found = _PRODUCT_MUST.match(sentence)
+    if not found or _WORK_SUBJECT.search(found.group("subject")) or _FROM_NOW.search(sentence):
+        return False
+    if re.search(r"\b(?:NEVER|NOT|MUST)\b", sentence):
+        return False  # "invalid themes must NEVER explode": shouted, a rule the user holds the code to
+    return not _DONE_TO.match(sentence[found.end() :])  # "… must never be touched": what the agent may do to it
+
+
+_FROM_NOW = rx.compile(r"\b(?:from now on|going forward|in (?:the )?future|from here on)\b", re.I)
+_DONE_TO = rx.compile(r"\s+(?:be|get)\s+(?:\w+ly\s+)?\w+(?:ed|en|wn|ne|t)\b", re.I)
+
+
 # the words just before a rule that say the user asked for it before ("as I asked", "like I told you")
 _RESTATED = rx.compile(r"\b(?:as|like) i (?:asked|said|told you|mentioned)(?: before| earlier)?[,:]?\s*$", re.I)
 _IMPERATIVE_OPENING = rx.compile(r"^\W*(?:please\s+)?(?:never|don'?t|do not|always|avoid|stop)\b", re.I)
@@ -708,6 +743,7 @@ _AUTONOMY = rx.compile(
     r"\b(?:don'?t|dont|do not|no need to)\s+(?:ask(?:ing)?|wait(?:ing)?|check(?:ing)? (?:in|back))"
     r"(?:\s+(?:me|us))?\s*(?:for\s+(?:my\s+|any\s+)?(?:permission|approval|confirmation|input)|again|anything"
     r"|questions?)?\b|\bproceed (?:autonomously|without asking)\b|\bfull autonomy\b|\bon your own\b"
+    r"|\b(?:don'?t|dont|do not|never)\s+stop\b(?=\s*(?:$|[.!,;]|until\b|till\b|before\b|now\b))"
     r"|(?:不要|别|不用|无需)(?:再)?(?:问我|确认|等我)|直接做|(?:質問|確認)しないで|聞かないで|묻지 말|물어보지 마"
     r"|не спрашивай|не жди (?:подтверждения|меня)|\bno (?:me )?preguntes\b|\bfrag (?:mich )?nicht\b"
     r"|\bne me demande pas\b",
@@ -821,6 +857,8 @@ def directive_rule(session: Session) -> list[Candidate]:
                 standing = False  # "帮我修复 X，不要修改 API": how to do this request, stored, not injected
             if standing and _CASTS_AN_EXPERT.search(step.text) and not OUTLASTS.search(d.sentence):
                 standing = False  # "You are a Senior Engineer. Build … Do not skip files.": the brief's, stored
+            if standing and d.language == "en" and _behaviour_of_the_product(d.sentence):
+                standing = False  # "The queue must never exceed 100 songs": the product's spec, stored, not injected
             if standing and _AUTONOMY.search(d.sentence) and not OUTLASTS.search(d.sentence):
                 standing = False  # "don't ask, proceed autonomously": leave to run this work, stored, not injected
             summary = _summary(d)
