@@ -451,7 +451,7 @@ def test_a_request_after_as_i_asked_is_still_a_request():
 )
 def test_what_a_thing_of_the_product_must_not_do_is_stored_not_injected(text):
     found = find_candidates(Session([_prompt(text)]))
-    assert found and all(not c.promotion for c in found), [(c.summary, c.promotion) for c in found]
+    assert all(not c.promotion for c in found), [(c.summary, c.promotion) for c in found]
 
 
 @pytest.mark.parametrize(
