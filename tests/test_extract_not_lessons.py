@@ -447,6 +447,8 @@ def test_a_request_after_as_i_asked_is_still_a_request():
         "Users should never see other users' trips.",
         "The bot should never join a voice channel unless someone uses /play.",
         "There should not be lines under the social login links.",
+        "The logo should always be visible in the header.",
+        "Also, the sidebar should not overlap the content on mobile.",
     ],
 )
 def test_what_a_thing_of_the_product_must_not_do_is_stored_not_injected(text):
@@ -462,6 +464,8 @@ def test_what_a_thing_of_the_product_must_not_do_is_stored_not_injected(text):
         "The production database must never be touched from local scripts.",
         "invalid themes must NEVER explode",
         "From now on the bot should never post in #general.",
+        "Commit messages must always be in English.",
+        "The changelog should always be updated with each release.",
     ],
 )
 def test_a_rule_about_the_work_or_said_to_last_is_still_promoted(text):

@@ -60,11 +60,12 @@ _FAULT_SEEN = rx.compile(
     r"(?:happen(?:ing)?|occur(?:ring)?|there|exist(?:ing)?|appear(?:ing)?|show(?:ing)?\s+up|the case)\b",
     re.I,
 )
-# "The queue must never exceed 100 songs", "Users should never see other users' trips": a thing of the product that
-# must (not) do something, said as the subject of the sentence
+# "The queue must never exceed 100 songs", "The logo should always be visible": a thing of the product that must
+# (not, always) do something, said as the subject of the sentence
 _PRODUCT_MUST = rx.compile(
-    r"^\W*(?P<subject>(?:(?:the|a|an|every|each|all|any|no|our|my|this|that)\s+)?(?:[\w'/.-]+\s+){0,3}?[\w'/.-]+)\s+"
-    r"(?:must|should|shall|can|may|will|is|are)(?:\s+(?:not|never|no longer)|n'?t)\b",
+    r"^\W*(?:(?:also|and|but|btw|plus|oh and)\W+)?"
+    r"(?P<subject>(?:(?:the|a|an|every|each|all|any|no|our|my|this|that)\s+)?(?:[\w'/.-]+\s+){0,3}?[\w'/.-]+)\s+"
+    r"(?:must|should|shall|can|may|will|is|are)(?:\s+(?:not|never|no longer|always)|n'?t)\b",
     re.I,
 )
 # subjects that are the work, not the product: rules about them are how to work ("Tests should not hit the network")
