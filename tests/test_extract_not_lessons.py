@@ -478,3 +478,10 @@ def test_do_not_stop_pushes_this_work_on_and_is_no_rule():
         assert not any(c.promotion for c in find_candidates(Session([_prompt(text)]))), text
     [cand] = find_candidates(Session([_prompt("Don't stop the dev server when you run the tests.")]))
     assert cand.promotion
+
+
+def test_a_file_copied_into_place_before_the_retry_is_a_state_repaired_once():
+    failed = _fail("npx prisma migrate dev", "Error: Environment variable not found: DATABASE_URL.")
+    steps = [failed, _ok("cp .env.example .env"), _ok("npx prisma migrate dev")]
+    found = find_candidates(Session(steps))
+    assert found and all(not c.promotion for c in found), [(c.summary, c.promotion) for c in found]

@@ -347,6 +347,8 @@ def _without_pid(text: str) -> str:
 _REPAIRS_STATE = rx.compile(
     r"^(?:after )?`?(?:sudo\s+)?(?:[\w.~-]*/)*(?:kill|pkill|killall|taskkill|stop-process|fuser -k"
     r"|chmod|chown|rm|rmdir|del|remove-item|mkdir|md|new-item|touch|mv|ln|unlink"
+    # a file copied into place ("cp .env.example .env"): there from now on, and copied again it would overwrite edits
+    r"|cp|copy|copy-item|xcopy|robocopy"
     r"|git (?:stash|pull|fetch|config|push|add|commit|checkout|switch|reset|restore|rebase|merge|init|remote|clean"
     r"|rm|branch|tag|worktree|submodule)"
     r"|docker(?:-compose| compose| container)? (?:rm|stop|kill|down|prune)|docker system prune"
