@@ -485,3 +485,9 @@ def test_a_file_copied_into_place_before_the_retry_is_a_state_repaired_once():
     steps = [failed, _ok("cp .env.example .env"), _ok("npx prisma migrate dev")]
     found = find_candidates(Session(steps))
     assert found and all(not c.promotion for c in found), [(c.summary, c.promotion) for c in found]
+
+
+def test_forcing_open_a_lock_held_at_that_moment_is_no_step_to_repeat():
+    failed = _fail("terraform apply -auto-approve", "Error: Error acquiring the state lock")
+    steps = [failed, _ok("terraform force-unlock -force 3f2a1b4c && terraform apply -auto-approve")]
+    assert all(not c.promotion for c in find_candidates(Session(steps)))

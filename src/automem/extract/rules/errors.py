@@ -352,7 +352,7 @@ _REPAIRS_STATE = rx.compile(
     r"|git (?:stash|pull|fetch|config|push|add|commit|checkout|switch|reset|restore|rebase|merge|init|remote|clean"
     r"|rm|branch|tag|worktree|submodule)"
     r"|docker(?:-compose| compose| container)? (?:rm|stop|kill|down|prune)|docker system prune"
-    r"|(?:npm|pnpm|yarn) cache|ssh-keygen|ssh-add"
+    r"|(?:npm|pnpm|yarn) cache|ssh-keygen|ssh-add|terraform force-unlock"
     # a dependency installed or added: the project has it from now on
     r"|(?:npm|pnpm|yarn|bun) (?:install|i|add|ci)|(?:python3? -m )?pip3? install|uv (?:add|sync|pip install)"
     r"|poetry (?:add|install)|pipenv (?:install|sync)|pdm (?:add|install|sync)"
@@ -696,6 +696,7 @@ def fixed_error_rule(session: Session) -> list[Candidate]:
 # moment too, stored but not promoted until another session meets it again
 _BUSY = rx.compile(
     r"EADDRINUSE|address already in use|port \d+ is (?:already )?in use|Could not get lock|is locked by another"
+    r"|acquiring the state lock|\bLock Info:"
     r"|Another (?:git|instance|process)\b[^\n]{0,40}(?:running|in progress)",
     re.I,
 )
