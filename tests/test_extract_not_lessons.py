@@ -491,3 +491,17 @@ def test_forcing_open_a_lock_held_at_that_moment_is_no_step_to_repeat():
     failed = _fail("terraform apply -auto-approve", "Error: Error acquiring the state lock")
     steps = [failed, _ok("terraform force-unlock -force 3f2a1b4c && terraform apply -auto-approve")]
     assert all(not c.promotion for c in find_candidates(Session(steps)))
+
+
+@pytest.mark.parametrize(
+    ("command", "line", "repair"),
+    [
+        ("alembic upgrade head", "FAILED: Can't locate revision identified by 'a1b2'", "alembic stamp head"),
+        ("psql -d shop_dev -c 'select 1'", 'FATAL:  database "shop_dev" does not exist', "createdb shop_dev"),
+        ("npx prisma migrate dev", "Drift detected: schema not in sync", "npx prisma migrate reset --force"),
+        ("bin/rails db:migrate", 'PG::DuplicateTable: ERROR:  relation "users" already exists', "bin/rails db:reset"),
+    ],
+)
+def test_a_database_created_reset_or_stamped_before_the_retry_is_no_step_to_repeat(command, line, repair):
+    steps = [_fail(command, line), _ok(f"{repair} && {command}")]
+    assert all(not c.promotion for c in find_candidates(Session(steps))), repair

@@ -353,6 +353,10 @@ _REPAIRS_STATE = rx.compile(
     r"|rm|branch|tag|worktree|submodule)"
     r"|docker(?:-compose| compose| container)? (?:rm|stop|kill|down|prune)|docker system prune"
     r"|(?:npm|pnpm|yarn) cache|ssh-keygen|ssh-add|terraform force-unlock"
+    # a database created, dropped, reset or marked migrated: done once (and stamping or resetting again loses data)
+    r"|createdb|dropdb|alembic stamp|(?:npx |pnpm |bunx )?prisma (?:migrate (?:reset|resolve)|db push)"
+    r"|(?:rails|rake) db:(?:create|drop|reset|setup|schema:load)|flyway (?:repair|baseline)"
+    r"|(?:python3? )?manage\.py (?:flush|migrate\s+\S*\s*--fake)"
     # a dependency installed or added: the project has it from now on
     r"|(?:npm|pnpm|yarn|bun) (?:install|i|add|ci)|(?:python3? -m )?pip3? install|uv (?:add|sync|pip install)"
     r"|poetry (?:add|install)|pipenv (?:install|sync)|pdm (?:add|install|sync)"
