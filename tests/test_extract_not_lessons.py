@@ -505,3 +505,9 @@ def test_forcing_open_a_lock_held_at_that_moment_is_no_step_to_repeat():
 def test_a_database_created_reset_or_stamped_before_the_retry_is_no_step_to_repeat(command, line, repair):
     steps = [_fail(command, line), _ok(f"{repair} && {command}")]
     assert all(not c.promotion for c in find_candidates(Session(steps))), repair
+
+
+def test_logging_in_before_the_retry_is_kept_until_it_expires_and_no_step_to_repeat():
+    failed = _fail("docker push ghcr.io/acme/app:1.0", "unauthorized: authentication required")
+    steps = [failed, _ok("docker login ghcr.io -u acme --password-stdin && docker push ghcr.io/acme/app:1.0")]
+    assert all(not c.promotion for c in find_candidates(Session(steps)))

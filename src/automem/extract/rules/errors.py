@@ -353,6 +353,10 @@ _REPAIRS_STATE = rx.compile(
     r"|rm|branch|tag|worktree|submodule)"
     r"|docker(?:-compose| compose| container)? (?:rm|stop|kill|down|prune)|docker system prune"
     r"|(?:npm|pnpm|yarn) cache|ssh-keygen|ssh-add|terraform force-unlock"
+    # logged in, a host key taken: kept until it expires, no step to run before every call
+    r"|(?:echo\s+\S+\s*\|\s*)?(?:docker|podman|helm|npm|pnpm|yarn|gh(?: auth)?|gcloud auth|az|firebase|vercel|heroku"
+    r"|netlify|flyctl|fly|wrangler|aws sso|aws ecr get-login-password|huggingface-cli|supabase|railway) login"
+    r"|ssh-keyscan"
     # a database created, dropped, reset or marked migrated: done once (and stamping or resetting again loses data)
     r"|createdb|dropdb|alembic stamp|(?:npx |pnpm |bunx )?prisma (?:migrate (?:reset|resolve)|db push)"
     r"|(?:rails|rake) db:(?:create|drop|reset|setup|schema:load)|flyway (?:repair|baseline)"
