@@ -511,3 +511,9 @@ def test_logging_in_before_the_retry_is_kept_until_it_expires_and_no_step_to_rep
     failed = _fail("docker push ghcr.io/acme/app:1.0", "unauthorized: authentication required")
     steps = [failed, _ok("docker login ghcr.io -u acme --password-stdin && docker push ghcr.io/acme/app:1.0")]
     assert all(not c.promotion for c in find_candidates(Session(steps)))
+
+
+def test_pip_pushed_past_the_systems_own_packages_is_no_lesson():
+    failed = _fail("pip install requests", "error: externally-managed-environment")
+    steps = [failed, _ok("pip install --break-system-packages requests")]
+    assert not any("break-system-packages" in c.summary for c in find_candidates(Session(steps)))
