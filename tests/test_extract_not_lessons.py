@@ -517,3 +517,10 @@ def test_pip_pushed_past_the_systems_own_packages_is_no_lesson():
     failed = _fail("pip install requests", "error: externally-managed-environment")
     steps = [failed, _ok("pip install --break-system-packages requests")]
     assert not any("break-system-packages" in c.summary for c in find_candidates(Session(steps)))
+
+
+@pytest.mark.parametrize(
+    "text", ["I prefer the second layout.", "I prefer the first design, it's cleaner.", "Go with the other mockup."]
+)
+def test_a_pick_among_the_drafts_shown_is_no_preference(text):
+    assert not any(c.promotion for c in find_candidates(Session([_prompt(text)])))
