@@ -524,3 +524,22 @@ def test_pip_pushed_past_the_systems_own_packages_is_no_lesson():
 )
 def test_a_pick_among_the_drafts_shown_is_no_preference(text):
     assert not any(c.promotion for c in find_candidates(Session([_prompt(text)])))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I prefer the cards to have rounded corners.",
+        "I prefer a dark theme for the dashboard.",
+        "I'd rather have the chart on the left.",
+    ],
+)
+def test_a_preference_for_the_products_look_is_stored_not_injected(text):
+    found = find_candidates(Session([_prompt(text)]))
+    assert found and all(not c.promotion for c in found), [(c.summary, c.promotion) for c in found]
+
+
+@pytest.mark.parametrize("text", ["I prefer Tailwind over plain CSS.", "From now on I prefer icons from lucide."])
+def test_a_preference_for_a_tool_or_said_to_last_still_holds(text):
+    [cand] = find_candidates(Session([_prompt(text)]))
+    assert cand.promotion

@@ -81,6 +81,14 @@ _WORK_SUBJECT = rx.compile(
     re.I,
 )
 
+# how the product looks: "the cards to have rounded corners", "a dark theme for the dashboard"
+_LOOK_OF_THE_PRODUCT = rx.compile(
+    r"\b(?:corners?|theme|colou?rs?|palette|fonts?|typography|layout|header|footer|sidebar|navbar|nav bar|menu"
+    r"|buttons?|cards?|icons?|logo|background|animations?|spacing|margins?|padding|shadows?|gradients?|modal"
+    r"|dashboard|landing page|homepage|home page|hero|banner|chart|charts|graphs?)\b",
+    re.I,
+)
+
 
 def _behaviour_of_the_product(sentence: str) -> bool:
     """Does the sentence say what a thing of the product must or must not do, not how the work is done?"""
@@ -859,6 +867,13 @@ def directive_rule(session: Session) -> list[Candidate]:
                 standing = False  # "帮我修复 X，不要修改 API": how to do this request, stored, not injected
             if standing and _CASTS_AN_EXPERT.search(step.text) and not OUTLASTS.search(d.sentence):
                 standing = False  # "You are a Senior Engineer. Build … Do not skip files.": the brief's, stored
+            if (
+                standing
+                and d.cue == "prefer"
+                and _LOOK_OF_THE_PRODUCT.search(d.sentence)
+                and not _FROM_NOW.search(d.sentence)
+            ):
+                standing = False  # "I prefer a dark theme for the dashboard": the product's look, stored, not injected
             if standing and d.language == "en" and _behaviour_of_the_product(d.sentence):
                 standing = False  # "The queue must never exceed 100 songs": the product's spec, stored, not injected
             if standing and _AUTONOMY.search(d.sentence) and not OUTLASTS.search(d.sentence):
