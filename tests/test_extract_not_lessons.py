@@ -543,3 +543,9 @@ def test_a_preference_for_the_products_look_is_stored_not_injected(text):
 def test_a_preference_for_a_tool_or_said_to_last_still_holds(text):
     [cand] = find_candidates(Session([_prompt(text)]))
     assert cand.promotion
+
+
+def test_a_variable_the_retry_set_goes_before_the_command_in_how_to_apply():
+    failed = _fail("pytest tests/", "E   ModuleNotFoundError: No module named 'app'")
+    found = [c for c in find_candidates(Session([failed, _ok("PYTHONPATH=. pytest tests/")])) if c.promotion]
+    assert found and all("`PYTHONPATH=. pytest`" in c.how_to_apply for c in found), [c.how_to_apply for c in found]

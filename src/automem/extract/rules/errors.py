@@ -688,7 +688,11 @@ def fixed_error_rule(session: Session) -> list[Candidate]:
                 content=f"`{_command_text(step)}` failed: {line}\nWhat worked: `{_command_text(fix)}` ({_done(diff)}).",
                 why="The same call failed, then worked once it ran " + _done(diff) + ".",
                 how_to_apply=_unwritable_how(name, diff)
-                or f"Run {name} {_without_pid(diff.text)} from the start here.",
+                or (
+                    f"Run `{diff.text} {name}` from the start here."  # the variable goes before the command
+                    if _ENV_SETTING.match(diff.text)
+                    else f"Run {name} {_without_pid(diff.text)} from the start here."
+                ),
                 signals=["error"] + (["confirmation"] if confirmed_after(session, fix_index) else []),
                 scope=_scope(step, session.intent(index)),
                 weight=2.2,
@@ -714,6 +718,10 @@ _BUSY = rx.compile(
 _REFUSED = rx.compile(
     r"connection refused|couldn'?t connect to server|failed to connect to|ECONNREFUSED|no route to host", re.I
 )
+
+
+# the difference is an environment variable set for the call: "PYTHONPATH=.", "NODE_OPTIONS=--max-old-space-size=4096"
+_ENV_SETTING = rx.compile(r"^[A-Za-z_][A-Za-z0-9_]*=\S*(?:\s+[A-Za-z_][A-Za-z0-9_]*=\S*)*$")
 
 
 def lasting_fix(diff: Difference) -> bool:
