@@ -366,3 +366,186 @@ def test_a_health_check_between_is_no_second_change_and_for_now_on_is_from_now_o
     from automem.extract.directives import temporary
 
     assert temporary("use pnpm for now") and not temporary("for now on, always use pnpm")
+
+
+# --- a brief written for one task: its limits are the task's ---------------------------------------
+
+
+def test_a_file_the_harness_pastes_under_attached_contents_speaks_no_rule():
+    spec = "# Brief\n\nBuild an invoice tracker with a REST API.\n\nDo not skip files.\n\nDo not use placeholders.\n"
+    text = (
+        "I uploaded the archive, finish the rest<attached_contents>\nThe following files were provided:\n"
+        f'<file path="attached_assets/brief.txt" lines="1-7">\n{spec}</file>\n</attached_contents>'
+    )
+    assert find_candidates(Session([_prompt(text)])) == []
+
+
+@pytest.mark.parametrize(
+    "opening",
+    [
+        "You are a Senior Backend Engineer and Data Architect.",
+        "ROLE\nYou are a senior full stack developer.",
+        "# ROLE\n\nAct as an expert mobile app designer.",
+    ],
+)
+def test_limits_in_a_brief_that_casts_the_agent_as_an_expert_are_stored_not_injected(opening):
+    text = f"{opening}\n\nBuild a booking service for a small clinic.\n\nDo not skip files.\n\nDo not use placeholders."
+    found = find_candidates(Session([_prompt(text)]))
+    assert found and all(not c.promotion for c in found), [(c.summary, c.promotion) for c in found]
+
+
+def test_a_rule_said_to_last_in_an_expert_brief_still_holds():
+    text = "You are an expert React developer. From now on, never use class components."
+    [cand] = find_candidates(Session([_prompt(text)]))
+    assert cand.promotion
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'The Status column has several "Unknown" which should not be happening',
+        "There are duplicate rows in the export, which shouldn't happen.",
+        "The build prints two warnings that should not be there.",
+    ],
+)
+def test_a_fault_the_user_saw_in_the_output_is_no_rule(text):
+    assert find_candidates(Session([_prompt(text)])) == []
+
+
+@pytest.mark.parametrize(
+    "text", ["Never commit .env files, that should never happen again.", "Tests should not hit the network."]
+)
+def test_a_rule_with_should_not_is_still_one(text):
+    [cand] = find_candidates(Session([_prompt(text)]))
+    assert cand.promotion
+
+
+def test_a_rule_repeated_after_as_i_asked_is_the_rule_without_the_complaint_and_stands():
+    rule = "Config paths in the loader should be single strings, not split across lines with implicit concatenation."
+    steps = [
+        _prompt(rule),
+        _ok("edit loader.m", tool="Edit"),
+        _prompt(f"is this the file you updated?\nthe path is still not corrected as I asked {rule}\n\nwhy is this?"),
+    ]
+    [cand] = find_candidates(Session(steps))
+    assert cand.summary.startswith("Config paths in the loader should be single strings"), cand.summary
+    assert cand.promotion
+
+
+def test_a_request_after_as_i_asked_is_still_a_request():
+    for text in ("As I asked, please make the header blue.", "like I told you before, the README should be short"):
+        assert not any(c.promotion for c in find_candidates(Session([_prompt(text)]))), text
+
+
+# --- how the product behaves: a spec, not how the agent works ------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The queue must never exceed 100 songs.",
+        "Users should never see other users' trips.",
+        "The bot should never join a voice channel unless someone uses /play.",
+        "There should not be lines under the social login links.",
+        "The logo should always be visible in the header.",
+        "Also, the sidebar should not overlap the content on mobile.",
+    ],
+)
+def test_what_a_thing_of_the_product_must_not_do_is_stored_not_injected(text):
+    found = find_candidates(Session([_prompt(text)]))
+    assert all(not c.promotion for c in found), [(c.summary, c.promotion) for c in found]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tests should not hit the network.",
+        "Generated files should never be edited by hand.",
+        "The production database must never be touched from local scripts.",
+        "invalid themes must NEVER explode",
+        "From now on the bot should never post in #general.",
+        "Commit messages must always be in English.",
+        "The changelog should always be updated with each release.",
+    ],
+)
+def test_a_rule_about_the_work_or_said_to_last_is_still_promoted(text):
+    [cand] = find_candidates(Session([_prompt(text)]))
+    assert cand.promotion, cand.summary
+
+
+def test_do_not_stop_pushes_this_work_on_and_is_no_rule():
+    for text in ("complete what i asked for. do not stop", "Keep working and never stop until all tests pass."):
+        assert not any(c.promotion for c in find_candidates(Session([_prompt(text)]))), text
+    [cand] = find_candidates(Session([_prompt("Don't stop the dev server when you run the tests.")]))
+    assert cand.promotion
+
+
+def test_a_file_copied_into_place_before_the_retry_is_a_state_repaired_once():
+    failed = _fail("npx prisma migrate dev", "Error: Environment variable not found: DATABASE_URL.")
+    steps = [failed, _ok("cp .env.example .env"), _ok("npx prisma migrate dev")]
+    found = find_candidates(Session(steps))
+    assert found and all(not c.promotion for c in found), [(c.summary, c.promotion) for c in found]
+
+
+def test_forcing_open_a_lock_held_at_that_moment_is_no_step_to_repeat():
+    failed = _fail("terraform apply -auto-approve", "Error: Error acquiring the state lock")
+    steps = [failed, _ok("terraform force-unlock -force 3f2a1b4c && terraform apply -auto-approve")]
+    assert all(not c.promotion for c in find_candidates(Session(steps)))
+
+
+@pytest.mark.parametrize(
+    ("command", "line", "repair"),
+    [
+        ("alembic upgrade head", "FAILED: Can't locate revision identified by 'a1b2'", "alembic stamp head"),
+        ("psql -d shop_dev -c 'select 1'", 'FATAL:  database "shop_dev" does not exist', "createdb shop_dev"),
+        ("npx prisma migrate dev", "Drift detected: schema not in sync", "npx prisma migrate reset --force"),
+        ("bin/rails db:migrate", 'PG::DuplicateTable: ERROR:  relation "users" already exists', "bin/rails db:reset"),
+    ],
+)
+def test_a_database_created_reset_or_stamped_before_the_retry_is_no_step_to_repeat(command, line, repair):
+    steps = [_fail(command, line), _ok(f"{repair} && {command}")]
+    assert all(not c.promotion for c in find_candidates(Session(steps))), repair
+
+
+def test_logging_in_before_the_retry_is_kept_until_it_expires_and_no_step_to_repeat():
+    failed = _fail("docker push ghcr.io/acme/app:1.0", "unauthorized: authentication required")
+    steps = [failed, _ok("docker login ghcr.io -u acme --password-stdin && docker push ghcr.io/acme/app:1.0")]
+    assert all(not c.promotion for c in find_candidates(Session(steps)))
+
+
+def test_pip_pushed_past_the_systems_own_packages_is_no_lesson():
+    failed = _fail("pip install requests", "error: externally-managed-environment")
+    steps = [failed, _ok("pip install --break-system-packages requests")]
+    assert not any("break-system-packages" in c.summary for c in find_candidates(Session(steps)))
+
+
+@pytest.mark.parametrize(
+    "text", ["I prefer the second layout.", "I prefer the first design, it's cleaner.", "Go with the other mockup."]
+)
+def test_a_pick_among_the_drafts_shown_is_no_preference(text):
+    assert not any(c.promotion for c in find_candidates(Session([_prompt(text)])))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I prefer the cards to have rounded corners.",
+        "I prefer a dark theme for the dashboard.",
+        "I'd rather have the chart on the left.",
+    ],
+)
+def test_a_preference_for_the_products_look_is_stored_not_injected(text):
+    found = find_candidates(Session([_prompt(text)]))
+    assert found and all(not c.promotion for c in found), [(c.summary, c.promotion) for c in found]
+
+
+@pytest.mark.parametrize("text", ["I prefer Tailwind over plain CSS.", "From now on I prefer icons from lucide."])
+def test_a_preference_for_a_tool_or_said_to_last_still_holds(text):
+    [cand] = find_candidates(Session([_prompt(text)]))
+    assert cand.promotion
+
+
+def test_a_variable_the_retry_set_goes_before_the_command_in_how_to_apply():
+    failed = _fail("pytest tests/", "E   ModuleNotFoundError: No module named 'app'")
+    found = [c for c in find_candidates(Session([failed, _ok("PYTHONPATH=. pytest tests/")])) if c.promotion]
+    assert found and all("`PYTHONPATH=. pytest`" in c.how_to_apply for c in found), [c.how_to_apply for c in found]

@@ -100,10 +100,12 @@ _NEGATION_BEFORE = regex_cache.compile(
     r"\b(?:not|never|no(?!\s*[,.;:!])|isn'?t|wasn'?t|don'?t|doesn'?t|didn'?t|hardly)\W+(?:\w+\W+)?$", re.I
 )
 _QUESTION_START = regex_cache.compile(r"^(?:why|what|how|when|where|who|which|is|are|does|do|did)\b", re.I)
-# blocks a harness or a template puts into a prompt: not the user's words
+# blocks a harness or a template puts into a prompt: not the user's words; the files a harness pastes under
+# <attached_contents> or as <file path="…"> are the files' text
 INJECTED = regex_cache.compile(
     r"<(system-reminder|command-[\w-]+|local-command-[\w-]+|bash-[\w-]+|user-prompt-submit-hook|task-notification"
-    r"|environment_context|user_instructions|INSTRUCTIONS|image|attachments?)>.*?</\1>",
+    r"|environment_context|user_instructions|INSTRUCTIONS|image|attachments?|attached_contents|file(?=\s+path=))"
+    r"(?:\s[^>]*)?>.*?</\1>",
     re.S,
 )
 _FENCE = regex_cache.compile(r"^\s*(?:```|~~~)")

@@ -312,8 +312,13 @@ _NARRATIVE = rx.compile(
 _MORE_DATA = rx.compile(r"^\s*(?:\[[A-Z0-9:. -]+\]|[{}\[\]()]|\||#\d+ |[\w-]+\s*\|)")
 # a sentence ends at a stop and a space, at a CJK stop, and at an ASCII "?" or "!" typed straight before CJK text
 # ("…创建skills?我有一份…"); a "." there is more often a file name's ("README.md中")
+# a sentence's end; also where a complaint runs on into the rule it repeats without a stop ("the source is still
+# not corrected as I asked File paths in M code should be …"): the rule starts at the capital
 _SENTENCE_END = rx.compile(
     r"(?<=[.!?。！？])\s+|(?<=[。！？；])|(?<=[!?])(?=[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af])"
+    r"|(?:"
+    + "|".join(f"(?<=\\bas {i} {w})" for i in "Ii" for w in ("asked", "said", "told you", "mentioned"))
+    + r")[,:]?\s+(?=[A-Z][a-z])"
 )
 
 

@@ -661,6 +661,7 @@ _OTHER_GIT_ACTION = frozenset({"-d", "-D", "-l", "-m", "-M"})  # git branch/tag:
 _OVERRIDES = frozenset(
     {"--force", "--force-with-lease", "--no-verify", "--insecure", "--hard", "--allow-unrelated-histories"}
     | {"--no-check-certificate", "--unsafe-perm", "--skip-verify", "--no-gpg-sign"}
+    | {"--break-system-packages", "--trusted-host"}  # pip past the system's own packages, or past TLS checks
 )
 _OVERRIDES_OF = {"git": frozenset({"-f", "-n"}), "curl": frozenset({"-k"}), "wget": frozenset({"-k"})}
 

@@ -347,10 +347,20 @@ def _without_pid(text: str) -> str:
 _REPAIRS_STATE = rx.compile(
     r"^(?:after )?`?(?:sudo\s+)?(?:[\w.~-]*/)*(?:kill|pkill|killall|taskkill|stop-process|fuser -k"
     r"|chmod|chown|rm|rmdir|del|remove-item|mkdir|md|new-item|touch|mv|ln|unlink"
+    # a file copied into place ("cp .env.example .env"): there from now on, and copied again it would overwrite edits
+    r"|cp|copy|copy-item|xcopy|robocopy"
     r"|git (?:stash|pull|fetch|config|push|add|commit|checkout|switch|reset|restore|rebase|merge|init|remote|clean"
     r"|rm|branch|tag|worktree|submodule)"
     r"|docker(?:-compose| compose| container)? (?:rm|stop|kill|down|prune)|docker system prune"
-    r"|(?:npm|pnpm|yarn) cache|ssh-keygen|ssh-add"
+    r"|(?:npm|pnpm|yarn) cache|ssh-keygen|ssh-add|terraform force-unlock"
+    # logged in, a host key taken: kept until it expires, no step to run before every call
+    r"|(?:echo\s+\S+\s*\|\s*)?(?:docker|podman|helm|npm|pnpm|yarn|gh(?: auth)?|gcloud auth|az|firebase|vercel|heroku"
+    r"|netlify|flyctl|fly|wrangler|aws sso|aws ecr get-login-password|huggingface-cli|supabase|railway) login"
+    r"|ssh-keyscan"
+    # a database created, dropped, reset or marked migrated: done once (and stamping or resetting again loses data)
+    r"|createdb|dropdb|alembic stamp|(?:npx |pnpm |bunx )?prisma (?:migrate (?:reset|resolve)|db push)"
+    r"|(?:rails|rake) db:(?:create|drop|reset|setup|schema:load)|flyway (?:repair|baseline)"
+    r"|(?:python3? )?manage\.py (?:flush|migrate\s+\S*\s*--fake)"
     # a dependency installed or added: the project has it from now on
     r"|(?:npm|pnpm|yarn|bun) (?:install|i|add|ci)|(?:python3? -m )?pip3? install|uv (?:add|sync|pip install)"
     r"|poetry (?:add|install)|pipenv (?:install|sync)|pdm (?:add|install|sync)"
@@ -678,7 +688,11 @@ def fixed_error_rule(session: Session) -> list[Candidate]:
                 content=f"`{_command_text(step)}` failed: {line}\nWhat worked: `{_command_text(fix)}` ({_done(diff)}).",
                 why="The same call failed, then worked once it ran " + _done(diff) + ".",
                 how_to_apply=_unwritable_how(name, diff)
-                or f"Run {name} {_without_pid(diff.text)} from the start here.",
+                or (
+                    f"Run `{diff.text} {name}` from the start here."  # the variable goes before the command
+                    if _ENV_SETTING.match(diff.text)
+                    else f"Run {name} {_without_pid(diff.text)} from the start here."
+                ),
                 signals=["error"] + (["confirmation"] if confirmed_after(session, fix_index) else []),
                 scope=_scope(step, session.intent(index)),
                 weight=2.2,
@@ -694,6 +708,7 @@ def fixed_error_rule(session: Session) -> list[Candidate]:
 # moment too, stored but not promoted until another session meets it again
 _BUSY = rx.compile(
     r"EADDRINUSE|address already in use|port \d+ is (?:already )?in use|Could not get lock|is locked by another"
+    r"|acquiring the state lock|\bLock Info:"
     r"|Another (?:git|instance|process)\b[^\n]{0,40}(?:running|in progress)",
     re.I,
 )
@@ -703,6 +718,10 @@ _BUSY = rx.compile(
 _REFUSED = rx.compile(
     r"connection refused|couldn'?t connect to server|failed to connect to|ECONNREFUSED|no route to host", re.I
 )
+
+
+# the difference is an environment variable set for the call: "PYTHONPATH=.", "NODE_OPTIONS=--max-old-space-size=4096"
+_ENV_SETTING = rx.compile(r"^[A-Za-z_][A-Za-z0-9_]*=\S*(?:\s+[A-Za-z_][A-Za-z0-9_]*=\S*)*$")
 
 
 def lasting_fix(diff: Difference) -> bool:

@@ -54,6 +54,59 @@ _ERRORISH = rx.compile(
     r"|\bfailed to\b|\bnpm ERR",
     re.I,
 )
+# a fault the user saw in the output: "Category_Type has several "Unknown" which should not be happening"
+_FAULT_SEEN = rx.compile(
+    r"\b(?:which|that|this|it)\s+(?:should(?:\s+not|n'?t|\s+never)|must(?:\s+not|n'?t|\s+never))\s+(?:be\s+)?"
+    r"(?:happen(?:ing)?|occur(?:ring)?|there|exist(?:ing)?|appear(?:ing)?|show(?:ing)?\s+up|the case)\b",
+    re.I,
+)
+# "The queue must never exceed 100 songs", "The logo should always be visible": a thing of the product that must
+# (not, always) do something, said as the subject of the sentence
+_PRODUCT_MUST = rx.compile(
+    r"^\W*(?:(?:also|and|but|btw|plus|oh and)\W+)?"
+    r"(?P<subject>(?:(?:the|a|an|every|each|all|any|no|our|my|this|that)\s+)?(?:[\w'/.-]+\s+){0,3}?[\w'/.-]+)\s+"
+    r"(?:must|should|shall|can|may|will|is|are)(?:\s+(?:not|never|no longer|always)|n'?t)\b",
+    re.I,
+)
+# subjects that are the work, not the product: rules about them are how to work ("Tests should not hit the network")
+_WORK_SUBJECT = rx.compile(
+    r"\b(?:tests?|specs?|fixtures?|mocks?|commits?|commit messages?|code|files?|functions?|methods?|variables?"
+    r"|comments?|docstrings?|prs?|pull requests?|branch(?:es)?|migrations?|readme|docs?|documentation|changelog"
+    r"|changes?|edits?|scripts?|imports?|dependenc(?:y|ies)|packages?|libraries|lib|logs?|logging|secrets?"
+    r"|credentials?|keys?|tokens?|passwords?|env|\.env|config(?:uration)?s?|settings|builds?|ci|lint(?:er|ing)?"
+    r"|types?|typing|styles?|css|formatting|indentation|names?|naming|identifiers?|paths?|folders?|directories"
+    r"|lines?|components?"
+    r"|repo(?:sitory)?|git|history|output|answers?|replies|responses?|messages?|summar(?:y|ies)|you|we|i|agents?"
+    r"|claude|codex|it|this|that|they|he|she|nothing|anything|everything|one)\b",
+    re.I,
+)
+
+# how the product looks: "the cards to have rounded corners", "a dark theme for the dashboard"
+_LOOK_OF_THE_PRODUCT = rx.compile(
+    r"\b(?:corners?|theme|colou?rs?|palette|fonts?|typography|layout|header|footer|sidebar|navbar|nav bar|menu"
+    r"|buttons?|cards?|icons?|logo|background|animations?|spacing|margins?|padding|shadows?|gradients?|modal"
+    r"|dashboard|landing page|homepage|home page|hero|banner|chart|charts|graphs?)\b",
+    re.I,
+)
+
+
+def _behaviour_of_the_product(sentence: str) -> bool:
+    """Does the sentence say what a thing of the product must or must not do, not how the work is done?"""
+    found = _PRODUCT_MUST.match(sentence)
+    if not found or _WORK_SUBJECT.search(found.group("subject")) or _FROM_NOW.search(sentence):
+        return False
+    if re.search(r"\b(?:NEVER|NOT|MUST)\b", sentence):
+        return False  # "invalid themes must NEVER explode": shouted, a rule the user holds the code to
+    return not _DONE_TO.match(sentence[found.end() :])  # "… must never be touched": what the agent may do to it
+
+
+_FROM_NOW = rx.compile(r"\b(?:from now on|going forward|in (?:the )?future|from here on)\b", re.I)
+_DONE_TO = rx.compile(r"\s+(?:be|get)\s+(?:\w+ly\s+)?\w+(?:ed|en|wn|ne|t)\b", re.I)
+
+
+# the words just before a rule that say the user asked for it before ("as I asked", "like I told you")
+_RESTATED = rx.compile(r"\b(?:as|like) i (?:asked|said|told you|mentioned)(?: before| earlier)?[,:]?\s*$", re.I)
+_IMPERATIVE_OPENING = rx.compile(r"^\W*(?:please\s+)?(?:never|don'?t|do not|always|avoid|stop)\b", re.I)
 # "let's" proposes this turn's next step, unless a rule word follows ("let's always run the formatter")
 _HEDGE = rx.compile(
     r"\b(?:maybe|perhaps|probably|i guess|not sure|real quick|for now|for the moment|let me"
@@ -194,6 +247,14 @@ _SETS_A_PART = rx.compile(
     r"|あなたは[^。\n]{0,30}として|になりきって|ロールプレイ"
 )
 
+# a prompt that opens by casting the agent as an expert for the work it then lays out ("# ROLE\n\nYou are a Senior
+# Full Stack Engineer and AI Systems Architect. Build …"): a brief written for this task, its limits the task's
+_CASTS_AN_EXPERT = rx.compile(
+    r"\A\W*(?:role\W*\n\W*)?(?:act as|you are(?: now)?|you're) (?:an?|the) (?:[\w/+.-]+ ){0,6}(?:engineer|developer"
+    r"|architect|expert|designer|programmer|consultant|analyst|specialist|scientist|reviewer|strategist|lead|cto)s?\b",
+    re.I,
+)
+
 
 _CLAUSE_WORD = rx.compile(r"^(?:where|which|that|if|when|whether|what|how)\b", re.I)
 
@@ -265,6 +326,8 @@ def _keep(d: Directive, document: bool) -> bool:
     if _INSULT.search(text) or _COMPLAINT.search(text) or _complains_of_forgetting(text) or _POINTS_ABOVE.search(text):
         return False
     if _FORECAST.search(text):
+        return False
+    if _FAULT_SEEN.search(text) and not _IMPERATIVE_OPENING.match(text):
         return False
     if _VAGUE.search(_to_keep(d)) or (d.language in more.READ_HERE and _VAGUE_ELSEWHERE.search(d.sentence)):
         return False
@@ -450,7 +513,8 @@ _THIS_WORK = rx.compile(
     r"|\b(?:switch|check ?out|go back|revert|roll back) to (?:the )?\S+ branch\b"
     r"|^\W*(?:please\s+)?(?:go back|revert|roll back) to\b"
     r"|\b(?:option|approach|variant|choice|alternative|solution|proposal)\s+(?:\d|[a-d]\b|#)"
-    r"|\bthe (?:first|second|third|last|other|previous|original) (?:one|approach|option|version|way|solution)\b"
+    r"|\bthe (?:first|second|third|last|other|previous|original) (?:one|approach|option|version|way|solution|layout"
+    r"|design|variant|style|mockup|draft|proposal|plan|idea|color|colour|theme|logo)s?\b"
     r"|\b(?:the )?(?:old|new|previous|original|other) one\b"
     r"|\b(?:stop|finish|quit|give up|end)\s+until\b"
     r"|\b(?:change|touch|modify|edit|do|add|remove|delete|fix|update|refactor)\s+(?:any|every|no)(?!body|one)[a-z]{4,6}"
@@ -720,6 +784,7 @@ _AUTONOMY = rx.compile(
     r"\b(?:don'?t|dont|do not|no need to)\s+(?:ask(?:ing)?|wait(?:ing)?|check(?:ing)? (?:in|back))"
     r"(?:\s+(?:me|us))?\s*(?:for\s+(?:my\s+|any\s+)?(?:permission|approval|confirmation|input)|again|anything"
     r"|questions?)?\b|\bproceed (?:autonomously|without asking)\b|\bfull autonomy\b|\bon your own\b"
+    r"|\b(?:don'?t|dont|do not|never)\s+stop\b(?=\s*(?:$|[.!,;]|until\b|till\b|before\b|now\b))"
     r"|(?:不要|别|不用|无需)(?:再)?(?:问我|确认|等我)|直接做|(?:質問|確認)しないで|聞かないで|묻지 말|물어보지 마"
     r"|не спрашивай|не жди (?:подтверждения|меня)|\bno (?:me )?preguntes\b|\bfrag (?:mich )?nicht\b"
     r"|\bne me demande pas\b",
@@ -829,12 +894,25 @@ def directive_rule(session: Session) -> list[Candidate]:
             keep, standing = _remembered(d) if d.cue in ("remember", "remembered") else (True, lasting(d))
             if not keep:
                 continue
+            if not standing and d.language == "en" and _RESTATED.search(step.text.split(d.sentence, 1)[0]):
+                standing = True  # "… still not corrected as I asked File paths should be …": said before, so a rule
             if standing and _constrains_the_task(step.text, d):
                 standing = False  # "Print 1 to 5. Don't use a for loop.": the exercise's rule, stored, not injected
             if (not standing or d.cue == "must") and _corrects_the_answer(step.text, d):
                 continue  # "That's almost right. Now I want X bigger": how the answer at hand should be, no lesson
             if standing and _limits_the_request(d):
                 standing = False  # "帮我修复 X，不要修改 API": how to do this request, stored, not injected
+            if standing and _CASTS_AN_EXPERT.search(step.text) and not OUTLASTS.search(d.sentence):
+                standing = False  # "You are a Senior Engineer. Build … Do not skip files.": the brief's, stored
+            if (
+                standing
+                and d.cue == "prefer"
+                and _LOOK_OF_THE_PRODUCT.search(d.sentence)
+                and not _FROM_NOW.search(d.sentence)
+            ):
+                standing = False  # "I prefer a dark theme for the dashboard": the product's look, stored, not injected
+            if standing and d.language == "en" and _behaviour_of_the_product(d.sentence):
+                standing = False  # "The queue must never exceed 100 songs": the product's spec, stored, not injected
             if standing and _AUTONOMY.search(d.sentence) and not OUTLASTS.search(d.sentence):
                 standing = False  # "don't ask, proceed autonomously": leave to run this work, stored, not injected
             summary = _summary(d)
@@ -1013,10 +1091,13 @@ def contradicts(later: str, earlier: str) -> bool:
 
 def _latest_stands(found: list[Candidate]) -> list[Candidate]:
     """Later evidence wins: a rule the user took back later in the session ("use npm", then "use pnpm, not npm")
-    is dropped; the later statement stays."""
+    is dropped; the later statement stays, as does the later of the same rule said twice (it may say why it holds)."""
     kept: list[Candidate] = []
     for cand in found:
-        kept = [k for k in kept if not contradicts(cand.summary, k.summary)]
+        said_again = cand.summary.lower()
+        if any(k.summary.lower() == said_again and k.promotion and not cand.promotion for k in kept):
+            continue  # said first as a rule, then again inside a request: the rule stands
+        kept = [k for k in kept if not contradicts(cand.summary, k.summary) and k.summary.lower() != said_again]
         kept.append(cand)
     return kept
 
