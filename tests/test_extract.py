@@ -700,25 +700,8 @@ def test_a_later_rule_about_another_thing_retires_nothing(tmp_path, automem_home
     assert not list(home.project_for_cwd(str(project)).trash_dir.glob("*.md"))
 
 
-def test_the_users_own_rule_is_never_retired_by_a_later_one(tmp_path, automem_home, run_hook):
-    from automem.store.memories import Memory, save
-
-    automem_home.mkdir(parents=True)
-    consent.write(automem_home, "yes")
-    project = tmp_path / "repo"
-    (project / ".git").mkdir(parents=True)
-    home = Home(automem_home)
-    home.ensure()
-    mine = Memory(type="decision", summary="Use npm in this repo", content="written by hand", source="user")
-    save(home.project_for_cwd(str(project)), mine)
-    payload = {"session_id": "s", "cwd": str(project), "hook_event_name": "UserPromptSubmit"}
-    prompt = "Use pnpm, not npm, in this repo."
-    run_hook("UserPromptSubmit", {**payload, "prompt": prompt}, _env(automem_home, tmp_path))
-    extract(home, session_id="s", cwd=str(project))
-    assert parse(mine.path).summary == "Use npm in this repo"
-
-
-def test_an_automatic_rule_the_user_edited_is_theirs_and_never_retired(tmp_path, automem_home, run_hook):
+@pytest.mark.parametrize("whose", ["written by the user", "automatic, edited by hand since"])
+def test_the_users_own_rule_is_never_retired_by_a_later_one(tmp_path, automem_home, run_hook, whose):
     import time
 
     from automem.store.memories import Memory, save
@@ -729,12 +712,16 @@ def test_an_automatic_rule_the_user_edited_is_theirs_and_never_retired(tmp_path,
     (project / ".git").mkdir(parents=True)
     home = Home(automem_home)
     home.ensure()
-    learned = Memory(type="decision", summary="Use npm in this repo", content="The user said so", status="promoted")
-    save(home.project_for_cwd(str(project)), learned)
-    later = time.time() + 3600  # edited by hand an hour after automem wrote it
-    os.utime(learned.path, (later, later))
+    if whose == "written by the user":
+        mine = Memory(type="decision", summary="Use npm in this repo", content="written by hand", source="user")
+        save(home.project_for_cwd(str(project)), mine)
+    else:
+        mine = Memory(type="decision", summary="Use npm in this repo", content="The user said so", status="promoted")
+        save(home.project_for_cwd(str(project)), mine)
+        later = time.time() + 3600  # edited by hand an hour after automem wrote it: the user's now
+        os.utime(mine.path, (later, later))
     prompt = "Use pnpm, not npm, in this repo."
     payload = {"session_id": "s", "cwd": str(project), "hook_event_name": "UserPromptSubmit", "prompt": prompt}
     run_hook("UserPromptSubmit", payload, _env(automem_home, tmp_path))
     assert extract(home, session_id="s", cwd=str(project)).retired == []
-    assert parse(learned.path).summary == "Use npm in this repo"
+    assert parse(mine.path).summary == "Use npm in this repo"
