@@ -174,6 +174,7 @@ def test_rules_said_beside_a_freedom_a_complaint_or_a_cast_part_stay():
     """What reads like a freedom of this work, a complaint or a part to play, and is a way to work after all."""
     for text in (
         "Stop with the emojis.",  # "stop (it) with X" ends a habit
+        "Stop adding comments to every line.",
         "Stop it with the emojis in commit messages.",
         "你老是忘了更新文档，以后改代码一定要同步更新README。",  # the complaint, then what to do from now on
         "Du vergisst immer die Tests, also führe ab jetzt immer die Tests aus.",
@@ -189,6 +190,7 @@ def test_rules_said_beside_a_freedom_a_complaint_or_a_cast_part_stay():
         assert _said(text), text
     for text in (
         "It does not have to be perfect",
+        "Stop running the tests, it's taking forever.",  # a halt of what runs now
         "Du bist Max. Antworte immer als Max.",
         "Eres Pedro. Responde siempre como Pedro.",
         "From now on you are Matt. Always answer as Matt.",

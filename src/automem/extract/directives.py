@@ -147,7 +147,9 @@ _EN: tuple[tuple[str, str, re.Pattern], ...] = (
         rx.compile(
             # "stop" with a habit ("stop adding X") or a when ("stop X before you rebuild"), not "stop the server"
             r"^" + _OPENERS + r"(?:don'?t|dont|do not"
-            r"|stop(?=\s+\w+ing\b|\s+(?:it\s+)?with\b|[^.!?]*\b(?:before|whenever|every ?time|each time)\b))"
+            # ("stop running the tests, it's taking forever" halts what runs now)
+            r"|stop(?=\s+\w+ing\b(?![^.!?]*\b(?:taking (?:forever|too long|so long|ages)|right now|for now|hanging"
+            r"|stuck)\b)|\s+(?:it\s+)?with\b|[^.!?]*\b(?:before|whenever|every ?time|each time)\b))"
             r"\s+(?!know\b|worry\b|mind\b|think\b"
             r"|understand\b|see\b|get\b|care\b|forget\b|have\b|remember\b|hesitate\b|bother\b)\w+",
             re.I,
