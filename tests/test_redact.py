@@ -193,6 +193,7 @@ def test_an_escape_after_a_placeholder_or_in_prose_redacts_nothing(tier):
     escaped=st.booleans(),
 )
 def test_fresh_pem_blocks_vanish_whole(tier, body, kind, escaped):
+    assume(len(set(body)) > 2)  # one character over and over is a placeholder ("0000..."), no key
     block = pem(body, kind)
     text = f'PRIVATE_KEY="{block}"' if not escaped else json.dumps({"private_key": block})
     out = TIERS[tier](text)
