@@ -93,7 +93,11 @@ _FOUND_AND_EDITED = [
 def test_a_slash_command_the_agent_had_to_find_before_editing_is_where_it_lives():
     [cand] = requests.command_source_rule(_with_calls("update /deploy-check to also lint", _FOUND_AND_EDITED))
     assert "/deploy-check" in cand.summary and "dotfiles/commands/deploy-check.md" in cand.summary
-    assert cand.promotion == ""
+    assert cand.promotion == "" and cand.scope == "global"  # a file outside the project: every project's command
+    session = _with_calls("update /deploy-check to also lint", _FOUND_AND_EDITED)
+    session.root = "/home/u/src/dotfiles"
+    [here] = requests.command_source_rule(session)
+    assert here.scope == "project"  # the project's own .claude/commands file
 
 
 def test_running_a_command_or_editing_it_without_a_search_is_no_location_lesson():

@@ -338,7 +338,7 @@ def _without_startup_noise(steps: list[Step]) -> list[Step]:
         while step.result_head.split("\n", 1)[0] in noise and "\n" in step.result_head:
             step.result_head = step.result_head.split("\n", 1)[1]
         if not step.ok:
-            step.errors = [e for e in step.errors if e.get("line", "") not in noise] or step.errors[:0]
+            step.errors = [e for e in step.errors if e.get("line", "") not in noise]
     return steps
 
 

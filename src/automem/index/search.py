@@ -103,13 +103,14 @@ def search_injectable_memories(
 
     FTS5 scores every match before it sorts, and a join scores each with its row looked up: so the best few times
     the pool are ranked alone and their rows read after; only when others crowd that out does the join run."""
-    where, args = _injectable_where(projects, exclude)
+    args = [*(projects or ()), *exclude]
     wide = search(conn, "fts_mem", expr, pool * _WIDER)
     if not wide:
         return []
     marks = ",".join("?" * len(wide))
     ids = [r[0] for r in wide]
-    rows = conn.execute(f"SELECT id FROM fts_docs WHERE id IN ({marks}) AND {where('')}", ids + args)
+    where = _injectable("", projects, exclude)
+    rows = conn.execute(f"SELECT id FROM fts_docs WHERE id IN ({marks}) AND {where}", ids + args)
     allowed = {row[0] for row in rows}
     kept = [row for row in wide if row[0] in allowed]
     if len(kept) >= pool or len(wide) < pool * _WIDER:
@@ -117,7 +118,7 @@ def search_injectable_memories(
     try:
         return conn.execute(
             f"SELECT m.rowid, bm25(fts_mem, {MEM_WEIGHTS}) AS score FROM fts_mem m JOIN fts_docs d ON d.id = m.rowid "
-            f"WHERE fts_mem MATCH ? AND {where('d.')} ORDER BY score LIMIT ?",
+            f"WHERE fts_mem MATCH ? AND {_injectable('d.', projects, exclude)} ORDER BY score LIMIT ?",
             [expr, *args, pool],
         ).fetchall()
     except sqlite3.OperationalError:
@@ -127,13 +128,15 @@ def search_injectable_memories(
 _WIDER = 3  # how many times the pool is ranked before statuses are read
 
 
-def _injectable_where(projects: list[str] | None, exclude: Collection[str]):
-    """(a function of the table's prefix giving the condition, its arguments) for rows that may be handed out."""
-    args: list[str] = [*(projects or ()), *exclude]
-    in_projects = f" AND {{0}}project IN ({','.join('?' * len(projects))})" if projects is not None else ""
-    not_excluded = f" AND {{0}}ref NOT IN ({','.join('?' * len(exclude))})" if exclude else ""
-    template = "{0}status IN ('user', 'promoted')" + in_projects + not_excluded
-    return template.format, args
+def _injectable(table: str, projects: list[str] | None, exclude: Collection[str]) -> str:
+    """The condition on fts_docs (as ``table``) for rows that may be handed out; its arguments are the projects,
+    then the excluded refs."""
+    where = f"{table}status IN ('user', 'promoted')"
+    if projects is not None:
+        where += f" AND {table}project IN ({','.join('?' * len(projects))})"
+    if exclude:
+        where += f" AND {table}ref NOT IN ({','.join('?' * len(exclude))})"
+    return where
 
 
 def memory_texts(conn: sqlite3.Connection, slugs: list[str]) -> list[tuple[str, str, str]]:

@@ -14,6 +14,7 @@ from automem import lazy_re as rx  # module-level patterns compile on first use
 from automem.extract import phrasing
 from automem.extract.intent import installed_names, installs_for_project
 from automem.extract.rules import Session
+from automem.extract.usable import generalize
 from automem.schema import Candidate
 
 MAX_ENTRIES = 4  # more lines added to an ignore file than this: a template, not what the user asked for
@@ -351,7 +352,7 @@ def command_source_rule(session: Session) -> list[Candidate]:
                         why="The command's file had to be searched for before it could be changed.",
                         how_to_apply=f"To change /{name}, edit {target} directly.",
                         signals=["preference"],
-                        scope="global",
+                        scope="project" if generalize(target, session.root).startswith("./") else "global",
                         weight=0.9,
                     )
                 ]
