@@ -416,6 +416,24 @@ def test_a_token_as_the_url_user_name_and_htpasswd_arguments_vanish(tier):
         assert TIERS[tier](text) == text, text
 
 
+@pytest.mark.parametrize("tier", TIERS)
+@FAST
+@given(value=st.text(alphabet=string.ascii_letters, min_size=12, max_size=40))
+def test_every_value_of_a_kubernetes_secret_manifest_vanishes(tier, value):
+    """Under data:/stringData: of a `kind: Secret` document a value is a credential whatever its key or letters
+    (base64 of a password can be letters only); kubectl prints data: before kind:. A ConfigMap's data stays."""
+    assume(not is_allowed(value))
+    for text in (
+        f"apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata:\n  password: {value}\n",
+        f"apiVersion: v1\ndata:\n  DB_PASS: {value}\n  tls.crt: |\n    {value}\nkind: Secret\nmetadata:\n  name: x\n",
+        f"---\nkind: Secret\nstringData:\n  url: '{value}'\n---\n",
+    ):
+        out = TIERS[tier](text)
+        assert value not in out and "[REDACTED" in out, (text, out)
+    config = f"---\nkind: Secret\ndata: {{}}\n---\nkind: ConfigMap\ndata:\n  mode: {value}\n"
+    assert TIERS[tier](config) == config
+
+
 def test_a_lower_case_password_never_reaches_a_memory_or_its_file_name(tmp_path, automem_home, run_hook):
     """End to end: the prompt through the real hook, the extractor, the memory file and its name, the index."""
     from automem import consent

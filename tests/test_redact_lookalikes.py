@@ -24,6 +24,8 @@ LOOKALIKES = {
     "curl -u user:pass": "curl -u user:pass http://localhost:8080/health",
     "hidden authenticity_token": '<input type="hidden" name="authenticity_token" '
     'value="Vq1Xh8zTQmlsZbPqS3VSoRVkSz3PYS4SJ4hmn3uAQ5WwS2P6xfwx" autocomplete="off">',
+    "hidden token shaped like an Artifactory key": '<input type="hidden" name="authenticity_token" '
+    'value="AP6t2dyK3uFFWWpFhRpaaYFtHHircnCBDYqx5TV91O0gdjtDp9vc25VRQ0RrkS1t" autocomplete="off">',
     "csrf meta": '<meta name="csrf-token" content="Vq1Xh8zTQmlsZbPqS3VSoRVkSz3PYS4SJ4hmn3uAQ5WwS2P6xfwx" />',
     "bucket_key path": '{"bucket_key": "uploads/2024/06/avatars/user-1842.png", "region": "eu-west-1"}',
     "bucket_key id": '{"bucket_key": "ratelimit:9f3a7c2e1b4d:2024-06-01T10"}',

@@ -237,7 +237,9 @@ def _keep(kind: str, entropy_kind: bool, text: str, a: int, token: str) -> bool:
         return True
     if is_allowed(token):
         return False
-    if _CSRF_BEFORE.search(text, max(0, a - 200), a):
+    # a detector whose pattern starts at the quote or '=' before the value (Artifactory's) judged from the value
+    value_at = a + len(token) - len(token.lstrip("\"'=: \t"))
+    if _CSRF_BEFORE.search(text, max(0, value_at - 200), value_at):
         return False
     m = _KEY_BEFORE.search(text, max(0, a - 80), a)
     key = m.group(1) if m else ""

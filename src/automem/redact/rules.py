@@ -1027,6 +1027,66 @@ def _balanced(value: str) -> bool:
 # ---------------------------------------------------------------- applying spans
 
 
+# a Kubernetes Secret manifest in YAML: every value of its data/stringData map is a credential (base64 or plain),
+# whatever its key is called and however plain its letters look
+_K8S_SECRET_KIND_RX = lazy_re.compile(r"(?m)^[ \t]*kind:[ \t]*[\"']?Secret[\"']?[ \t]*$")
+_K8S_DATA_RX = lazy_re.compile(r"(?m)^(?P<indent>[ \t]*)(?:data|stringData):[ \t]*$")
+_K8S_ENTRY_RX = lazy_re.compile(r"(?P<indent>[ \t]*)[\"']?[A-Za-z0-9_.-]+[\"']?:[ \t]*(?P<v>\S.*?)?[ \t]*$")
+_K8S_DOC_END_RX = lazy_re.compile(r"(?m)^(?:---|\.\.\.)[ \t]*$")
+
+
+def k8s_secret_spans(text: str) -> list[tuple[int, int, str]]:
+    """The values under data:/stringData: of each YAML document that says ``kind: Secret``."""
+    spans: list[tuple[int, int, str]] = []
+    for kind in _K8S_SECRET_KIND_RX.finditer(text):
+        doc_start = max((m.end() for m in _K8S_DOC_END_RX.finditer(text, 0, kind.start())), default=0)
+        end_m = _K8S_DOC_END_RX.search(text, kind.end())
+        doc_end = end_m.start() if end_m else len(text)
+        for data in _K8S_DATA_RX.finditer(text, doc_start, doc_end):
+            spans.extend(_k8s_data_values(text, data.end(), doc_end, len(data.group("indent"))))
+    return spans
+
+
+def _k8s_data_values(text: str, pos: int, end: int, indent: int) -> list[tuple[int, int, str]]:
+    """Values of the map whose lines start after pos, indented deeper than its key; a block scalar (|, >) whole."""
+    spans: list[tuple[int, int, str]] = []
+    block_indent = -1  # the indentation of the entry whose block scalar the next deeper lines belong to
+    for line in _lines(text, pos, end):
+        start, stop = line
+        body = text[start:stop]
+        if not body.strip():
+            continue
+        depth = len(body) - len(body.lstrip(" \t"))
+        if depth <= indent:
+            break
+        if 0 <= block_indent < depth:
+            spans.append((start + depth, stop, "k8s-secret"))
+            continue
+        block_indent = -1
+        m = _K8S_ENTRY_RX.fullmatch(body)
+        if m is None or m.group("v") is None:
+            continue
+        value = m.group("v")
+        if value[:1] in "|>" and len(value) <= 3:
+            block_indent = depth
+            continue
+        if not is_allowed(value.strip("\"'")):
+            spans.append((start + m.start("v"), start + m.end("v"), "k8s-secret"))
+    return spans
+
+
+def _lines(text: str, pos: int, end: int):
+    """(start, stop) of each line from the one after pos to end, without line breaks."""
+    i = text.find("\n", pos, end)
+    while 0 <= i < end:
+        start = i + 1
+        stop = text.find("\n", start, end)
+        if stop < 0:
+            stop = end
+        yield start, stop
+        i = stop if stop < end else -1
+
+
 def rule_spans(
     text: str, key_starts: list[int] | None = None, view: AsciiView | None = None
 ) -> list[tuple[int, int, str]]:
@@ -1035,6 +1095,8 @@ def rule_spans(
         view = AsciiView(text)
     spans = vendor_spans(text, view)
     spans.extend(assignment_spans(text, view, key_starts))
+    if b"Secret" in view.data:
+        spans.extend(k8s_secret_spans(text))
     return spans
 
 
