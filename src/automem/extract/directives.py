@@ -930,6 +930,20 @@ def _from_lasting_clause(found: Directive) -> Directive:
     return Directive(rest, found.kind, found.cue, scope_of(rest, found.kind), found.language, found.lead)
 
 
+# a short span in double quotes inside a CJK sentence: words the user quotes ("每次都重新打开文件"), not their own
+_CJK_SHORT_QUOTE = rx.compile(r'"[^"\n]{1,40}"|\u201c[^\u201d\n]{1,40}\u201d')
+_CJK_CHAR = rx.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
+
+
+def _cue_only_quoted(sentence: str, cue: str) -> bool:
+    """Does the word that makes a CJK sentence a rule stand only inside a phrase it quotes (praise of a finding:
+    "你指出的"每次都重新打开文件"这个瓶颈")? Read with the quoted phrases blanked, it is no rule, or another one."""
+    if not _CJK_CHAR.search(sentence) or not _CJK_SHORT_QUOTE.search(sentence):
+        return False
+    blanked = classify(_CJK_SHORT_QUOTE.sub("“…”", sentence))
+    return blanked is None or blanked.cue != cue
+
+
 def directives(prompt: str, limit: int = 3) -> list[Directive]:
     """The directives of one prompt, in order, at most ``limit``: a sentence, or the clause of it that holds the cue.
 
@@ -964,6 +978,8 @@ def directives(prompt: str, limit: int = 3) -> list[Directive]:
                     break
                 continue
         found = classify(sentence)
+        if found is not None and _cue_only_quoted(sentence, found.cue):
+            found = None
         if found is not None and found.cue == "language":
             out.extend(d for d in _language_clauses(sentence) if all(d.sentence != o.sentence for o in out))
             found = None

@@ -525,6 +525,7 @@ _THIS_WORK = rx.compile(
     # "for this fix / this time" in other languages
     r"|لهذا (?:التصحيح|الإصلاح|التغيير|المهمة|الطلب)|هذه المرة"
     r"|这次|本次|这个任务|这个修复|今回|このタスク|この修正|이번에?|이 작업"
+    r"|(?:这个|這個|这次|此次|本)(?:重构|重構|阶段|階段|功能|页面|頁面|模块|模塊|需求)|阶段[一二三四五六七八九十\d]|階段[一二三四五六七八九十\d]"
     # when this work starts: "开始开发" (start developing), "不准开始" (don't start), "我们先讨论" (let's first discuss)
     r"|开始(?:开发|实施|动手)(?!前|之前|以前|时|的时候)|(?:不准|不要|别)开始(?=$|\W|开发|写代码|实施|动手)"
     r"|先不开始|先不开发|先不要开发"
@@ -745,6 +746,23 @@ _WORK_OPENING = rx.compile(
 )
 
 
+# how a CJK prompt lays out the spec of one request: a lenticular-bracket heading that names its part ("【需求二】",
+# "【总体约束】", "【验证】", "【タスク】") or a lead-in to its steps ("请执行以下操作：", "完成以下所有工作")
+_CJK_TASK_SPEC = rx.compile(
+    r"【[^】\n]{0,16}(?:需求|任务|任務|要求|约束|約束|说明|說明|验证|驗證|验收|步骤|步驟|实现要点|實現要點|完成后|执行指令"
+    r"|タスク|要件|手順|制約|検証)[^】\n]{0,16}】"
+    r"|(?:执行|執行|完成|按照?|遵循)以下(?:所有|全部)?(?:的)?(?:操作|步骤|步驟|工作|任务|任務|修改|要求)"
+    r"|以下の(?:手順|作業|タスク)"
+)
+
+
+def _in_a_task_spec(prompt: str, d: Directive) -> bool:
+    """Is the directive a line of a CJK prompt laid out as the spec of one request (bracketed part headings, or a
+    lead-in to numbered steps), said without a word that makes it outlast the request? Its "不要"/"必须" are that
+    request's limits; the same words typed as a standing rule carry "以后" (from now on)."""
+    return d.language in ("zh", "ja") and bool(_CJK_TASK_SPEC.search(prompt)) and not OUTLASTS.search(d.sentence)
+
+
 def _constrains_the_task(prompt: str, d: Directive) -> bool:
     """Is the directive a constraint on the piece of work its prompt opened with ("Write X. Don't use Y.", "Run the
     test agent on X only. Do not change the service unless a test fails."), said without a word that makes it
@@ -896,6 +914,8 @@ def directive_rule(session: Session) -> list[Candidate]:
                 continue
             if not standing and d.language == "en" and _RESTATED.search(step.text.split(d.sentence, 1)[0]):
                 standing = True  # "… still not corrected as I asked File paths should be …": said before, so a rule
+            if standing and _in_a_task_spec(step.text, d):
+                standing = False  # "【总体约束】不要修改…", "请执行以下操作：1. …": the spec of this request, stored
             if standing and _constrains_the_task(step.text, d):
                 standing = False  # "Print 1 to 5. Don't use a for loop.": the exercise's rule, stored, not injected
             if (not standing or d.cue == "must") and _corrects_the_answer(step.text, d):
