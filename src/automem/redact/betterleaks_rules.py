@@ -223,11 +223,7 @@ class KeywordProbe:
         """keywords: each keyword (lower case) and the ids of the rules that have it; pattern: their trie pattern."""
         from automem import regex_cache
 
-        self._rules_of = {w.encode("utf-8"): ids for w, ids in keywords.items()}
-        # each keyword with the keywords that are its prefixes (itself included)
-        self._with_prefixes = {
-            w: [w[:i] for i in range(1, len(w) + 1) if w[:i] in self._rules_of] for w in self._rules_of
-        }
+        self._rules_of = keywords
         self._rx = regex_cache.compile(pattern.encode("utf-8"))
 
     def rules_in(self, data: bytes) -> set[str]:
@@ -244,9 +240,11 @@ class KeywordProbe:
             found.add(m.group())
             m = search(low, m.start() + 1)
         ids: set[str] = set()
-        for word in found:
-            for prefix in self._with_prefixes[word]:
-                ids.update(self._rules_of[prefix])
+        rules_of = self._rules_of
+        for raw in found:
+            word = raw.decode("utf-8")
+            for end in range(1, len(word) + 1):  # the keywords that are prefixes of the one found start there too
+                ids.update(rules_of.get(word[:end], ()))
         return ids
 
 
