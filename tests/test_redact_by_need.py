@@ -110,6 +110,27 @@ def test_the_python_probe_names_the_rules_the_engine_names(binding, tmp_path):
             assert python == engine, (text[:200], python - engine)
 
 
+def test_a_text_without_a_keyword_of_the_keyword_only_rules_gets_no_finding_of_them(binding, monkeypatch):
+    """The gate that spares compiling the keyword-only rules: where it says none can fire, the engine finds
+    nothing with them; where the text has one of their keywords it lets the scan run."""
+    texts = _secret_texts()[:300] + _transcript_texts(limit=300_000, piece=600)
+    texts += ['id: "2026-12-05T11-26-41-9ec496"', "PASSWORD = 'hunter2xyzQ9!kk'", "x \u212aey = 'Zq81kLm2Nx7w'"]
+    skipped = 0
+    for text in texts:
+        if engines.generic_may_fire(text):
+            continue
+        skipped += 1
+        assert engines.betterleaks_spans(text, engines.GENERIC_CONFIG) == [], text[:200]
+    assert skipped > 50
+    assert engines.generic_may_fire("PASSWORD = 'hunter2xyzQ9!kk'")
+    assert engines.generic_may_fire("x \u212aey = 'Zq81kLm2Nx7w'")
+    assert not engines.generic_may_fire('id: "2026-12-05T11-26-41-9ec496"')
+    scanned = []
+    monkeypatch.setattr(engines, "betterleaks_spans", lambda text, config=None: scanned.append(config) or [])
+    redact('front: "2026-12-05T11-26-41-9ec496"')
+    assert engines.GENERIC_CONFIG not in scanned
+
+
 def test_the_probe_names_a_rule_for_its_keyword_in_any_case_and_its_components(binding):
     by_need = betterleaks_rules.ByNeed(binding)
     assert by_need.needed(b"nothing to see here") == set()

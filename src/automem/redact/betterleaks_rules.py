@@ -219,20 +219,23 @@ class KeywordProbe:
     starts at; the keywords that are prefixes of the one found there start there too. Superset-safe where Python and
     Go lower a character differently: a rule named needlessly only costs its compile."""
 
-    def __init__(self, keywords: dict[str, list[str]], pattern: str) -> None:
-        """keywords: each keyword (lower case) and the ids of the rules that have it; pattern: their trie pattern."""
+    def __init__(self, keywords: dict[str, list[str]], pattern: str, generic_pattern: str) -> None:
+        """keywords: each keyword (lower case) and the ids of the rules that have it; pattern: their trie pattern;
+        generic_pattern: the same of the keyword-only rules' keywords."""
         from automem import regex_cache
 
         self._rules_of = keywords
         self._rx = regex_cache.compile(pattern.encode("utf-8"))
+        self._generic_rx = regex_cache.compile(generic_pattern.encode("utf-8"))
+
+    def generic_may_fire(self, data: bytes) -> bool:
+        """Does data (UTF-8) hold a keyword of a keyword-only rule that reports? If not, none of them can fire, and
+        their config (some 15 CPU-ms to compile) need not be."""
+        return self._generic_rx.search(_lowered(data)) is not None
 
     def rules_in(self, data: bytes) -> set[str]:
         """The ids of the rules with a keyword in data (UTF-8)."""
-        if not data.isascii():
-            for raw, ascii_lower in _LOWERED_TO_ASCII:
-                if raw in data:
-                    data = data.replace(raw, ascii_lower)
-        low = data.lower()
+        low = _lowered(data)
         found: set[bytes] = set()
         search = self._rx.search
         m = search(low)
@@ -246,6 +249,15 @@ class KeywordProbe:
             for end in range(1, len(word) + 1):  # the keywords that are prefixes of the one found start there too
                 ids.update(rules_of.get(word[:end], ()))
         return ids
+
+
+def _lowered(data: bytes) -> bytes:
+    """data lowered as the engine lowers it before its keyword test, as far as ASCII keywords can tell."""
+    if not data.isascii():
+        for raw, ascii_lower in _LOWERED_TO_ASCII:
+            if raw in data:
+                data = data.replace(raw, ascii_lower)
+    return data.lower()
 
 
 def trie_pattern(words) -> str:
@@ -288,7 +300,7 @@ def keyword_probe() -> KeywordProbe:
     if _PROBE is None:
         with open(VENDOR_KEYWORDS, encoding="utf-8") as handle:
             data = json.load(handle)
-        _PROBE = KeywordProbe(data["keywords"], data["pattern"])
+        _PROBE = KeywordProbe(data["keywords"], data["pattern"], data["generic_pattern"])
     return _PROBE
 
 
@@ -370,10 +382,15 @@ def render(default: str, version: str) -> dict[Path, str]:
             ids = keywords.setdefault(word.lower(), [])
             if rule_id not in ids:
                 ids.append(rule_id)
+    # the keyword-only rules that report (generic-username is only ever a component of generic-password)
+    generic_keywords = sorted(
+        {w.lower() for _, _, rule in generic if not rule.get("skipReport") for w in rule["keywords"]}
+    )
     probe = {
         "generated_by": header.split("\n")[0].lstrip("# "),
         "keywords": dict(sorted(keywords.items())),
         "pattern": trie_pattern(sorted(keywords)),
+        "generic_pattern": trie_pattern(generic_keywords),
     }
     return {
         VENDOR_RULES: config("# The vendor rules: all but the keyword-only ones, each able to match a text.\n", vendor),

@@ -323,6 +323,8 @@ def engine_spans(text: str, windows: list[tuple[int, int]]) -> list[tuple[int, i
             spans.extend(_judge_engine_hit(text, cs + a, cs + b, rule))
     generic = engines.generic_config()
     for joined, local, orig in _joined(text, windows):
+        if not engines.generic_may_fire(joined):
+            continue
         for a, b, rule in engines.betterleaks_spans(joined, generic):
             if rule not in _GENERIC_RULES:
                 continue  # the vendor rules already ran on the whole text
