@@ -397,8 +397,17 @@ def test_names_in_code_after_an_equals_sign_stay(tier):
         "config.password=settings.db",
         "password=None",
         "secret=required",
+        "apiKey: process.env.STRIPE_SECRET_KEY_2",
+        "token = os.environ.GITHUB_TOKEN_V2",
+        "password: config.DB_PASSWORD_2",
     ):
         assert TIERS[tier](text) == text, text
+    # a value spelt like such a name, on its own or after an object with a machine-made part, is still a value
+    for text, value in (
+        ("password: hunter_22", "hunter_22"),
+        ("token = settings.sk_live_4eC39HqLyjWDarjtT1zdp7dc", "4eC39HqLyjWDarjtT1zdp7dc"),
+    ):
+        assert value not in TIERS[tier](text), text
 
 
 @pytest.mark.parametrize("tier", TIERS)

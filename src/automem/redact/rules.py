@@ -976,7 +976,8 @@ def _judge_assignment(text: str, m: re.Match[str], strength: str, key: str, k8s:
             # an identifier or a dotted reference: a secret only if part of it is machine-made, or when it is the
             # literal of a KEY=value line (env files, CLI flags, query strings: `DB_PASSWORD=correcthorse`)
             parts = re.split(r"[.(\[\]),;:>-]+", value)
-            if not any(looks_random(p, 12) or looks_strong(p) for p in parts if p):
+            named = len([p for p in parts if p]) >= 2  # reached through an object: env.X, config.X, settings.X
+            if not any((looks_random(p, 12) or looks_strong(p)) and not (named and _word_name(p)) for p in parts if p):
                 if not (bare_sep == "=" and sep == "=" and _literal_word(value, key)):
                     return None
         if len(value) < 4:
@@ -984,6 +985,21 @@ def _judge_assignment(text: str, m: re.Match[str], strength: str, key: str, k8s:
     elif len(value) < 4:
         return None
     return v_start, v_end
+
+
+_NAME_SEGMENT = lazy_re.compile(r"(?:[A-Z][a-z]{0,11}|[A-Z]{1,12}|[a-z]{1,12})\d{0,2}|\d{1,3}")
+
+
+def _word_name(part: str) -> bool:
+    """A name spelt of words between underscores (STRIPE_SECRET_KEY_2, db_password_v2): after ``env.`` or
+    ``config.`` a variable, not a value. A segment of a machine-made token is longer or mixes cases and digits
+    (sk_live_4eC39HqLyjWD...)."""
+    segments = part.split("_")
+    return (
+        len(segments) >= 2
+        and any(seg.isalpha() for seg in segments)
+        and all(_NAME_SEGMENT.fullmatch(seg) for seg in segments if seg)
+    )
 
 
 _CODE_WORDS = frozenset(
