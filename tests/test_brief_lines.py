@@ -50,3 +50,31 @@ def test_a_tool_protocol_memory_seen_in_another_session_stays_a_candidate(tmp_pa
         memory.path = path
         reinforce(memory)
         assert (memory.state != CANDIDATE) is promoted
+
+
+def test_a_list_line_too_long_for_a_brief_line_stops_at_the_titles_last_whole_item():
+    from automem.brief import ITEM_CAP, memory_line
+
+    title = "The user's choices: Language: Go; Database: Postgres; Queue: NATS; …"
+    rest = " ".join(f"Part {n}: a value long enough to make the line run past the cap" for n in range(12))
+    line = memory_line(
+        "c1", "decision", title, f"The user chose, item by item: Language: Go Database: Postgres Queue: NATS {rest}", 1
+    )
+    assert line == f"- [decision] {title} (id c1)" and len(line) < ITEM_CAP + 20
+
+
+def test_a_list_the_title_cut_short_goes_on_in_the_same_line_with_its_items_apart():
+    from automem.brief import memory_line
+
+    title = "The user's layout: api -> src/api; ui -> src/ui; …"
+    body = "The user laid out where each part goes: - api -> src/api - ui -> src/ui - db -> src/db - cli -> bin/"
+    line = memory_line("l1", "decision", title, body, 1)
+    assert line == "- [decision] The user's layout: api -> src/api; ui -> src/ui; db -> src/db; cli -> bin/ (id l1)"
+
+
+def test_any_brief_line_over_its_cap_is_whole_never_cut_inside_a_word():
+    from automem.brief import memory_line
+
+    detail = "What worked: `make " + " ".join(f"target{n}" for n in range(80)) + "`"
+    line = memory_line("w1", "pattern", "make needs its targets named here", detail, 1)
+    assert line == "- [pattern] make needs its targets named here (id w1)"

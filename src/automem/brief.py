@@ -419,8 +419,16 @@ def _past_cut_title(title: str, text: str) -> str:
     last = shown[-3:]
     for at in range(len(said) - 2):
         if said[at : at + 3] == last and len(set(shown) & set(said[: at + 3])) >= 0.8 * len(set(shown)):
-            return text[words[at + 2].end() :].lstrip(" ;,.)-")
+            return _unbulleted(text[words[at + 2].end() :])
     return text
+
+
+def _unbulleted(rest: str) -> str:
+    """The rest of a list, its items apart with "; " when the body had them as bullets (" - a - b" once on one
+    line), as the title shows its own."""
+    bullet = re.match(r"\s*([-*•])\s", rest)
+    rest = rest.lstrip(" ;,.)-")
+    return rest.replace(f" {bullet.group(1)} ", "; ") if bullet else rest
 
 
 def brief_detail(title: str, detail: str) -> str:
@@ -444,13 +452,33 @@ def memory_line(
 ) -> str:
     detail = snippet if snippet and snippet != title else ""
     detail = _AUDIT_ONLY.split(detail, maxsplit=1)[0].strip()  # what led to it and what the agent did next: audit only
+    goes_on = _list_goes_on(title, detail)
     detail = brief_detail(title, detail)
-    text = " ".join((title + (f": {detail}" if detail else "")).split())
-    if len(text) > cap:
-        text = text[: cap - 1].rstrip() + "…"
+    text = _with_detail(title, detail, goes_on, cap)
     extra = f"seen {seen}x, " if seen and seen > 1 else ""
     where = "global, " if is_global else ""
     return defang(f"- [{type_}] {text} ({where}{extra}id {ref})")
+
+
+def _list_goes_on(title: str, detail: str) -> bool:
+    """Does the detail carry on the list a title cut short ("a; b; …"), with the items after the title's?"""
+    head = _PART.split(detail, maxsplit=1)[0]
+    return title.endswith("…") and _past_cut_title(title, head) != head
+
+
+def _with_detail(title: str, detail: str, goes_on: bool, cap: int) -> str:
+    """The line's text, whole: the title and its detail when both fit in ``cap``, else the title alone (a list the
+    title cut short already ends at an item with "…"); only a title longer than ``cap`` is cut, at a word."""
+    title = " ".join(title.split())
+    if goes_on and detail:
+        text = " ".join(f"{title[:-1].rstrip(' ;,')}; {detail}".split())  # the list's rest where its "…" stood
+    else:
+        text = " ".join((title + (f": {detail}" if detail else "")).split())
+    if len(text) <= cap:
+        return text
+    if len(title) <= cap:
+        return title
+    return title[: cap - 1].rsplit(" ", 1)[0].rstrip(" ;,:") + "…"
 
 
 _LETTER_RUN = re.compile(r"[^\W\d_]{2,}")
