@@ -78,3 +78,42 @@ def test_any_brief_line_over_its_cap_is_whole_never_cut_inside_a_word():
     detail = "What worked: `make " + " ".join(f"target{n}" for n in range(80)) + "`"
     line = memory_line("w1", "pattern", "make needs its targets named here", detail, 1)
     assert line == "- [pattern] make needs its targets named here (id w1)"
+
+
+def test_a_rule_said_after_a_tool_failed_reads_as_a_sentence_naming_the_tool_at_its_end():
+    from automem.capture.feedback import detect_feedback
+    from automem.extract.rules import said
+
+    line = "tool call error: tool call failed for `notes/add_entry`"
+    fail = Step(
+        "action",
+        tool="notes__add_entry",
+        input="{}",
+        ok=False,
+        result_head=line,
+        errors=[{"error_type": "tool-error", "line": line, "signature": line}],
+    )
+    text = "you have to create the notebook before adding an entry to notes"
+    steps = [Step("prompt", text="log what you did"), fail, Step("prompt", text=text, feedback=detect_feedback(text))]
+    [cand] = said.directive_rule(Session(steps))
+    assert cand.summary == "Create the notebook before adding an entry to notes (when calling notes/add_entry)"
+
+
+def test_a_brief_line_leaves_out_a_quote_that_says_nothing_its_title_does_not():
+    from automem.brief import memory_line
+
+    title = "Create the notebook before adding an entry to notes (when calling notes/add_entry)"
+    body = (
+        'The user said: "you have to create the notebook before adding an entry to notes"\n'
+        "Said after notes/add_entry failed in the turn before"
+    )
+    assert memory_line("n1", "decision", title, body, 1) == f"- [decision] {title} (id n1)"
+    title = "When asked to summarise a log, summarise the whole log"
+    body = 'The user asked for "summarise … whole" in 4 prompts, e.g.: "Summarise the whole log"'
+    assert memory_line("n2", "preference", title, body, 1) == f"- [preference] {title} (id n2)"
+    title = "The docs live in ~/notes/site, not where the agent starts"
+    body = 'The user stopped the agent and said: "no -- the docs are in notes/site"'
+    assert memory_line("n3", "observation", title, body, 1) == f"- [observation] {title} (id n3)"
+    # a quote in other words than the title's stays: it is what the user said
+    body = 'The user said: "中文交互，用中文来问我"'
+    assert memory_line("n4", "preference", "Talk to the user in Chinese", body, 1).endswith(f"{body} (id n4)")

@@ -381,19 +381,21 @@ def _shortest_line(row: tuple) -> str:
 
 
 # context a memory's body keeps for `automem audit`/`why`, which a brief line has no room for
-_AUDIT_ONLY = re.compile(r"\s(?:Rejected call|The agent then|Just before):\s")
+_AUDIT_ONLY = re.compile(r"\s(?:(?:Rejected call|The agent then|Just before):|Said after \S+ failed\b)\s")
 
 
 _PART = re.compile(r"\s+(?=(?:What worked|Applied to|Failing call|Changed|Command|The agent|In English terms):\s)")
-_SAID = re.compile(r'^The user (?:said|stopped the agent and said|asked[^:"]{0,40}|reported[^:"]{0,20}):\s*"(.+)"$')
+_SAID = re.compile(r'^The user (?:said|stopped the agent and said|asked[^:]{0,60}|reported[^:"]{0,20}):\s*"(.+)"$')
 _WORD_OF = re.compile(r"\w{3,}")
 _ANY_WORD = re.compile(r"\w+")
 
 
 def _repeats(quote: str, title: str) -> bool:
-    """Does the user's quoted sentence say what the title already says (the title is made from it)?"""
+    """Does the user's quoted sentence say what the title already says (the title is made from it), or say nothing
+    the title does not (the title adds where or when: "(when calling X)", "not where the agent starts")?"""
     said, titled = (set(_WORD_OF.findall(text.lower())) - _PLAIN for text in (quote, title))
-    return bool(titled) and len(said & titled) >= 0.7 * len(titled)
+    shared = len(said & titled)
+    return bool(titled) and (shared >= 0.7 * len(titled) or len(said) >= 3 and shared >= 0.7 * len(said))
 
 
 QUOTE_MAX = 100  # a user quote longer than this stays out of a brief line
