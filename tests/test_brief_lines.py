@@ -117,3 +117,29 @@ def test_a_brief_line_leaves_out_a_quote_that_says_nothing_its_title_does_not():
     # a quote in other words than the title's stays: it is what the user said
     body = 'The user said: "中文交互，用中文来问我"'
     assert memory_line("n4", "preference", "Talk to the user in Chinese", body, 1).endswith(f"{body} (id n4)")
+
+
+def test_what_worked_is_shown_only_when_it_says_more_than_the_title():
+    from automem.brief import brief_detail
+
+    title = "ruby is not on the PATH here; use ruby3 instead"
+    assert brief_detail(title, "`ruby -v` failed: not found What worked: `ruby3` for the same job.") == ""
+    title = "The sandbox blocks cargo publish here; rerun it with escalated permissions"
+    assert brief_detail(title, "`cargo publish` failed: denied What worked: the same calls, escalated.") == ""
+    # a note repeating what the command shows goes; the command stays when it tells how to pass the flag
+    fix = "`make test` failed: Killed What worked: `make test ARGS=--jobs=1` (--jobs=1)."
+    assert brief_detail("make test needs --jobs=1 here", fix) == "What worked: `make test ARGS=--jobs=1`."
+
+
+def test_what_worked_never_shows_a_command_cut_short_or_a_cd_into_the_sessions_folder():
+    from automem.brief import brief_detail
+
+    cut = "`ls -R` failed: timed out What worked: `Get-ChildItem -Recurse | Select-Object -First 9 Name | ForEach {…`"
+    assert brief_detail("Listing the vault in full times out; list it with a limit", cut) == ""
+    run = "`./serve` failed: port in use What worked: `cd ~/code/shop && ./serve --port 8081` (with --port 8081)."
+    assert (
+        brief_detail("./serve fails when its port is taken", run)
+        == "What worked: `./serve --port 8081` (with --port 8081)."
+    )
+    inside = "`npm test` failed: no package.json What worked: `cd web && npm test --coverage` (in web)."
+    assert brief_detail("npm test must run in web", inside) == "What worked: `cd web && npm test --coverage` (in web)."

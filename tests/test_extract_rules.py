@@ -1782,7 +1782,7 @@ def test_calls_let_through_only_escalated_read_as_their_failures_then_one_fix():
         "`hg pull --all` failed: cannot lock",
     ]
     detail = brief_detail(merged.summary, " ".join(merged.content.split()))
-    assert detail == "What worked: the same calls, escalated.", detail
+    assert "escalated" in merged.summary and detail == "", detail  # the title says it: rerun them escalated
 
 
 def test_a_windows_path_keeps_its_backslashes_in_a_parsed_command():

@@ -404,7 +404,11 @@ _DUMP = re.compile(r"\bfailed(?: \d+ times)? with:|` (?:failed|said):")
 _NEXT_DUMP = re.compile(r"\s+(?=`[^`]+` (?:failed|said):)")
 _BARE_PATH = re.compile(r"^What worked: `[^`\s]*[/.][^`\s]*`")  # a file's path: what was edited, not how
 # text automem put in place of what ran (a secret, a home folder, a saved output): not a command to run as shown
-_NOT_AS_RUN = re.compile(r"<saved tool output>|\[REDACTED:|%USERPROFILE%")
+# (or a command cut short, which would not run as shown either)
+_NOT_AS_RUN = re.compile(r"<saved tool output>|\[REDACTED:|%USERPROFILE%|…`")
+_WORKED = re.compile(r"^What worked: (.*?)\.?$")
+_CD_FIRST = re.compile(r"`cd\s+(\S+)\s*&&\s*")  # a fix run from a folder: ``cd DIR && make``
+_SAYS_REPEAT = frozenset("same call calls job command commands again".split())  # "the same calls, escalated"
 
 
 def _past_cut_title(title: str, text: str) -> str:
@@ -445,8 +449,29 @@ def brief_detail(title: str, detail: str) -> str:
     rest = [_NEXT_DUMP.split(part, maxsplit=1)[0] for part in rest]  # another call's failure after this fix
     if any(part.startswith("What worked") for part in rest) or (dropped and _DUMP.search(head)):
         head = ""  # the title names the error; the line's room goes to what fixed it
+    rest = [plain for part in rest if (plain := _fix_beyond_title(part, title))]
     head = _past_cut_title(title, head)
     return " ".join(part for part in [head, *rest] if part)
+
+
+def _fix_beyond_title(part: str, title: str) -> str:
+    """A "What worked" part as a brief line shows it: without a ``cd`` into a folder the title does not name (the
+    session's own folder, where the next one starts anyway), without a note repeating what its command shows
+    ("`x --pool=threads` (--pool=threads)"), and "" when it names nothing the title does not already say."""
+    worked = _WORKED.match(part)
+    if not worked:
+        return part
+    fix = worked.group(1)
+    cd = _CD_FIRST.search(fix)
+    if cd and cd.group(1).strip("'\"") not in title:
+        fix = fix[: cd.start()] + "`" + fix[cd.end() :]
+    command = re.match(r"`([^`]+)` \(([^()`]+)\)$", fix)
+    if command and command.group(2) in command.group(1):
+        fix = f"`{command.group(1)}`"
+    named = set(_WORD_OF.findall(fix.lower())) - _PLAIN - _SAYS_REPEAT
+    if named <= set(_WORD_OF.findall(title.lower())):
+        return ""
+    return f"What worked: {fix}."
 
 
 def memory_line(
