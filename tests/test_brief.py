@@ -435,8 +435,7 @@ def test_a_brief_line_adds_what_worked_not_the_users_words_again_or_a_placeholde
         " (--pool=threads)."
     )
     assert (
-        brief_detail("npm test needs --pool=threads here", fix)
-        == "What worked: `npm run -s test -- --pool=threads` (--pool=threads)."
+        brief_detail("npm test needs --pool=threads here", fix) == "What worked: `npm run -s test -- --pool=threads`."
     )
     spilled = (
         "Read failed 2 times with: File content (21901 tokens) exceeds the limit What worked: `<saved tool output>`"

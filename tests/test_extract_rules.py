@@ -1782,7 +1782,7 @@ def test_calls_let_through_only_escalated_read_as_their_failures_then_one_fix():
         "`hg pull --all` failed: cannot lock",
     ]
     detail = brief_detail(merged.summary, " ".join(merged.content.split()))
-    assert detail == "What worked: the same calls, escalated.", detail
+    assert "escalated" in merged.summary and detail == "", detail  # the title says it: rerun them escalated
 
 
 def test_a_windows_path_keeps_its_backslashes_in_a_parsed_command():
@@ -2522,9 +2522,9 @@ def test_a_rule_given_after_a_tool_failed_names_that_tool():
         _prompt("you have to create the page before paragraphs in the wiki"),
     ]
     [cand] = _run(said.directive_rule, steps)
-    assert cand.summary.startswith("wiki/append_paragraphs: ") and "failed" in cand.content
+    assert cand.summary.endswith(" (when calling wiki/append_paragraphs)") and "failed" in cand.content
     shell = [_prompt("go"), _fail("make build", "error: no rule", tool="shell"), _prompt(steps[2].text)]
-    assert not _run(said.directive_rule, shell)[0].summary.startswith("shell")
+    assert "shell" not in _run(said.directive_rule, shell)[0].summary
 
 
 def test_a_repeated_request_names_the_tool_that_carried_it_out():

@@ -381,19 +381,21 @@ def _shortest_line(row: tuple) -> str:
 
 
 # context a memory's body keeps for `automem audit`/`why`, which a brief line has no room for
-_AUDIT_ONLY = re.compile(r"\s(?:Rejected call|The agent then|Just before):\s")
+_AUDIT_ONLY = re.compile(r"\s(?:(?:Rejected call|The agent then|Just before):|Said after \S+ failed\b)\s")
 
 
 _PART = re.compile(r"\s+(?=(?:What worked|Applied to|Failing call|Changed|Command|The agent|In English terms):\s)")
-_SAID = re.compile(r'^The user (?:said|stopped the agent and said|asked[^:"]{0,40}|reported[^:"]{0,20}):\s*"(.+)"$')
+_SAID = re.compile(r'^The user (?:said|stopped the agent and said|asked[^:]{0,60}|reported[^:"]{0,20}):\s*"(.+)"$')
 _WORD_OF = re.compile(r"\w{3,}")
 _ANY_WORD = re.compile(r"\w+")
 
 
 def _repeats(quote: str, title: str) -> bool:
-    """Does the user's quoted sentence say what the title already says (the title is made from it)?"""
+    """Does the user's quoted sentence say what the title already says (the title is made from it), or say nothing
+    the title does not (the title adds where or when: "(when calling X)", "not where the agent starts")?"""
     said, titled = (set(_WORD_OF.findall(text.lower())) - _PLAIN for text in (quote, title))
-    return bool(titled) and len(said & titled) >= 0.7 * len(titled)
+    shared = len(said & titled)
+    return bool(titled) and (shared >= 0.7 * len(titled) or len(said) >= 3 and shared >= 0.7 * len(said))
 
 
 QUOTE_MAX = 100  # a user quote longer than this stays out of a brief line
@@ -402,7 +404,11 @@ _DUMP = re.compile(r"\bfailed(?: \d+ times)? with:|` (?:failed|said):")
 _NEXT_DUMP = re.compile(r"\s+(?=`[^`]+` (?:failed|said):)")
 _BARE_PATH = re.compile(r"^What worked: `[^`\s]*[/.][^`\s]*`")  # a file's path: what was edited, not how
 # text automem put in place of what ran (a secret, a home folder, a saved output): not a command to run as shown
-_NOT_AS_RUN = re.compile(r"<saved tool output>|\[REDACTED:|%USERPROFILE%")
+# (or a command cut short, which would not run as shown either)
+_NOT_AS_RUN = re.compile(r"<saved tool output>|\[REDACTED:|%USERPROFILE%|…`")
+_WORKED = re.compile(r"^What worked: (.*?)\.?$")
+_CD_FIRST = re.compile(r"`cd\s+(\S+)\s*&&\s*")  # a fix run from a folder: ``cd DIR && make``
+_SAYS_REPEAT = frozenset("same call calls job command commands again".split())  # "the same calls, escalated"
 
 
 def _past_cut_title(title: str, text: str) -> str:
@@ -419,8 +425,16 @@ def _past_cut_title(title: str, text: str) -> str:
     last = shown[-3:]
     for at in range(len(said) - 2):
         if said[at : at + 3] == last and len(set(shown) & set(said[: at + 3])) >= 0.8 * len(set(shown)):
-            return text[words[at + 2].end() :].lstrip(" ;,.)-")
+            return _unbulleted(text[words[at + 2].end() :])
     return text
+
+
+def _unbulleted(rest: str) -> str:
+    """The rest of a list, its items apart with "; " when the body had them as bullets (" - a - b" once on one
+    line), as the title shows its own."""
+    bullet = re.match(r"\s*([-*•])\s", rest)
+    rest = rest.lstrip(" ;,.)-")
+    return rest.replace(f" {bullet.group(1)} ", "; ") if bullet else rest
 
 
 def brief_detail(title: str, detail: str) -> str:
@@ -435,8 +449,29 @@ def brief_detail(title: str, detail: str) -> str:
     rest = [_NEXT_DUMP.split(part, maxsplit=1)[0] for part in rest]  # another call's failure after this fix
     if any(part.startswith("What worked") for part in rest) or (dropped and _DUMP.search(head)):
         head = ""  # the title names the error; the line's room goes to what fixed it
+    rest = [plain for part in rest if (plain := _fix_beyond_title(part, title))]
     head = _past_cut_title(title, head)
     return " ".join(part for part in [head, *rest] if part)
+
+
+def _fix_beyond_title(part: str, title: str) -> str:
+    """A "What worked" part as a brief line shows it: without a ``cd`` into a folder the title does not name (the
+    session's own folder, where the next one starts anyway), without a note repeating what its command shows
+    ("`x --pool=threads` (--pool=threads)"), and "" when it names nothing the title does not already say."""
+    worked = _WORKED.match(part)
+    if not worked:
+        return part
+    fix = worked.group(1)
+    cd = _CD_FIRST.search(fix)
+    if cd and cd.group(1).strip("'\"") not in title:
+        fix = fix[: cd.start()] + "`" + fix[cd.end() :]
+    command = re.match(r"`([^`]+)` \(([^()`]+)\)$", fix)
+    if command and command.group(2) in command.group(1):
+        fix = f"`{command.group(1)}`"
+    named = set(_WORD_OF.findall(fix.lower())) - _PLAIN - _SAYS_REPEAT
+    if named <= set(_WORD_OF.findall(title.lower())):
+        return ""
+    return f"What worked: {fix}."
 
 
 def memory_line(
@@ -444,13 +479,33 @@ def memory_line(
 ) -> str:
     detail = snippet if snippet and snippet != title else ""
     detail = _AUDIT_ONLY.split(detail, maxsplit=1)[0].strip()  # what led to it and what the agent did next: audit only
+    goes_on = _list_goes_on(title, detail)
     detail = brief_detail(title, detail)
-    text = " ".join((title + (f": {detail}" if detail else "")).split())
-    if len(text) > cap:
-        text = text[: cap - 1].rstrip() + "…"
+    text = _with_detail(title, detail, goes_on, cap)
     extra = f"seen {seen}x, " if seen and seen > 1 else ""
     where = "global, " if is_global else ""
     return defang(f"- [{type_}] {text} ({where}{extra}id {ref})")
+
+
+def _list_goes_on(title: str, detail: str) -> bool:
+    """Does the detail carry on the list a title cut short ("a; b; …"), with the items after the title's?"""
+    head = _PART.split(detail, maxsplit=1)[0]
+    return title.endswith("…") and _past_cut_title(title, head) != head
+
+
+def _with_detail(title: str, detail: str, goes_on: bool, cap: int) -> str:
+    """The line's text, whole: the title and its detail when both fit in ``cap``, else the title alone (a list the
+    title cut short already ends at an item with "…"); only a title longer than ``cap`` is cut, at a word."""
+    title = " ".join(title.split())
+    if goes_on and detail:
+        text = " ".join(f"{title[:-1].rstrip(' ;,')}; {detail}".split())  # the list's rest where its "…" stood
+    else:
+        text = " ".join((title + (f": {detail}" if detail else "")).split())
+    if len(text) <= cap:
+        return text
+    if len(title) <= cap:
+        return title
+    return title[: cap - 1].rsplit(" ", 1)[0].rstrip(" ;,:") + "…"
 
 
 _LETTER_RUN = re.compile(r"[^\W\d_]{2,}")

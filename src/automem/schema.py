@@ -50,6 +50,9 @@ KEPT = "kept"  # the user ran `automem keep`
 MODEL = "model"  # a consented model confirmed it
 AGENT = "agent"  # the agent recorded it on purpose (MCP memory_bank)
 PROMOTIONS = (INSTRUCTION, REINFORCED, VERIFIED_FIX, KEPT, MODEL, AGENT)
+# A tag: the agent's harness refused a call by its own rules (an edit before a read, a size limit). The agent meets
+# those rules in every project and the refusal says what to do, so seeing it again does not earn injection.
+TOOL_PROTOCOL = "tool-protocol"
 
 
 class Candidate:

@@ -34,6 +34,7 @@ from automem.schema import (  # noqa: F401 - TYPES and is_automatic_source are i
     REINFORCED,
     STATUSES,
     SUMMARY_CAP,
+    TOOL_PROTOCOL,
     TYPES,
     WHY_CAP,
     is_automatic_source,
@@ -243,14 +244,15 @@ def save(project: Project, memory: Memory) -> Path:
 
 def reinforce(memory: Memory, when: str | None = None) -> Path | None:
     """seen + 1 and last_seen, for an automatic memory (the same lesson again, in another session family):
-    a candidate seen again is promoted. The user's own are never rewritten."""
+    a candidate seen again is promoted, unless it is one of the harness's own tool rules (TOOL_PROTOCOL). The user's
+    own are never rewritten."""
     if not memory.is_automatic or memory.path is None:
         return None
     from automem.store import write_markdown
 
     memory.seen += 1
     memory.last_seen = when or now_iso()
-    if memory.state == CANDIDATE:
+    if memory.state == CANDIDATE and TOOL_PROTOCOL not in memory.tags:
         memory.promote(REINFORCED, memory.last_seen)
     write_markdown(memory.path, memory.render())
     return memory.path

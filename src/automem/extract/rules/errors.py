@@ -28,7 +28,7 @@ from automem.extract.intent import (
 )
 from automem.extract.rules import Session, machine
 from automem.extract.steps import Step
-from automem.schema import VERIFIED_FIX, Candidate
+from automem.schema import TOOL_PROTOCOL, VERIFIED_FIX, Candidate
 
 WINDOW = 40  # steps after a failure in which its fix must come
 SLIP_PATTERN_MIN = 3  # a tool-call slip is a lesson only when it keeps happening
@@ -54,6 +54,18 @@ _CONTEXT_MISMATCH = rx.compile(
 _PROTOCOL = rx.compile(
     r"File has not been read yet|Failed to find expected lines|exceeds maximum allowed|File content \(", re.I
 )
+# Claude Code wraps what its own tool layer refuses (a file not read yet, a cancelled parallel call, bad input) in this
+_HARNESS_REFUSAL = rx.compile(r"^\s*<tool_use_error>")
+
+
+def harness_protocol(step: Step) -> bool:
+    """Did the agent's harness refuse the call by its own rules (read before edit, a size limit, a patch whose context
+    is gone) rather than a program of the project fail? Such a rule holds in every project and its error says what
+    to do: a lesson about the agent's tools, not about the user's work."""
+    text = _error_text(step)
+    return bool(_HARNESS_REFUSAL.match(step.result_head) or _PROTOCOL.search(text) or _CONTEXT_MISMATCH.search(text))
+
+
 _BARE = rx.compile(
     r"^(?:exit code -?\d+|command exited with code \d+|error|\(tool reported an error with no output\))$", re.I
 )
@@ -586,6 +598,7 @@ def repeated_error_rule(session: Session) -> list[Candidate]:
             or _ran_again_fine(session, indexes)
         )
         mismatch = diff.kind == "before" and _CONTEXT_MISMATCH.search(line)
+        protocol = harness_protocol(first)
         if mismatch:
             summary = phrasing.fit(
                 f'{name} fails with "{mismatch.group(0)}" ({count}x); re-read the exact lines right before patching'
@@ -624,12 +637,15 @@ def repeated_error_rule(session: Session) -> list[Candidate]:
                 + (f"; it stopped once the call ran {_done(diff)}" if diff else "")
                 + ".",
                 how_to_apply=how,
-                signals=["error"] + (["confirmation"] if explained and confirmed_after(session, explained[1]) else []),
+                signals=["error"]
+                + (["confirmation"] if explained and confirmed_after(session, explained[1]) else [])
+                + ([TOOL_PROTOCOL] if protocol else []),
                 scope=_scope(first, intent),
                 weight=3.0 if diff else 2.0,
                 promotion=VERIFIED_FIX
                 if diff
                 and not mismatch
+                and not protocol
                 and lasting_fix(diff)
                 and (count >= SLIP_PATTERN_MIN or not self_taught(line, session.steps[at], diff))
                 else "",

@@ -945,7 +945,7 @@ def directive_rule(session: Session) -> list[Candidate]:
                 summary = _with_subject(summary, subject)
             failing = _failing_tool_named(session, index, d.sentence)
             if failing:
-                summary = phrasing.fit(f"{failing}: {summary}")
+                summary = phrasing.fit(f"{summary.rstrip('.')} (when calling {failing})")
             terms = english_terms(d.sentence) if d.language != "en" else []
             content = (
                 f'The user said: "{(d.lead + " ") if d.lead else ""}{d.sentence}"'
