@@ -44,6 +44,9 @@ LOOKALIKES = {
     "zero uuid": '{"hubspot_api_key": "00000000-0000-0000-0000-000000000000"}',
     "sendgrid xs": "SENDGRID_API_KEY=SG.xxxxxxxxxxxxxxxxxxxxxx.xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
     "mysql -p prompt": "mysql -h db.internal -u root -p app_prod",
+    "secrets manager arn": 'secret_arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/db-AbCdEf"',
+    "arn in a command": "aws secretsmanager get-secret-value --secret-id "
+    "arn:aws:secretsmanager:eu-west-1:123456789012:secret:prod/api-Xy12Zq",
 }
 
 

@@ -902,7 +902,14 @@ def _assignment_at(text: str, start: int, k_end: int) -> tuple[int, int, str] | 
     return (*span, name) if span else None
 
 
+# an Amazon Resource Name up to its resource type (arn:aws:secretsmanager:us-east-1:123456789012:secret:...): what
+# follows names a resource, it is not the value of a key
+_ARN_HEAD = lazy_re.compile(r"\barn:aws[\w-]*:[\w-]+:[\w-]*:\d{0,12}:$")
+
+
 def _judge_assignment(text: str, m: re.Match[str], strength: str, key: str, k8s: bool = False):
+    if m.group("sep") == ":" and _ARN_HEAD.search(text, max(0, m.start("k") - 100), m.start("k")):
+        return None
     v_start, v_end = m.span("v")
     value = m.group("v")
     quoted = m.group("vq") is not None
