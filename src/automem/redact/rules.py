@@ -908,13 +908,13 @@ _ARN_HEAD = lazy_re.compile(r"\barn:aws[\w-]*:[\w-]+:[\w-]*:\d{0,12}:$")
 
 
 def _judge_assignment(text: str, m: re.Match[str], strength: str, key: str, k8s: bool = False):
-    if m.group("sep") == ":" and _ARN_HEAD.search(text, max(0, m.start("k") - 100), m.start("k")):
-        return None
     v_start, v_end = m.span("v")
     value = m.group("v")
     quoted = m.group("vq") is not None
     sep = "=" if k8s else (m.group("sep") or "")
     bare_sep = sep.strip()
+    if bare_sep == ":" and _ARN_HEAD.search(text, max(0, m.start("k") - 100), m.start("k")):
+        return None
     if quoted:
         q = m.group("vq")[-1]
         if text.startswith("\\", v_end) and not m.group("vq").endswith("\\" + q):
