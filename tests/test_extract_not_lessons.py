@@ -394,6 +394,29 @@ def test_limits_in_a_brief_that_casts_the_agent_as_an_expert_are_stored_not_inje
     assert found and all(not c.promotion for c in found), [(c.summary, c.promotion) for c in found]
 
 
+@pytest.mark.parametrize(
+    "part",
+    [
+        "You are reviewer `coverage`; the other reviewers check the same branch in their own sessions.",
+        "You are the implementer for lane api.",
+        "Your role: planner.",
+    ],
+)
+def test_limits_in_a_brief_that_gives_the_agent_a_part_in_a_run_are_stored_not_injected(part):
+    text = (
+        "Review only the tests of this branch. Quote each requirement verbatim. Never paraphrase a quote. "
+        f"Always name the file and line. The report is the only file you may write. {part}"
+    )
+    found = find_candidates(Session([_prompt(text)]))
+    assert all(not c.promotion for c in found), [(c.summary, c.promotion) for c in found]
+
+
+def test_a_rule_said_from_now_on_in_a_brief_that_gives_a_part_still_holds():
+    text = "You are the reviewer for this lane. From now on, never approve a branch with failing tests."
+    [cand] = find_candidates(Session([_prompt(text)]))
+    assert cand.promotion
+
+
 def test_a_rule_said_to_last_in_an_expert_brief_still_holds():
     text = "You are an expert React developer. From now on, never use class components."
     [cand] = find_candidates(Session([_prompt(text)]))

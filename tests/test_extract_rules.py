@@ -2190,6 +2190,16 @@ def test_a_retry_that_overrode_the_check_that_refused_it_is_no_lesson():
     assert "needs -f" in kept.summary  # -f overrides only where it means force
 
 
+def test_a_call_that_worked_from_a_folder_outside_the_project_is_no_lesson_of_where_to_run_it():
+    """`cd ~/other-repo && npm test` ran the job in another project: nothing says where it runs in this one."""
+    no_script = _fail("npm test", 'npm error Missing script: "test"')
+    for elsewhere in ("cd ~/other-repo", "cd /home/u/tools/cli", "cd ../sibling", "cd D:\\work\\app"):
+        steps = [no_script, _ok(f"{elsewhere} && npm test")]
+        assert _run(errors.fixed_error_rule, steps, root="/home/u/proj") == [], elsewhere
+    [inside] = _run(errors.fixed_error_rule, [no_script, _ok("cd /home/u/proj/web && npm test")], root="/home/u/proj")
+    assert inside.summary.startswith("npm test must run from /home/u/proj/web")  # ./web once generalized
+
+
 def test_a_retry_that_checked_less_is_no_fix():
     """Deselecting the failing test, skipping library checks or hushing the linter passes by checking less."""
     for failed, line, retry in (

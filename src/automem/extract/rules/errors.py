@@ -243,9 +243,21 @@ def explained_fix(
             between=between,
             error=_error_text(step),
         )
-        if diff:
+        if diff and not (diff.kind == "cwd" and _outside_project(diff.text.removeprefix("from "), session.root)):
             return index, fix_index, diff
     return None
+
+
+# a folder said as this machine's, not the project's: an absolute path, a home's, a parent's, a Windows drive's
+_ELSEWHERE = rx.compile(r"^(?:/|~|%USERPROFILE%|\.\.(?:/|$)|[A-Za-z]:)")
+
+
+def _outside_project(folder: str, root: str) -> bool:
+    """Is the folder a call worked from outside the project (`cd ~/other-repo && npm test`)? The call then ran in
+    another project, so it says nothing of where to run it in this one."""
+    from automem.extract.usable import generalize
+
+    return bool(_ELSEWHERE.match(generalize(folder, root).replace("\\", "/")))
 
 
 def _name(session: Session, index: int) -> str:

@@ -256,6 +256,17 @@ _CASTS_AN_EXPERT = rx.compile(
 )
 
 
+# a prompt that gives the agent its part in a run of agents, anywhere in it ("… You are reviewer `coverage`; the other
+# reviewers …", "You are the implementer for lane api.", "Your role: planner"): a brief an orchestrator wrote for one
+# task, its limits the task's, even said with "never" or "always"
+_GIVES_A_PART_IN_A_RUN = rx.compile(
+    r"(?:\A|[.!?;:]\s+|\n)\W*(?:you are(?: now)?|you're|your role is|your role\s*:)\s+"
+    r"(?:(?:an?|the|one of(?: the| \w+)?)\s+)?(?:[\w/+.-]+\s+){0,3}?(?:reviewer|worker|implementer|planner|tester"
+    r"|verifier|validator|auditor|scout|sub-?agent|orchestrator|coordinator|executor|challenger|critic|fixer)s?\b",
+    re.I,
+)
+
+
 _CLAUSE_WORD = rx.compile(r"^(?:where|which|that|if|when|whether|what|how)\b", re.I)
 
 # A "must" in Chinese, Korean or Russian binds the agent as the English one does, unless what comes before it is one
@@ -924,6 +935,8 @@ def directive_rule(session: Session) -> list[Candidate]:
                 standing = False  # "帮我修复 X，不要修改 API": how to do this request, stored, not injected
             if standing and _CASTS_AN_EXPERT.search(step.text) and not OUTLASTS.search(d.sentence):
                 standing = False  # "You are a Senior Engineer. Build … Do not skip files.": the brief's, stored
+            if standing and _GIVES_A_PART_IN_A_RUN.search(step.text) and not _FROM_NOW.search(d.sentence):
+                standing = False  # "… Never paraphrase a quote. You are reviewer `coverage`": its "never" the run's
             if (
                 standing
                 and d.cue == "prefer"
