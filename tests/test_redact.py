@@ -570,3 +570,24 @@ def test_redact_many_redacts_each_text_at_least_as_its_own_pass_does():
                     checked += 1
                     assert secret not in together, case.get("id")
     assert checked > 100
+
+
+def test_plain_paths_and_automems_own_ids_open_no_window_a_random_part_does():
+    """A window around a quoted string loads the entropy detectors: a file's path from a tool call or an entry's id
+    is not worth it; a path holding a machine-made part still is."""
+    from automem.redact.full import _suspicious_spots
+
+    plain = [
+        '{"file_path": "/Users/ana.b07/Documents/AndroidProject/app-188x2/src/main/LoginViewModel.kt"}',
+        '{"file_path": "/home/user/.claude/projects/-home-user-proj/4f0c2a1e.jsonl"}',
+        'id: "2026-12-05T11-54-35-44b28a"',
+        '"created": "2025-06-01T10:22:33.123Z"',
+    ]
+    for text in plain:
+        assert _suspicious_spots(text) == [], text
+    for text in (
+        '{"path": "/srv/keys/Zq81kLm2Nx7wPq4rT6yUa9/config.json"}',
+        '{"blob": "/9j4AAQSkZJRgABAQ/AAAQABAAD2wBDAAgGBgcG/Zq81kLm2"}',
+        '"Zq81kLm2Nx7wPq4rT6yUa9Xc"',
+    ):
+        assert _suspicious_spots(text) != [], text

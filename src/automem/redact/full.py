@@ -73,6 +73,10 @@ _SHAPE_RXES = [
     ),  # SSH public keys
     regex_cache.compile(r"(?:iVBORw0KGgo|/9j/|R0lGOD|PHN2Zy|UklGR)[A-Za-z0-9+/=]*"),  # base64 images
     regex_cache.compile(r"pk_(?:live|test)_[A-Za-z0-9]+"),  # Stripe publishable keys are public by design
+    # ISO times, and the ids automem gives entries and memories (a time and a few hex digits)
+    regex_cache.compile(
+        r"\d{4}-\d\d-\d\dT\d\d[-:]\d\d[-:]\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?(?:-[0-9a-f]{4,12})?"
+    ),
 ]
 _PUBLIC_KEYS = frozenset(
     re.sub(r"[^a-z0-9]", "", k)
@@ -109,14 +113,32 @@ def _is_plain_base64(value: str) -> bool:
     return printable == len(decoded) and (" " in decoded or decoded.isalpha())
 
 
+# an absolute path of three or more parts, two of them words (a folder name, a file's extension)
+_PATH_VALUE = regex_cache.compile(r"/(?:[A-Za-z0-9_.-]+/){2,}[A-Za-z0-9_.-]*")
+_PATH_WORD = regex_cache.compile(r"(?:^|/)(?:[a-z]{3,}|[A-Z][a-z]{2,})(?:[-_.][A-Za-z0-9]+)*(?=/|$)|\.[a-z]{1,5}$")
+_PATH_PART = regex_cache.compile(r"[/._-]+")
+
+
+def _is_plain_path(value: str) -> bool:
+    """A file's path with no machine-made part ("/Users/ana.b/Documents/app-2/src/Login.kt"): tool calls are full of
+    them, and a window around each would load the entropy detectors for nothing. A random base64 string passes for
+    one about once in 40,000 of those that start with "/"; a part that looks random keeps the window."""
+    return (
+        _PATH_VALUE.fullmatch(value) is not None
+        and len(_PATH_WORD.findall(value)) >= 2
+        and not any(looks_random(part, 16) for part in _PATH_PART.split(value))
+    )
+
+
 def _suspicious_spots(text: str, view: AsciiView | None = None) -> list[int]:
-    """Quoted machine-made strings that are not ids or hashes (keyed spots come from the rule table)."""
+    """Quoted machine-made strings that are not ids, hashes or plain paths (keyed spots come from the rule table)."""
     data = (view or AsciiView(text)).data
     spots: list[int] = []
     for m in _QUOTED_CANDIDATE.finditer(data):
         value = text[m.start(1) : m.end(1)]
         if not _ID_PREFIX.match(value) and looks_random(value, 20) and not _is_shape(value):
-            spots.append(m.start())
+            if not _is_plain_path(value):
+                spots.append(m.start())
     return spots
 
 
