@@ -249,7 +249,7 @@ def _low_entropy(plugin, hit: str, memo: dict | None) -> bool:
 
 # an anti-forgery token in a form field or meta tag: per-session, public to the page, not a credential
 _CSRF_BEFORE = regex_cache.compile(
-    r"(?i)(?:authenticity_token|csrf[\w-]*|xsrf[\w-]*|_token|__requestverificationtoken)\\?[\"']"
+    r"(?i)(?<![\w-])(?:x-)?(?:authenticity_token|csrf[\w-]*|xsrf[\w-]*|_token|__requestverificationtoken)\\?[\"']"
     r"(?:\s+[\w-]+=\\?[\"'][^\"'<>]*\\?[\"'])*\s+(?:value|content)=\\?[\"']$"
 )
 
