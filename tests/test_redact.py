@@ -405,6 +405,9 @@ def test_names_in_code_after_an_equals_sign_stay(tier):
     # a value spelt like such a name, on its own or after an object with a machine-made part, is still a value
     for text, value in (
         ("password: hunter_22", "hunter_22"),
+        ("DB_PASS=Red_Apple_7.Green_Pear_9", "Red_Apple_7"),
+        ("secret: Hunter_Fox_42.Blue", "Hunter_Fox_42"),
+        ("api_key: acme.Prod_Key_77", "Prod_Key_77"),
         ("token = settings.sk_live_4eC39HqLyjWDarjtT1zdp7dc", "4eC39HqLyjWDarjtT1zdp7dc"),
     ):
         assert value not in TIERS[tier](text), text

@@ -983,8 +983,9 @@ def _judge_assignment(text: str, m: re.Match[str], strength: str, key: str, k8s:
             # an identifier or a dotted reference: a secret only if part of it is machine-made, or when it is the
             # literal of a KEY=value line (env files, CLI flags, query strings: `DB_PASSWORD=correcthorse`)
             parts = re.split(r"[.(\[\]),;:>-]+", value)
-            named = len([p for p in parts if p]) >= 2  # reached through an object: env.X, config.X, settings.X
-            if not any((looks_random(p, 12) or looks_strong(p)) and not (named and _word_name(p)) for p in parts if p):
+            if _env_name(value):
+                return None
+            if not any(looks_random(p, 12) or looks_strong(p) for p in parts if p):
                 if not (bare_sep == "=" and sep == "=" and _literal_word(value, key)):
                     return None
         if len(value) < 4:
@@ -997,10 +998,21 @@ def _judge_assignment(text: str, m: re.Match[str], strength: str, key: str, k8s:
 _NAME_SEGMENT = lazy_re.compile(r"(?:[A-Z][a-z]{0,11}|[A-Z]{1,12}|[a-z]{1,12})\d{0,2}|\d{1,3}")
 
 
+# where code reads a setting: process.env.X, os.environ.X, config.X, settings.X, ...
+_ACCESSOR = lazy_re.compile(
+    r"(?:process\.env|import\.meta\.env|os\.environ|env|ENV|config|settings|secrets|vars|self|this)\.(?=[^.]+$)"
+)
+
+
+def _env_name(value: str) -> bool:
+    """``process.env.STRIPE_SECRET_KEY_2``: a setting read by its name, the name spelt of words: not a value."""
+    m = _ACCESSOR.match(value)
+    return m is not None and _word_name(value[m.end() :])
+
+
 def _word_name(part: str) -> bool:
-    """A name spelt of words between underscores (STRIPE_SECRET_KEY_2, db_password_v2): after ``env.`` or
-    ``config.`` a variable, not a value. A segment of a machine-made token is longer or mixes cases and digits
-    (sk_live_4eC39HqLyjWD...)."""
+    """A name spelt of words between underscores (STRIPE_SECRET_KEY_2, db_password_v2). A segment of a
+    machine-made token is longer or mixes cases and digits (sk_live_4eC39HqLyjWD...)."""
     segments = part.split("_")
     return (
         len(segments) >= 2
