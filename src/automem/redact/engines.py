@@ -170,7 +170,7 @@ def generic_may_fire(text: str) -> bool:
         return True
     from automem.redact.betterleaks_rules import keyword_probe
 
-    return keyword_probe().generic_may_fire(_encode(text))
+    return keyword_probe().generic_may_fire(_encode(text.replace("\0", " ") if "\0" in text else text))
 
 
 def betterleaks_spans(text: str, config: str | None = None) -> list[tuple[int, int, str]]:
@@ -185,6 +185,11 @@ def betterleaks_spans(text: str, config: str | None = None) -> list[tuple[int, i
         resp = binding.scan(data, config)
     except Exception as exc:  # noqa: BLE001 - the other detectors still run on this text
         _scan_failed("betterleaks", exc)
+        if config == GENERIC_CONFIG and "config" in str(exc):
+            # the keyword-only rules' file does not load (it is compiled on first need, not at the engine's load):
+            # the engine counts as not loaded from now on, so detect-secrets' keyword detector runs again
+            with _LOCK:
+                _STATE["betterleaks"] = exc
         return []
     found = resp.get("data") or []
     if not found:

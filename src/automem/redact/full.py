@@ -441,6 +441,8 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
     spans.extend(detect_secrets_spans(text, key_starts, view, windows, engine_loaded))
     if engine_loaded:
         spans.extend(engine_spans(text, windows))
+        if engines.load_error(ENGINE) is not None:  # its keyword rules failed to load: the detector they replace
+            spans.extend(detect_secrets_spans(text, key_starts, view, windows, engine_loaded=False))
     return spans
 
 
