@@ -439,11 +439,34 @@ def test_every_value_of_a_kubernetes_secret_manifest_vanishes(tier, value):
         f"apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata:\n  password: {value}\n",
         f"apiVersion: v1\ndata:\n  DB_PASS: {value}\n  tls.crt: |\n    {value}\nkind: Secret\nmetadata:\n  name: x\n",
         f"---\nkind: Secret\nstringData:\n  url: '{value}'\n---\n",
+        f"apiVersion: v1\r\nkind: Secret  # creds\r\ndata:\r\n  DB_PASS: {value}\r\n",
+        f"kind: Secret\ndata:\n  DB_PASS:\n    {value}\n",
+        f"kind: List\nitems:\n- apiVersion: v1\n  data:\n    pw: {value}\n  kind: Secret\n- kind: ConfigMap\n",
     ):
         out = TIERS[tier](text)
         assert value not in out and "[REDACTED" in out, (text, out)
-    config = f"---\nkind: Secret\ndata: {{}}\n---\nkind: ConfigMap\ndata:\n  mode: {value}\n"
-    assert TIERS[tier](config) == config
+    for other in (
+        f"---\nkind: Secret\ndata: {{}}\n---\nkind: ConfigMap\ndata:\n  mode: {value}\n",
+        # a ConfigMap in the same List, a chart's values in another fence of the same message
+        "kind: List\nitems:\n- kind: Secret\n  data:\n    pw: c2VjcmV0\n"
+        f"- data:\n    mode: {value}\n  kind: ConfigMap\n",
+        f"```yaml\nkind: Secret\ndata:\n  pw: c2VjcmV0\n```\n```yaml\nservice:\n  data:\n    mode: {value}\n```\n",
+    ):
+        assert value in TIERS[tier](other), other
+
+
+def test_a_long_list_of_kubernetes_secrets_is_read_once(monkeypatch):
+    """Each Secret reads only its own item's lines: in a List of 400, the lines read are a few times the lines there
+    are (reading the whole text for each Secret would be 400 times)."""
+    from automem.redact import rules
+
+    item = "- apiVersion: v1\n  data:\n    password: aHVudGVyaHVudGVy\n  kind: Secret\n  metadata:\n    name: s{i}\n"
+    text = "apiVersion: v1\nitems:\n" + "".join(item.format(i=i) for i in range(400)) + "kind: List\n"
+    reads = []
+    real = rules._indent_of
+    monkeypatch.setattr(rules, "_indent_of", lambda *a: reads.append(1) or real(*a))
+    assert len(rules.k8s_secret_spans(text)) == 400
+    assert len(reads) < 4 * text.count("\n")
 
 
 def test_a_lower_case_password_never_reaches_a_memory_or_its_file_name(tmp_path, automem_home, run_hook):

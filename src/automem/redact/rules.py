@@ -18,6 +18,7 @@ already-redacted text) keeps look-alikes intact. Markers are ``[REDACTED:<rule>]
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 
@@ -1064,62 +1065,106 @@ def _balanced(value: str) -> bool:
 
 # a Kubernetes Secret manifest in YAML: every value of its data/stringData map is a credential (base64 or plain),
 # whatever its key is called and however plain its letters look
-_K8S_SECRET_KIND_RX = lazy_re.compile(r"(?m)^[ \t]*kind:[ \t]*[\"']?Secret[\"']?[ \t]*$")
-_K8S_DATA_RX = lazy_re.compile(r"(?m)^(?P<indent>[ \t]*)(?:data|stringData):[ \t]*$")
-_K8S_ENTRY_RX = lazy_re.compile(r"(?P<indent>[ \t]*)[\"']?[A-Za-z0-9_.-]+[\"']?:[ \t]*(?P<v>\S.*?)?[ \t]*$")
-_K8S_DOC_END_RX = lazy_re.compile(r"(?m)^(?:---|\.\.\.)[ \t]*$")
+_K8S_SECRET_KIND_RX = lazy_re.compile(
+    r"(?m)^(?P<lead>[ \t]*(?:-[ \t]+)?)kind:[ \t]*[\"']?Secret[\"']?[ \t]*(?:#[^\n]*)?\r?$"
+)
+# where one YAML document (or a fenced block of a message) ends and the next begins
+_K8S_DOC_END_RX = lazy_re.compile(r"(?m)^(?:---|\.\.\.|[ \t]*```)[^\n]*$")
+_K8S_DATA_KEY = ("data:", "stringData:")
+_K8S_ENTRY_RX = lazy_re.compile(r"[\"']?[A-Za-z0-9_.-]+[\"']?:[ \t]*(?P<v>\S.*?)?[ \t]*")
 
 
 def k8s_secret_spans(text: str) -> list[tuple[int, int, str]]:
-    """The values under data:/stringData: of each YAML document that says ``kind: Secret``."""
+    """The values of the data:/stringData: map of each mapping that says ``kind: Secret`` (a document, or an item of
+    a ``kind: List``), the map at the kind's own indentation. Each Secret reads only its own mapping's lines."""
+    kinds = list(_K8S_SECRET_KIND_RX.finditer(text))
+    if not kinds:
+        return []
+    ends = [m.start() for m in _K8S_DOC_END_RX.finditer(text)]
     spans: list[tuple[int, int, str]] = []
-    for kind in _K8S_SECRET_KIND_RX.finditer(text):
-        doc_start = max((m.end() for m in _K8S_DOC_END_RX.finditer(text, 0, kind.start())), default=0)
-        end_m = _K8S_DOC_END_RX.search(text, kind.end())
-        doc_end = end_m.start() if end_m else len(text)
-        for data in _K8S_DATA_RX.finditer(text, doc_start, doc_end):
-            spans.extend(_k8s_data_values(text, data.end(), doc_end, len(data.group("indent"))))
+    done_to = -1  # a mapping already read (two kind lines in one mapping)
+    for kind in kinds:
+        if kind.start() < done_to:
+            continue
+        i = bisect.bisect_right(ends, kind.start())
+        doc_start = text.find("\n", ends[i - 1]) + 1 if i > 0 else 0
+        doc_end = ends[i] if i < len(ends) else len(text)
+        indent = len(kind.group("lead"))
+        lines = _mapping_lines(text, kind.start(), doc_start, doc_end, indent)
+        done_to = lines[-1][1] if lines else kind.end()
+        spans.extend(_k8s_data_values(text, lines, indent))
     return spans
 
 
-def _k8s_data_values(text: str, pos: int, end: int, indent: int) -> list[tuple[int, int, str]]:
-    """Values of the map whose lines start after pos, indented deeper than its key; a block scalar (|, >) whole."""
-    spans: list[tuple[int, int, str]] = []
-    block_indent = -1  # the indentation of the entry whose block scalar the next deeper lines belong to
-    for line in _lines(text, pos, end):
-        start, stop = line
-        body = text[start:stop]
-        if not body.strip():
-            continue
-        depth = len(body) - len(body.lstrip(" \t"))
-        if depth <= indent:
+def _indent_of(text: str, start: int, stop: int) -> int | None:
+    """The indentation of a line (a list item's dash counts as indentation); None for a blank line."""
+    i = start
+    while i < stop and text[i] in " \t-":
+        if text[i] == "-" and not (i + 1 < stop and text[i + 1] in " \t"):
             break
-        if 0 <= block_indent < depth:
+        i += 1
+    return None if i >= stop or text[i] in "\r#" else i - start
+
+
+def _mapping_lines(text: str, at: int, lo: int, hi: int, indent: int) -> list[tuple[int, int]]:
+    """The lines (start, stop) of the mapping holding the line at ``at``: its neighbours at this indentation or
+    deeper, up to a line less indented or a list item's dash at the mapping's own key column."""
+    first = text.rfind("\n", lo, at) + 1 if at > lo else lo
+    before: list[tuple[int, int]] = []
+    stop = first - 1
+    while stop > lo:
+        start = text.rfind("\n", lo, stop) + 1 if stop > lo else lo
+        depth = _indent_of(text, start, stop)
+        if depth is not None:
+            if depth < indent:
+                break
+            before.append((start, stop))
+            if depth == indent and "-" in text[start : start + depth]:
+                break  # this item's first line
+        stop = start - 1
+    after: list[tuple[int, int]] = []
+    start = first
+    while start < hi:
+        stop = text.find("\n", start, hi)
+        stop = hi if stop < 0 else stop
+        depth = _indent_of(text, start, stop)
+        if depth is not None:
+            if depth < indent or (after and depth == indent and "-" in text[start : start + depth]):
+                break
+        after.append((start, stop))
+        start = stop + 1
+    return before[::-1] + after
+
+
+def _k8s_data_values(text: str, lines: list[tuple[int, int]], indent: int) -> list[tuple[int, int, str]]:
+    """The values of the mapping's data:/stringData: keys: each entry's value, and every line deeper than the
+    entries (a block scalar, a value on the next line, a plain scalar's continuation) whole."""
+    spans: list[tuple[int, int, str]] = []
+    in_data = False
+    entry_depth = -1
+    for start, stop in lines:
+        if stop > start and text[stop - 1] == "\r":
+            stop -= 1
+        depth = _indent_of(text, start, stop)
+        if depth is None:
+            continue
+        body = text[start + depth : stop]
+        if depth == indent:
+            in_data = body.rstrip().startswith(_K8S_DATA_KEY) and body.split(":", 1)[1].strip() in ("", "|", ">")
+            entry_depth = -1
+            continue
+        if not in_data:
+            continue
+        if entry_depth < 0:
+            entry_depth = depth
+        if depth > entry_depth:
             spans.append((start + depth, stop, "k8s-secret"))
             continue
-        block_indent = -1
         m = _K8S_ENTRY_RX.fullmatch(body)
-        if m is None or m.group("v") is None:
-            continue
-        value = m.group("v")
-        if value[:1] in "|>" and len(value) <= 3:
-            block_indent = depth
-            continue
-        if not is_allowed(value.strip("\"'")):
-            spans.append((start + m.start("v"), start + m.end("v"), "k8s-secret"))
+        value = m.group("v") if m else None
+        if m and value and not (value[:1] in "|>" and len(value) <= 3) and not is_allowed(value.strip("\"'")):
+            spans.append((start + depth + m.start("v"), start + depth + m.end("v"), "k8s-secret"))
     return spans
-
-
-def _lines(text: str, pos: int, end: int):
-    """(start, stop) of each line from the one after pos to end, without line breaks."""
-    i = text.find("\n", pos, end)
-    while 0 <= i < end:
-        start = i + 1
-        stop = text.find("\n", start, end)
-        if stop < 0:
-            stop = end
-        yield start, stop
-        i = stop if stop < end else -1
 
 
 def rule_spans(
