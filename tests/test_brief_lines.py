@@ -35,6 +35,8 @@ def test_a_refusal_known_only_by_the_harness_wrapper_is_a_tool_protocol_error():
     step = _fail("notes.ipynb", "Cell ids must be unique within the notebook.", "NotebookEdit", wrapped=True)
     assert errors.harness_protocol(step)
     assert not errors.harness_protocol(_fail("npm test", "Error: Cannot find module 'x'", "Bash"))
+    # the wrapper around what the project's layout says is no rule of the harness
+    assert not errors.harness_protocol(_fail("src/app.py", "File does not exist.", "Read", wrapped=True))
 
 
 def test_a_tool_protocol_memory_seen_in_another_session_stays_a_candidate(tmp_path, monkeypatch):
@@ -143,3 +145,6 @@ def test_what_worked_never_shows_a_command_cut_short_or_a_cd_into_the_sessions_f
     )
     inside = "`npm test` failed: no package.json What worked: `cd web && npm test --coverage` (in web)."
     assert brief_detail("npm test must run in web", inside) == "What worked: `cd web && npm test --coverage` (in web)."
+    # a folder inside the project is part of the fix even when the title does not name it
+    sub = "`npm test` failed: Missing script: test What worked: `cd frontend && npm test`."
+    assert brief_detail("npm test fails with 'Missing script: test'", sub) == "What worked: `cd frontend && npm test`."

@@ -411,6 +411,18 @@ def test_limits_in_a_brief_that_gives_the_agent_a_part_in_a_run_are_stored_not_i
     assert all(not c.promotion for c in found), [(c.summary, c.promotion) for c in found]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "You're a terrible tester. Never skip the integration tests.",
+        "Never push to main. You are the best reviewer I have.",
+    ],
+)
+def test_a_judgement_of_the_agent_is_no_part_in_a_run(text):
+    [cand] = find_candidates(Session([_prompt(text)]))
+    assert cand.promotion
+
+
 def test_a_rule_said_from_now_on_in_a_brief_that_gives_a_part_still_holds():
     text = "You are the reviewer for this lane. From now on, never approve a branch with failing tests."
     [cand] = find_candidates(Session([_prompt(text)]))

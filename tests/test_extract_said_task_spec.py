@@ -54,3 +54,22 @@ def test_the_design_of_this_phase_or_refactor_is_not_a_rule():
         "与阶段一不同，`CacheManager`应该是一个有状态的管理器。",
     ):
         assert _said(text) == [], text
+
+
+def test_a_rule_of_a_basic_or_text_module_is_no_phase_of_this_work():
+    """本功能 steers this work; 基本功能, 文本模块, 版本 merely hold the character."""
+    for text in ("以后所有基本功能都必须写单元测试。", "永远不要修改文本模块的公共接口。", "以后新版本功能都加开关。"):
+        [rule] = _said(text)
+        assert rule.promotion == INSTRUCTION, text
+
+
+def test_a_rule_the_user_quotes_as_their_own_is_a_rule():
+    for text in ('我说过"不要修改测试文件"，你又改了。', '记住："提交前必须运行 npm test"'):
+        found = _said(text)
+        assert found and found[0].promotion == INSTRUCTION, text
+
+
+def test_a_lead_in_that_lays_down_lasting_rules_keeps_its_items_rules():
+    for lead in ("以后写代码请遵循以下要求：", "本项目的编码规范，请遵循以下要求："):
+        found = _said(lead + "\n1. 不要使用 var 声明变量。\n2. 所有函数必须有类型注解。")
+        assert sum(m.promotion == INSTRUCTION for m in found) >= 2, (lead, [(m.summary, m.promotion) for m in found])

@@ -455,15 +455,17 @@ def brief_detail(title: str, detail: str) -> str:
 
 
 def _fix_beyond_title(part: str, title: str) -> str:
-    """A "What worked" part as a brief line shows it: without a ``cd`` into a folder the title does not name (the
-    session's own folder, where the next one starts anyway), without a note repeating what its command shows
-    ("`x --pool=threads` (--pool=threads)"), and "" when it names nothing the title does not already say."""
+    """A "What worked" part as a brief line shows it: without a ``cd`` into an absolute or home folder the title
+    does not name (the session's own folder, where the next one starts anyway), without a note repeating what its
+    command shows ("`x --pool=threads` (--pool=threads)"), and "" when it names nothing the title does not say."""
     worked = _WORKED.match(part)
     if not worked:
         return part
     fix = worked.group(1)
     cd = _CD_FIRST.search(fix)
-    if cd and cd.group(1).strip("'\"") not in title:
+    folder = cd.group(1).strip("'\"") if cd else ""
+    if cd and folder.startswith(("/", "~", "$HOME", "%USERPROFILE%")) and folder not in title:
+        # an absolute or home folder is where that session ran; a relative one (cd frontend) is part of the fix
         fix = fix[: cd.start()] + "`" + fix[cd.end() :]
     command = re.match(r"`([^`]+)` \(([^()`]+)\)$", fix)
     if command and command.group(2) in command.group(1):

@@ -935,11 +935,19 @@ _CJK_SHORT_QUOTE = rx.compile(r'"[^"\n]{1,40}"|\u201c[^\u201d\n]{1,40}\u201d')
 _CJK_CHAR = rx.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
 
 
+_QUOTES_THEMSELVES = rx.compile(
+    r"(?:我(?:已经|早就|之前|刚才)?(?:说|讲|提|要求)(?:过|了)|记住|記住|记得|記得|规则是|規則是|我的要求是|言った|覚えて)"
+    r"\s*[:：,，]?\s*[\"\u201c「]"
+)
+
+
 def _cue_only_quoted(sentence: str, cue: str) -> bool:
     """Does the word that makes a CJK sentence a rule stand only inside a phrase it quotes (praise of a finding:
     "你指出的"每次都重新打开文件"这个瓶颈")? Read with the quoted phrases blanked, it is no rule, or another one."""
     if not _CJK_CHAR.search(sentence) or not _CJK_SHORT_QUOTE.search(sentence):
         return False
+    if _QUOTES_THEMSELVES.search(sentence):
+        return False  # 我说过"不要修改测试文件", 记住："提交前必须运行 npm test": the user's own rule, quoted
     blanked = classify(_CJK_SHORT_QUOTE.sub("“…”", sentence))
     return blanked is None or blanked.cue != cue
 

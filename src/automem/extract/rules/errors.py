@@ -63,7 +63,13 @@ def harness_protocol(step: Step) -> bool:
     is gone) rather than a program of the project fail? Such a rule holds in every project and its error says what
     to do: a lesson about the agent's tools, not about the user's work."""
     text = _error_text(step)
-    return bool(_HARNESS_REFUSAL.match(step.result_head) or _PROTOCOL.search(text) or _CONTEXT_MISMATCH.search(text))
+    if _PROTOCOL.search(text) or _CONTEXT_MISMATCH.search(text):
+        return True
+    # the wrapper also carries what the project's layout says ("File does not exist"): that is the user's world
+    return bool(_HARNESS_REFUSAL.match(step.result_head)) and not _ABOUT_THE_PROJECT.search(text)
+
+
+_ABOUT_THE_PROJECT = rx.compile(r"does not exist|no such file|not found|ENOENT|is a directory", re.I)
 
 
 _BARE = rx.compile(

@@ -259,9 +259,15 @@ _CASTS_AN_EXPERT = rx.compile(
 # a prompt that gives the agent its part in a run of agents, anywhere in it ("… You are reviewer `coverage`; the other
 # reviewers …", "You are the implementer for lane api.", "Your role: planner"): a brief an orchestrator wrote for one
 # task, its limits the task's, even said with "never" or "always"
+# words of judgement before a role ("you're a terrible tester"): a complaint or praise, not a part in a run
+_JUDGED = (
+    r"(?:best|worst|terrible|great|good|bad|awesome|amazing|smart|lazy|stupid|genius|brilliant|careless|sloppy"
+    r"|excellent|fantastic|horrible|useless|perfect|better|worse|real|true|only|most)\b"
+)
 _GIVES_A_PART_IN_A_RUN = rx.compile(
-    r"(?:\A|[.!?;:]\s+|\n)\W*(?:you are(?: now)?|you're|your role is|your role\s*:)\s+"
-    r"(?:(?:an?|the|one of(?: the| \w+)?)\s+)?(?:[\w/+.-]+\s+){0,3}?(?:reviewer|worker|implementer|planner|tester"
+    r"(?:\A|(?<=[.!?;:])\s|\n)[^\w\n]{0,6}(?:you are(?: now)?|you're|your role is|your role\s*:)\s+"
+    r"(?:(?:an?|the|one of(?: the| \w+)?)\s+)?(?:`[^`\n]{1,40}`\s+|(?!" + _JUDGED + r")[\w/+.-]{1,30}\s+){0,2}?"
+    r"(?:reviewer|worker|implementer|planner|tester"
     r"|verifier|validator|auditor|scout|sub-?agent|orchestrator|coordinator|executor|challenger|critic|fixer)s?\b",
     re.I,
 )
@@ -536,7 +542,8 @@ _THIS_WORK = rx.compile(
     # "for this fix / this time" in other languages
     r"|لهذا (?:التصحيح|الإصلاح|التغيير|المهمة|الطلب)|هذه المرة"
     r"|这次|本次|这个任务|这个修复|今回|このタスク|この修正|이번에?|이 작업"
-    r"|(?:这个|這個|这次|此次|本)(?:重构|重構|阶段|階段|功能|页面|頁面|模块|模塊|需求)|阶段[一二三四五六七八九十\d]|階段[一二三四五六七八九十\d]"
+    r"|(?:这个|這個|这次|此次|(?<![\u4e00-\u9fff])本)(?:重构|重構|阶段|階段|功能|页面|頁面|模块|模塊|需求)"
+    r"|阶段[一二三四五六七八九十\d]|階段[一二三四五六七八九十\d]"
     # when this work starts: "开始开发" (start developing), "不准开始" (don't start), "我们先讨论" (let's first discuss)
     r"|开始(?:开发|实施|动手)(?!前|之前|以前|时|的时候)|(?:不准|不要|别)开始(?=$|\W|开发|写代码|实施|动手)"
     r"|先不开始|先不开发|先不要开发"
@@ -771,7 +778,18 @@ def _in_a_task_spec(prompt: str, d: Directive) -> bool:
     """Is the directive a line of a CJK prompt laid out as the spec of one request (bracketed part headings, or a
     lead-in to numbered steps), said without a word that makes it outlast the request? Its "不要"/"必须" are that
     request's limits; the same words typed as a standing rule carry "以后" (from now on)."""
-    return d.language in ("zh", "ja") and bool(_CJK_TASK_SPEC.search(prompt)) and not OUTLASTS.search(d.sentence)
+    if d.language not in ("zh", "ja") or OUTLASTS.search(d.sentence):
+        return False
+    spec = _CJK_TASK_SPEC.search(prompt)
+    if spec is None:
+        return False
+    # the lead-in's own line: "以后写代码请遵循以下要求：", "本项目的编码规范，请遵循…" lay down lasting rules
+    line_end = prompt.find("\n", spec.end())
+    lead = prompt[prompt.rfind("\n", 0, spec.start()) + 1 : line_end if line_end >= 0 else len(prompt)]
+    return not (OUTLASTS.search(lead) or _CONVENTIONS.search(lead))
+
+
+_CONVENTIONS = rx.compile(r"规范|規範|规则|規則|约定|約定|编码标准|編碼標準|规矩|ルール|規約|コーディング規約")
 
 
 def _constrains_the_task(prompt: str, d: Directive) -> bool:
