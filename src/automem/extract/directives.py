@@ -694,6 +694,9 @@ _CJK_ASKED = rx.compile(r"吗\s*[,，]|(?:会不会|是不是|能不能|要不�
 _CJK_WHY = rx.compile(r"为什么|為什麼|怎么回事|なぜ|どうして")
 
 
+_QUESTION_OPENER = rx.compile(r"^(?:¿|هل\s)")
+
+
 def _is_question(sentence: str) -> bool:
     text = sentence.strip()
     return (
@@ -702,7 +705,7 @@ def _is_question(sentence: str) -> bool:
         or bool(_CJK_QUESTION_END.search(text))
         or bool(_CJK_WHY.search(text))
         or bool(_CJK_ASKED.search(text))
-        or bool(re.match(r"^(?:¿|هل\s)", text))
+        or bool(_QUESTION_OPENER.match(text))
     )
 
 

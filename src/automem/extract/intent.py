@@ -924,10 +924,13 @@ def is_install(command: Command) -> bool:
     return bool(verb) and any(a == verb or a in _INSTALL_ALIASES.get(program, ()) for a in args[:3])
 
 
+_PYTHON_OR_PY = rx.compile(r"python[\d.]*|py")
+
+
 def _installer(command: Command) -> tuple[str, list[str]]:
     """The package manager a command runs and its arguments: ``python -m pip install x`` runs pip."""
     args = command.args
-    if re.fullmatch(r"python[\d.]*|py", command.program) and args[:1] == ["-m"] and args[1:2] in (["pip"], ["pip3"]):
+    if _PYTHON_OR_PY.fullmatch(command.program) and args[:1] == ["-m"] and args[1:2] in (["pip"], ["pip3"]):
         return "pip", args[2:]
     return command.program, args
 

@@ -99,12 +99,15 @@ def _temp(match: re.Match) -> str:
     return path
 
 
+_DOT_SLASH = rx.compile(r"(?<![\w.])\./(?=\s|$|[,;:)])")
+
+
 def summary_text(text: str, project_root: str = "") -> str:
     """A summary without temp folders, and with the project and homes written portably."""
     text = generalize(text, project_root)
     text = re.sub(r"(?<=/tmp)/\S+", "", text)
     text = re.sub(r"\s*\S*<tmp>\S*", "", text)
-    text = re.sub(r"(?<![\w.])\./(?=\s|$|[,;:)])", "the project folder", text)
+    text = _DOT_SLASH.sub("the project folder", text)
     return " ".join(text.split())
 
 

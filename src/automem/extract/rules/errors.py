@@ -129,6 +129,9 @@ def _says_little(signature: str) -> bool:
     return len(words) < 2
 
 
+_TIMED_OUT = rx.compile(r"\btimed out\b|\btimeout\b", re.I)
+
+
 def is_slip(step: Step) -> bool:
     """A tool-call slip or transient noise: never a lesson on its own."""
     from automem.extract.intent import intent_of
@@ -144,7 +147,7 @@ def is_slip(step: Step) -> bool:
         r"\b(?:Syntax|Reference|Name|Type|Indentation)Error\b", _error_text(step)
     ):
         return True  # the agent's own throwaway script (node -e, python -c, a heredoc) had a bug
-    if re.search(r"\btimed out\b|\btimeout\b", _error_text(step), re.I):
+    if _TIMED_OUT.search(_error_text(step)):
         return True  # how long something took says little on its own
     if intent.read_only() and re.search(
         r"No such file|not found|does not exist|cannot access", _error_text(step), re.I
@@ -310,17 +313,21 @@ _IO_ERROR = rx.compile(r"\b\w+\(Custom \{ kind: \w+, error: \"([^\"]+)\" \}\)")
 _SAYS_ERROR = rx.compile(r"^(?:[\w -]{0,30}\b(?:error|fatal|failed)\b\s*:)", re.I)
 
 
+_QUOTED_PROGRAM = rx.compile(r"^([\w.-]+)['\"](?=\s)")
+# cmd's long way of saying a program is not there
+_CMD_NOT_RECOGNIZED = rx.compile(
+    r"is not recognized as an internal or external command,?(?: operable program or batch file\.?)?"
+)
+_EXIT_CODE_LINE = rx.compile(r"^exit code (-?\d+)(?::\s*(.*))?$")
+
+
 def _gist(line: str, room: int = 60) -> str:
     """The part of an error line that names the failure, short: "TypeError: x is not a function", "Operation not
     permitted"."""
     text = _IO_ERROR.sub(r"\1", " ".join((line or "").split())).strip("[]'\" ")
-    text = re.sub(r"^([\w.-]+)['\"](?=\s)", r"\1", text)  # "'vitest' is not recognized": no quote left open
-    text = re.sub(  # cmd's long way of saying a program is not there
-        r"is not recognized as an internal or external command,?(?: operable program or batch file\.?)?",
-        "is not recognized as a command",
-        text,
-    )
-    bare = re.match(r"^exit code (-?\d+)(?::\s*(.*))?$", text)
+    text = _QUOTED_PROGRAM.sub(r"\1", text)  # "'vitest' is not recognized": no quote left open
+    text = _CMD_NOT_RECOGNIZED.sub("is not recognized as a command", text)
+    bare = _EXIT_CODE_LINE.match(text)
     if bare:
         rest = bare.group(2) or ""
         if not (_REASON.search(rest) or _REASON_TAIL.search(rest) or _SAYS_ERROR.match(rest)):
@@ -1782,13 +1789,16 @@ _OLD_PYTHON = (
 )
 
 
+_PYTHON_NAME = rx.compile(r"python[\d.]*")
+
+
 def old_python_rule(session: Session) -> list[Candidate]:
     """An interpreter too old for a feature the error names: a fact about this machine's python, said once."""
     found: dict[str, tuple] = {}  # program -> (bound, what fails, what works, index)
     for index in failures(session):
         text = _error_text(session.steps[index])
         intent = session.intent(index)
-        program = next((p for p in intent.programs if re.fullmatch(r"python[\d.]*", p)), "")
+        program = next((p for p in intent.programs if _PYTHON_NAME.fullmatch(p)), "")
         if not program:
             continue
         for pattern, bound, fails, works in _OLD_PYTHON:

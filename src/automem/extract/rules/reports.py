@@ -84,6 +84,10 @@ _GENERIC = frozenset(
 )
 
 
+_LIST_MARK = rx.compile(r"^(?:[-*•]|\d+[.)])\s+")
+_SENTENCE_GAP = rx.compile(r"(?<=[.!?])\s+(?=[A-Z`])")
+
+
 def _sentences(text: str) -> list[str]:
     out: list[str] = []
     in_fence = False
@@ -94,8 +98,8 @@ def _sentences(text: str) -> list[str]:
             continue
         if in_fence or not stripped or stripped.startswith(("|", ">", "#")):
             continue
-        stripped = re.sub(r"^(?:[-*•]|\d+[.)])\s+", "", stripped)
-        out.extend(s.strip() for s in re.split(r"(?<=[.!?])\s+(?=[A-Z`])", stripped) if s.strip())
+        stripped = _LIST_MARK.sub("", stripped)
+        out.extend(s.strip() for s in _SENTENCE_GAP.split(stripped) if s.strip())
     return out
 
 
@@ -233,6 +237,9 @@ def _cause(sentence: str) -> str:
 _LOG_PREFIX = rx.compile(r"(?m)^[\w.-]+(?:-\d+)?\s+\|\s?")  # docker compose log prefixes ("ui-1  | ")
 
 
+_CONSOLE_LABEL = rx.compile(r"\s*Understand this (?:error|warning)\b")
+
+
 def _pasted(prompt: str) -> str:
     """The first error line the user pasted into a prompt (from their own terminal or browser), else ""."""
     if len(prompt) > 20000:
@@ -240,7 +247,7 @@ def _pasted(prompt: str) -> str:
     from automem.capture.signals import detect_errors
 
     text = _LOG_PREFIX.sub("", prompt)
-    text = re.sub(r"\s*Understand this (?:error|warning)\b", "\n", text)  # the label a browser console copies along
+    text = _CONSOLE_LABEL.sub("\n", text)  # the label a browser console copies along
     found = detect_errors(text, is_error=False, exit_code=None)
     if found:
         return " ".join(found[0].get("line", "").split())[:300]

@@ -259,6 +259,9 @@ _NOT_AGAIN = rx.compile(
 )
 
 
+_SENTENCE_OR_LINE = rx.compile(r"(?<=[.?!])\s+|\n+")
+
+
 def fix_at_source_rule(session: Session) -> list[Candidate]:
     """The user asks for the agent's own instructions (a subagent, a skill, CLAUDE.md) to be changed so that what
     just went wrong does not happen again: how this user wants a failing workflow handled, not just the one fix.
@@ -276,7 +279,7 @@ def fix_at_source_rule(session: Session) -> list[Candidate]:
             continue  # the prompt that calls the subagent gives it its task
         if len(text) > 400:
             continue
-        for sentence in re.split(r"(?<=[.?!])\s+|\n+", text):
+        for sentence in _SENTENCE_OR_LINE.split(text):
             if not (_CHANGE_VERB.search(sentence) and _NOT_AGAIN.search(sentence)):
                 continue
             named = _NAMED_AGENT.search(sentence)

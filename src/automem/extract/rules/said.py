@@ -1817,6 +1817,9 @@ def _asks_apart(options: list[str]) -> int:
     return sum(1 if len(words.split()) >= 8 else n for words, n in said.items())
 
 
+_LOWER_WORD = rx.compile(r"[a-z][a-z0-9_'-]+")
+
+
 def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int = 2) -> list[Candidate]:
     """A request the user makes in three prompts or more is a habit, however they phrase it.
 
@@ -1831,7 +1834,7 @@ def repeated_request_rule(session: Session, min_prompts: int = 3, max_items: int
     spread: Counter = Counter()
     where: dict[tuple[str, str], list[str]] = {}
     for step in prompts:
-        spread.update(set(re.findall(r"[a-z][a-z0-9_'-]+", step.text.lower())))
+        spread.update(set(_LOWER_WORD.findall(step.text.lower())))
     typed = _typo_map(spread)
     for step in prompts:
         pairs: set[tuple[str, str]] = set()
