@@ -64,7 +64,7 @@ def test_a_key_in_a_form_field_named_like_a_token_still_goes(tier):
         ("access_token", "Zq81kLm2Nx7wPqRt5Yu8iAb3Cd4Ef5Gh"),
         ("api_token", "AKCp8jQcmP3uX2tRq9LkZx7WnB4vYs6HdGf1MeNa0PoUiTr5SyEc"),
     ]
-    for name, value in cases if tier == "full" else ():  # the fast tier reads no HTML attribute as a key's value
+    for name, value in cases if tier == "full" else cases[:1]:  # an Artifactory key is known to detect-secrets only
         text = f'<input type="password" name="{name}" value="{value}">'
         assert value not in TIERS[tier](text), text
     text = '<meta name="x-csrf-token" content="Vq1Xh8zTQmlsZbPqS3VSoRVkSz3PYS4SJ4hmn3uAQ5WwS2P6xfwx" />'

@@ -574,6 +574,15 @@ _K8S_RX = lazy_re.compile(
     + _VALUE
     + ")"
 )
+# an HTML form field: name="api_token" ... value="..." (the attributes of one tag, name first)
+_HTML_FIELD_RX = lazy_re.compile(
+    r"(?i)name=(?P<kq>[\"'])(?P<k>[A-Za-z0-9_.\[\]-]+)(?P=kq)(?:\s+[\w-]+=(?:\"[^\"<>]*\"|'[^'<>]*'))*?"
+    r"\s+value=(?P<vq>[\"'])(?P<v>[^\"'<>\s]+)"
+)
+# what a page hands every visitor: an anti-forgery token is no credential
+_PUBLIC_FIELD = lazy_re.compile(
+    r"(?i)(?:x-)?(?:authenticity_token|csrf[\w-]*|xsrf[\w-]*|_token|__requestverificationtoken)"
+)
 _CODE_RX = lazy_re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*(?:\(|\[|\)|,|;)?")
 _CALL_RX = lazy_re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*[(\[]")
 _CALL_LITERAL_RX = lazy_re.compile(r"(?P<q>\\?[\"'])(?P<v>[A-Za-z0-9+/=_.~-]{16,})(?P=q)")
@@ -869,6 +878,15 @@ def assignment_spans(
                 key_starts.append(start)  # a secret-named key whose value the rules let through
             if span:
                 spans.append(span)
+    if b"value=" in low and b"name=" in low:
+        for i in view.find_all("name=", True):
+            m = _HTML_FIELD_RX.match(text, i)
+            if m and not _PUBLIC_FIELD.fullmatch(m.group("k")):
+                cls = _classify_cached(m.group("k").replace("[", "_").replace("]", ""))
+                if cls:
+                    span = _judge_assignment(text, m, cls[0], m.group("k"), k8s=True)
+                    if span:
+                        spans.append((*span, cls[1]))
     if b"value" in low and b"name" in low:
         for i in view.find_all("name:", True):
             m = _K8S_RX.match(text, i)
