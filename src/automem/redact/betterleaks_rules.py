@@ -118,13 +118,13 @@ def _components(body: str) -> tuple[str, ...]:
 
 
 class ByNeed:
-    """The probe and the vendor rules compiled so far in this process (one per engine binding).
+    """The vendor rules compiled so far in this process (one per engine binding).
 
-    Each time the set grows, the engine compiles all of it again, and each text costs a probe scan. A process
+    Each time the set grows, the engine compiles all of it again, and each text costs a keyword probe. A process
     that meets many kinds of text (a rescan, a batch, a long backfill) would pay that over and over: once the
-    rules compiled plus the probes run reach half the whole set (each costs the engine about as much as one
-    rule's compile), it compiles the whole set (the rule file itself) and stops probing. So by-need loading
-    costs at most about half the whole set's compile more than the whole set would."""
+    rules compiled plus the probes run reach half the whole set (a probe counted as one rule's compile, which
+    overstates the Python probe), it compiles the whole set (the rule file itself) and stops probing. So by-need
+    loading costs at most about half the whole set's compile more than the whole set would."""
 
     def __init__(self, binding) -> None:
         self._binding = binding

@@ -32,6 +32,7 @@ import re
 
 from automem import regex_cache
 from automem.redact.rules import (
+    ANTI_FORGERY_NAME,
     AsciiView,
     apply_spans,
     classify_key,
@@ -249,7 +250,7 @@ def _low_entropy(plugin, hit: str, memo: dict | None) -> bool:
 
 # an anti-forgery token in a form field or meta tag: per-session, public to the page, not a credential
 _CSRF_BEFORE = regex_cache.compile(
-    r"(?i)(?<![\w-])(?:x-)?(?:authenticity_token|csrf[\w-]*|xsrf[\w-]*|_token|__requestverificationtoken)\\?[\"']"
+    r"(?i)(?<![\w-])" + ANTI_FORGERY_NAME + r"\\?[\"']"
     r"(?:\s+[\w-]+=\\?[\"'][^\"'<>]*\\?[\"'])*\s+(?:value|content)=\\?[\"']$"
 )
 

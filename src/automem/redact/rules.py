@@ -579,10 +579,9 @@ _HTML_FIELD_RX = lazy_re.compile(
     r"(?i)name=(?P<kq>[\"'])(?P<k>[A-Za-z0-9_.\[\]-]+)(?P=kq)(?:\s+[\w-]+=(?:\"[^\"<>]*\"|'[^'<>]*'))*?"
     r"\s+value=(?P<vq>[\"'])(?P<v>[^\"'<>\s]+)"
 )
-# what a page hands every visitor: an anti-forgery token is no credential
-_PUBLIC_FIELD = lazy_re.compile(
-    r"(?i)(?:x-)?(?:authenticity_token|csrf[\w-]*|xsrf[\w-]*|_token|__requestverificationtoken)"
-)
+# the names of a form field or meta tag holding an anti-forgery token: what a page hands every visitor, no credential
+ANTI_FORGERY_NAME = r"(?:x-)?(?:authenticity_token|csrf[\w-]*|xsrf[\w-]*|_token|__requestverificationtoken)"
+_PUBLIC_FIELD = lazy_re.compile(ANTI_FORGERY_NAME, re.I)
 _CODE_RX = lazy_re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*(?:\(|\[|\)|,|;)?")
 _CALL_RX = lazy_re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*[(\[]")
 _CALL_LITERAL_RX = lazy_re.compile(r"(?P<q>\\?[\"'])(?P<v>[A-Za-z0-9+/=_.~-]{16,})(?P=q)")

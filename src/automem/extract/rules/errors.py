@@ -56,6 +56,8 @@ _PROTOCOL = rx.compile(
 )
 # Claude Code wraps what its own tool layer refuses (a file not read yet, a cancelled parallel call, bad input) in this
 _HARNESS_REFUSAL = rx.compile(r"^\s*<tool_use_error>")
+# a path the project lacks: what the user's world says, whoever reports it
+_MISSING_PATH = rx.compile(r"No such file|not found|does not exist|cannot access|ENOENT|is a directory", re.I)
 
 
 def harness_protocol(step: Step) -> bool:
@@ -66,10 +68,7 @@ def harness_protocol(step: Step) -> bool:
     if _PROTOCOL.search(text) or _CONTEXT_MISMATCH.search(text):
         return True
     # the wrapper also carries what the project's layout says ("File does not exist"): that is the user's world
-    return bool(_HARNESS_REFUSAL.match(step.result_head)) and not _ABOUT_THE_PROJECT.search(text)
-
-
-_ABOUT_THE_PROJECT = rx.compile(r"does not exist|no such file|not found|ENOENT|is a directory", re.I)
+    return bool(_HARNESS_REFUSAL.match(step.result_head)) and not _MISSING_PATH.search(text)
 
 
 _BARE = rx.compile(
@@ -149,9 +148,7 @@ def is_slip(step: Step) -> bool:
         return True  # the agent's own throwaway script (node -e, python -c, a heredoc) had a bug
     if _TIMED_OUT.search(_error_text(step)):
         return True  # how long something took says little on its own
-    if intent.read_only() and re.search(
-        r"No such file|not found|does not exist|cannot access", _error_text(step), re.I
-    ):
+    if intent.read_only() and _MISSING_PATH.search(_error_text(step)):
         return True  # looking for a path that is not there is exploration
     return False
 

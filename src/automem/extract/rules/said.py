@@ -256,14 +256,14 @@ _CASTS_AN_EXPERT = rx.compile(
 )
 
 
-# a prompt that gives the agent its part in a run of agents, anywhere in it ("… You are reviewer `coverage`; the other
-# reviewers …", "You are the implementer for lane api.", "Your role: planner"): a brief an orchestrator wrote for one
-# task, its limits the task's, even said with "never" or "always"
 # words of judgement before a role ("you're a terrible tester"): a complaint or praise, not a part in a run
 _JUDGED = (
     r"(?:best|worst|terrible|great|good|bad|awesome|amazing|smart|lazy|stupid|genius|brilliant|careless|sloppy"
     r"|excellent|fantastic|horrible|useless|perfect|better|worse|real|true|only|most)\b"
 )
+# a prompt that gives the agent its part in a run of agents, anywhere in it ("… You are reviewer `coverage`; the other
+# reviewers …", "You are the implementer for lane api.", "Your role: planner"): a brief an orchestrator wrote for one
+# task, its limits the task's, even said with "never" or "always"
 _GIVES_A_PART_IN_A_RUN = rx.compile(
     r"(?:\A|(?<=[.!?;:])\s|\n)[^\w\n]{0,6}(?:you are(?: now)?|you're|your role is|your role\s*:)\s+"
     r"(?:(?:an?|the|one of(?: the| \w+)?)\s+)?(?:`[^`\n]{1,40}`\s+|(?!" + _JUDGED + r")[\w/+.-]{1,30}\s+){0,2}?"
@@ -774,6 +774,10 @@ _CJK_TASK_SPEC = rx.compile(
 )
 
 
+# words that make a spec's lead-in lay down lasting rules ("本项目的编码规范，请遵循以下要求")
+_CONVENTIONS = rx.compile(r"规范|規範|规则|規則|约定|約定|编码标准|編碼標準|规矩|ルール|規約|コーディング規約")
+
+
 def _in_a_task_spec(prompt: str, d: Directive) -> bool:
     """Is the directive a line of a CJK prompt laid out as the spec of one request (bracketed part headings, or a
     lead-in to numbered steps), said without a word that makes it outlast the request? Its "不要"/"必须" are that
@@ -787,9 +791,6 @@ def _in_a_task_spec(prompt: str, d: Directive) -> bool:
     line_end = prompt.find("\n", spec.end())
     lead = prompt[prompt.rfind("\n", 0, spec.start()) + 1 : line_end if line_end >= 0 else len(prompt)]
     return not (OUTLASTS.search(lead) or _CONVENTIONS.search(lead))
-
-
-_CONVENTIONS = rx.compile(r"规范|規範|规则|規則|约定|約定|编码标准|編碼標準|规矩|ルール|規約|コーディング規約")
 
 
 def _constrains_the_task(prompt: str, d: Directive) -> bool:
